@@ -1,0 +1,41 @@
+"""What every command shares: the `--store` option, JSON output and turning known errors into a
+one-line message with a non-zero exit instead of a traceback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import click
+from rich.console import Console
+
+console = Console(stderr=False, highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+store_option = click.option(
+    "--store",
+    "store_uri",
+    envvar="KALMA_STORE",
+    default=None,
+    metavar="URI",
+    help="embedded[:PATH] (default: under the user data dir) or bolt://HOST:PORT / neo4j://HOST:PORT.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@contextmanager
+def main_errors() -> Iterator[None]:
+    from kalma_graph.ingest import FormatError, IngestError
+    from kalma_graph.store import StoreError
+
+    try:
+        yield
+    except (StoreError, FormatError, IngestError, FileNotFoundError) as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)

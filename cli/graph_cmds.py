@@ -1,0 +1,128 @@
+"""`ingest`, `stats`, `show`: load a dump, count what is there, look at one entity."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+from rich.markup import escape
+from rich.table import Table
+
+from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest
+from kalma_graph.store import open_store
+
+from .common import console, err_console, json_option, print_json, store_option
+
+
+@click.command("ingest")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: detected per file.")
+@store_option
+@click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
+              help="skip: report malformed lines (file:line) and go on; fail: stop before writing the batch holding one.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=20000, show_default=True,
+              help="Records (entities + statements) per write batch.")
+@click.option("--force", is_flag=True, help="Re-read files already ingested (still idempotent).")
+@click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
+@json_option
+def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, no_progress, as_json):
+    """Load Wikidata JSON / N-Triples, Freebase N-Triples, TSV triples or BioKaLMA records.
+
+    Files may be .gz or .bz2. Re-running is safe: finished files are skipped, interrupted ones resume.
+    """
+    store = open_store(store_uri)
+    show_bar = not no_progress and sys.stderr.isatty()
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+        console=err_console, disable=not show_bar,
+    )
+    tasks: dict[str, int] = {}
+
+    def hook(path: str, done: int, total: int) -> None:
+        if path not in tasks:
+            tasks[path] = progress.add_task(path.rsplit("/", 1)[-1], total=total)
+        progress.update(tasks[path], completed=done)
+
+    def warn(message: str) -> None:
+        err_console.print(f"[yellow]skipped[/] {message}", markup=True, highlight=False)
+
+    try:
+        with progress:
+            summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
+                             progress=hook, on_line_error=warn if not as_json else None)
+    except IngestInterrupted as exc:
+        err_console.print(f"[yellow]{exc}[/]")
+        sys.exit(130)
+    finally:
+        store.close()
+    if as_json:
+        print_json(summary)
+        return
+    table = Table(title=f"ingest into {summary['store']}")
+    for col in ("file", "format", "status", "entities new", "updated", "statements new", "skipped lines", "s"):
+        table.add_column(col, justify="left" if col in ("file", "format", "status") else "right")
+    for f in summary["files"]:
+        table.add_row(escape(f["path"]), f["format"], f["status"], f"{f['entities_created']:,}", f"{f['entities_updated']:,}",
+                      f"{f['statements_created']:,}", f"{f['error_count']:,}", f"{f['seconds']:.1f}")
+    console.print(table)
+    _print_stats(summary["stats"])
+
+
+@click.command("stats")
+@store_option
+@json_option
+def stats_cmd(store_uri, as_json):
+    """Entity, statement, value and per-knowledge-base counts."""
+    store = open_store(store_uri)
+    try:
+        stats = store.stats().as_dict()
+    finally:
+        store.close()
+    if as_json:
+        print_json(stats)
+    else:
+        _print_stats(stats)
+
+
+@click.command("show")
+@click.argument("entity")
+@store_option
+@click.option("--limit", type=int, default=50, show_default=True, help="Statements shown (0 = all).")
+@json_option
+def show_cmd(entity, store_uri, limit, as_json):
+    """One entity's one-hop subgraph, by id (Q206534, m.0c94fn) or exact name."""
+    from kalma_graph.retrieval.subgraph import describe_entity
+
+    store = open_store(store_uri)
+    try:
+        result = describe_entity(store, entity)
+    finally:
+        store.close()
+    if as_json:
+        print_json(result)
+        return
+    for ent in result["entities"]:
+        console.print(f"[bold]{ent['id']}[/] {escape(ent['name'] or '(unnamed)')} — {escape(ent['description'] or '')}")
+        triples = ent["statements"] if not limit else ent["statements"][:limit]
+        table = Table(show_header=True)
+        table.add_column("property")
+        table.add_column("value")
+        table.add_column("object")
+        for t in triples:
+            table.add_row(escape(f"{t['label']} ({t['pid']})"), escape(t["value"]), t["object_id"] or t["datatype"] or "")
+        console.print(table)
+        if limit and len(ent["statements"]) > limit:
+            console.print(f"… {len(ent['statements']) - limit} more (use --limit 0)")
+        console.print(ent["knowledge_block"], markup=False, soft_wrap=True)
+
+
+def _print_stats(stats: dict) -> None:
+    table = Table(title="graph")
+    table.add_column("count")
+    table.add_column("n", justify="right")
+    for key in ("entities", "named_entities", "cvt_entities", "values", "statements", "entity_statements", "value_statements"):
+        table.add_row(key.replace("_", " "), f"{stats[key]:,}")
+    for kb, n in stats["per_kb"].items():
+        table.add_row(f"entities in {kb or '(unknown kb)'}", f"{n:,}")
+    console.print(table)

@@ -1,0 +1,1 @@
+COPY Entity FROM $rows

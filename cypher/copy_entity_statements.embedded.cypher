@@ -1,0 +1,1 @@
+COPY STATEMENT FROM $rows (from = 'Entity', to = 'Entity')

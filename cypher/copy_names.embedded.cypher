@@ -1,0 +1,1 @@
+COPY NAMES FROM $rows

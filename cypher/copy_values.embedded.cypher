@@ -1,0 +1,1 @@
+COPY Value FROM $rows

@@ -1,0 +1,3 @@
+UNWIND $rows AS row
+CREATE (e:Entity)
+SET e = row

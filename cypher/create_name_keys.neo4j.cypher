@@ -1,0 +1,2 @@
+UNWIND $keys AS key
+MERGE (:NameKey {key: key})

@@ -1,0 +1,3 @@
+UNWIND $rows AS row
+CREATE (v:Value)
+SET v = row

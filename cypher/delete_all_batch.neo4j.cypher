@@ -1,0 +1,4 @@
+MATCH (n)
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted

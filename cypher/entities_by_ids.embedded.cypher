@@ -1,0 +1,4 @@
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
+RETURN e.id AS id, e.kb AS kb, e.name AS name, e.aliases AS aliases,
+       e.description AS description, e.types AS types, e.cvt AS cvt

@@ -1,0 +1,3 @@
+MATCH (k:NameKey)
+WHERE k.key IN $keys
+RETURN k.key AS key

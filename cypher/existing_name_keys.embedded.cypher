@@ -1,0 +1,3 @@
+UNWIND $keys AS wanted
+MATCH (k:NameKey {key: wanted})
+RETURN k.key AS key

@@ -1,0 +1,3 @@
+UNWIND $subjects AS wanted
+MATCH (s:Entity {id: wanted})-[r:STATEMENT]->()
+RETURN r.sid AS sid

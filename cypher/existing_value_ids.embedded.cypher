@@ -1,0 +1,3 @@
+UNWIND $ids AS wanted
+MATCH (v:Value {id: wanted})
+RETURN v.id AS id

@@ -1,0 +1,2 @@
+MATCH (m:Meta {key: $key})
+RETURN m.value AS value

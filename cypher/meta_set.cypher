@@ -1,0 +1,2 @@
+MERGE (m:Meta {key: $key})
+SET m.value = $value

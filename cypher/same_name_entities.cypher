@@ -1,0 +1,5 @@
+MATCH (e:Entity)
+WHERE e.name_lc IS NOT NULL
+WITH e.name_lc AS key, collect(e.id) AS ids
+WHERE size(ids) >= $min_count
+RETURN key, ids

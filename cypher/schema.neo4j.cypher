@@ -1,0 +1,8 @@
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE;
+CREATE CONSTRAINT value_id IF NOT EXISTS FOR (v:Value) REQUIRE v.id IS UNIQUE;
+CREATE CONSTRAINT namekey_key IF NOT EXISTS FOR (k:NameKey) REQUIRE k.key IS UNIQUE;
+CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (m:Meta) REQUIRE m.key IS UNIQUE;
+CREATE INDEX entity_name_lc IF NOT EXISTS FOR (e:Entity) ON (e.name_lc);
+CREATE INDEX statement_sid IF NOT EXISTS FOR ()-[s:STATEMENT]-() ON (s.sid);
+CREATE INDEX statement_pid IF NOT EXISTS FOR ()-[s:STATEMENT]-() ON (s.pid);
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name, e.aliases_text]

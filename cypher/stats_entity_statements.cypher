@@ -1,0 +1,2 @@
+MATCH (:Entity)-[r:STATEMENT]->(:Entity)
+RETURN count(r) AS n

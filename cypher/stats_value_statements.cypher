@@ -1,0 +1,2 @@
+MATCH (:Entity)-[r:STATEMENT]->(:Value)
+RETURN count(r) AS n

@@ -1,0 +1,2 @@
+MATCH (v:Value)
+RETURN count(v) AS n

@@ -1,0 +1,3 @@
+UNWIND $rows AS row
+MATCH (e:Entity {id: row.id})
+SET e += row

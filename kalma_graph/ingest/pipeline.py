@@ -1,0 +1,257 @@
+"""`ingest`: stream files through a reader into a store, in batches, resumably.
+
+Guarantees (each has a test):
+- idempotent: every batch is an upsert keyed by entity id / statement digest, so re-ingesting a file
+  changes nothing;
+- resumable: after each written batch the store records `(file fingerprint → last line)`; a re-run
+  skips finished files and resumes unfinished ones after the checkpoint; Ctrl-C finishes the batch
+  in hand, records it and stops (a second Ctrl-C aborts at once; the re-run redoes that batch);
+- malformed lines are reported as `file:line: reason`; with `on_error="fail"` the run stops before
+  writing the batch that holds the bad line, so the store is as it was after the previous batch.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Sequence
+
+from ..store.base import EntityRecord, GraphStore, LoadResult, StatementRecord, name_key
+from .formats import detect_format, make_reader
+from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
+from .readers.biokalma import BioKaLMAReader
+from .sources import bytes_read, fingerprint
+
+OnError = Literal["skip", "fail"]
+MAX_REPORTED_ERRORS = 100
+
+
+class IngestError(RuntimeError):
+    """A malformed line under `on_error="fail"`; the message carries `file:line: reason`."""
+
+
+class IngestInterrupted(RuntimeError):
+    """Ctrl-C: the batch in hand was written and checkpointed; re-run to continue."""
+
+
+@dataclass
+class FileReport:
+    path: str
+    format: str
+    status: str = "pending"  # done | already-ingested | interrupted | failed
+    resumed_after_line: int = 0
+    lines: int = 0
+    entities_created: int = 0
+    entities_updated: int = 0
+    values_created: int = 0
+    statements_created: int = 0
+    labels_linked: int = 0
+    labels_kept_as_values: int = 0
+    error_count: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, result: LoadResult) -> None:
+        self.entities_created += result.entities_created
+        self.entities_updated += result.entities_updated
+        self.values_created += result.values_created
+        self.statements_created += result.statements_created
+
+    def error(self, err: LineError) -> str:
+        message = f"{self.path}:{err.line}: {err.reason}"
+        self.error_count += 1
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            self.errors.append(message)
+        return message
+
+
+ProgressHook = Callable[[str, int, int], None]  # (path, bytes done, bytes total)
+
+
+def ingest(
+    store: GraphStore,
+    paths: Sequence[str | Path],
+    *,
+    fmt: str | None = None,
+    on_error: OnError = "skip",
+    batch_size: int = 5000,
+    force: bool = False,
+    progress: ProgressHook | None = None,
+    on_line_error: Callable[[str], None] | None = None,
+) -> dict:
+    """Load `paths` into `store`; returns a JSON-able summary (per file and totals)."""
+    if on_error not in ("skip", "fail"):
+        raise ValueError("on_error must be 'skip' or 'fail'")
+    store.bootstrap()
+    files = [Path(p) for p in paths]
+    for path in files:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+    # Detect every format before writing anything: a typo in the last path fails fast.
+    formats = [fmt or detect_format(path) for path in files]
+    reports: list[FileReport] = []
+    started = time.perf_counter()
+    with _GracefulInterrupt() as interrupt:
+        for path, file_format in zip(files, formats):
+            report = FileReport(str(path), file_format)
+            reports.append(report)
+            _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt)
+    return _summary(store, reports, time.perf_counter() - started)
+
+
+def _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt):
+    started = time.perf_counter()
+    reader = make_reader(file_format)
+    key = f"ingest:{fingerprint(path)}"
+    checkpoint = _read_checkpoint(store, key)
+    if checkpoint.get("done") and not force:
+        report.status = "already-ingested"
+        return
+    resume_after = 0 if force else int(checkpoint.get("line", 0))
+    report.resumed_after_line = resume_after
+    linker = _LabelLinker(store, reader.prescan(path) if isinstance(reader, BioKaLMAReader) else {})
+    total = path.stat().st_size
+    batch: list[ParsedLine] = []
+    pending = 0
+    last_line = resume_after
+
+    def flush() -> None:
+        nonlocal batch, pending
+        if not batch:
+            return
+        entities, statements = _collect(batch)
+        statements, extra = linker.link(statements, report)
+        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb))
+        _write_checkpoint(store, key, path, batch[-1].line, done=False)
+        batch, pending = [], 0
+
+    try:
+        for item in reader.read(path):
+            if item.line <= resume_after:
+                continue
+            last_line = item.line
+            if isinstance(item, LineError):
+                message = report.error(item)
+                if on_line_error:
+                    on_line_error(message)
+                if on_error == "fail":
+                    report.status = "failed"
+                    raise IngestError(message)
+                continue
+            # Flush only between positions: several records may share one (BioKaLMA question
+            # files), and the checkpoint must never fall in the middle of a position.
+            if pending >= batch_size and item.line != batch[-1].line:
+                flush()
+                if progress:
+                    progress(str(path), bytes_read(path), total)
+                if interrupt.requested:
+                    report.status = "interrupted"
+                    raise IngestInterrupted(f"interrupted after {path}:{last_line - 1}; run the same command to resume")
+            batch.append(item)
+            pending += len(item.entities) + len(item.statements)
+        flush()
+    finally:
+        report.lines = last_line
+        report.seconds = round(time.perf_counter() - started, 3)
+    _write_checkpoint(store, key, path, last_line, done=True)
+    if progress:
+        progress(str(path), total, total)
+    report.status = "done"
+
+
+def _collect(batch: Iterable[ParsedLine]) -> tuple[list[EntityRecord], list[StatementRecord]]:
+    entities: list[EntityRecord] = []
+    statements: list[StatementRecord] = []
+    for parsed in batch:
+        entities.extend(parsed.entities)
+        statements.extend(parsed.statements)
+    return entities, statements
+
+
+class _LabelLinker:
+    """Links value labels (BioKaLMA) to an entity when exactly one entity — in the store or among
+    the file's own records — has that name or alias; otherwise the label stays a string Value."""
+
+    def __init__(self, store: GraphStore, file_names: dict[str, set[str]]) -> None:
+        self.store = store
+        self.file_names = file_names
+        self.cache: dict[str, set[str]] = {}
+
+    def _lookup(self, labels: Iterable[str]) -> None:
+        missing = {name_key(label) for label in labels} - set(self.cache)
+        if missing:
+            for key, entities in self.store.entities_by_names(missing).items():
+                self.cache[key] = {e.id for e in entities} | self.file_names.get(key, set())
+
+    def candidates(self, label: str) -> set[str]:
+        return self.cache.get(name_key(label), set())
+
+    def link(self, statements: list[StatementRecord], report: FileReport) -> tuple[list[StatementRecord], list[EntityRecord]]:
+        self._lookup(st.value or "" for st in statements if st.datatype == UNRESOLVED_LABEL)
+        out: list[StatementRecord] = []
+        types: list[EntityRecord] = []
+        for st in statements:
+            if st.datatype != UNRESOLVED_LABEL:
+                out.append(st)
+                continue
+            ids = self.candidates(st.value or "")
+            if len(ids) == 1:
+                (object_id,) = ids
+                out.append(StatementRecord(st.subject, st.pid, st.label, object_id=object_id))
+                report.labels_linked += 1
+                if st.pid == "P31":
+                    types.append(EntityRecord(st.subject, "wikidata", types=(object_id,)))
+            else:
+                out.append(StatementRecord(st.subject, st.pid, st.label, value=st.value, datatype="string"))
+                report.labels_kept_as_values += 1
+        return out, types
+
+
+def _read_checkpoint(store: GraphStore, key: str) -> dict:
+    raw = store.get_meta(key)
+    return json.loads(raw) if raw else {}
+
+
+def _write_checkpoint(store: GraphStore, key: str, path: Path, line: int, done: bool) -> None:
+    store.set_meta(key, json.dumps({"path": str(path), "line": line, "done": done}))
+
+
+def _summary(store: GraphStore, reports: list[FileReport], seconds: float) -> dict:
+    totals = {
+        k: sum(getattr(r, k) for r in reports)
+        for k in ("entities_created", "entities_updated", "values_created", "statements_created", "error_count")
+    }
+    return {
+        "store": store.uri,
+        "files": [asdict(r) for r in reports],
+        "totals": totals,
+        "seconds": round(seconds, 3),
+        "statements_per_second": round(totals["statements_created"] / seconds, 1) if seconds > 0 else None,
+        "stats": store.stats().as_dict(),
+    }
+
+
+class _GracefulInterrupt:
+    """First Ctrl-C: finish and checkpoint the batch in hand, then stop. Second: abort now."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous = None
+
+    def __enter__(self) -> "_GracefulInterrupt":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)

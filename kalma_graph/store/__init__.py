@@ -1,0 +1,93 @@
+"""Graph stores: one `GraphStore` interface, an embedded default (Ladybug) and Neo4j.
+
+`open_store(uri)` is the only way the rest of the product gets a store:
+
+- `embedded` or `embedded:PATH` — Ladybug, in-process (default path under the user data dir);
+- `bolt://HOST:PORT`, `neo4j://…` (and `+s`/`+ssc` variants) — a Neo4j 5 server.
+
+`KALMA_STORE` supplies the URI when no option is given.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .base import (
+    Entity,
+    EntityRecord,
+    GraphStore,
+    LoadResult,
+    StatementRecord,
+    StoreError,
+    StoreStats,
+    Triple,
+    name_key,
+    value_id,
+)
+
+NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+
+__all__ = [
+    "Entity",
+    "EntityRecord",
+    "GraphStore",
+    "LoadResult",
+    "StatementRecord",
+    "StoreError",
+    "StoreStats",
+    "Triple",
+    "default_embedded_path",
+    "name_key",
+    "open_store",
+    "resolve_store_uri",
+    "value_id",
+]
+
+
+def default_embedded_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(os.environ.get("KALMA_DATA_DIR") or user_data_dir("kalma-graph")) / "graph.lbdb"
+
+
+def resolve_store_uri(uri: str | None) -> str:
+    """The option, else `KALMA_STORE`, else the embedded default; always in canonical form."""
+    uri = uri or os.environ.get("KALMA_STORE") or "embedded"
+    if uri == "embedded":
+        return f"embedded:{default_embedded_path()}"
+    if uri.startswith("embedded:") or uri.startswith(NEO4J_SCHEMES):
+        return uri
+    raise StoreError(
+        f"unrecognised store {uri!r}: use embedded[:PATH] or bolt://HOST:PORT / neo4j://HOST:PORT"
+    )
+
+
+def open_store(
+    uri: str | None = None,
+    *,
+    user: str | None = None,
+    password: str | None = None,
+    database: str | None = None,
+    read_only: bool = False,
+) -> GraphStore:
+    uri = resolve_store_uri(uri)
+    if uri.startswith("embedded:"):
+        from .embedded import EmbeddedStore
+
+        return EmbeddedStore(uri.removeprefix("embedded:"), read_only=read_only)
+
+    from .neo4j_store import Neo4jStore
+
+    user = user or os.environ.get("KALMA_NEO4J_USER")
+    password = password if password is not None else os.environ.get("KALMA_NEO4J_PASSWORD")
+    if password is None:
+        # A server started by `kalma-graph neo4j start` recorded its generated password.
+        from ..neo4j_server import credentials_for
+
+        found = credentials_for(uri)
+        if found:
+            user, password = user or found[0], found[1]
+    return Neo4jStore(
+        uri, user=user, password=password, database=database or os.environ.get("KALMA_NEO4J_DATABASE", "neo4j")
+    )

@@ -1,0 +1,201 @@
+"""The `GraphStore` interface every later stage uses, and the records that cross it.
+
+Both implementations (embedded Ladybug, Neo4j) must return *identical* results for every operation:
+ordering is always defined here (never left to the engine), so the contract tests can compare the
+two stores with `==`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol, Sequence, runtime_checkable
+
+# --- records written by ingest ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    """An entity as an ingest reader sees it. Empty fields mean "unknown here", never "erase"."""
+
+    id: str  # QID (Q212657) or Freebase MID (m.0c94fn)
+    kb: str  # "wikidata" | "freebase"
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+    types: tuple[str, ...] = ()  # ids of the entity's classes (Q5 = human); Freebase: type ids
+    cvt: bool = False
+
+
+@dataclass(frozen=True)
+class StatementRecord:
+    """One (subject, property, object) statement. Exactly one of `object_id` / `value` is set."""
+
+    subject: str
+    pid: str  # P19, or a Freebase predicate such as people.person.place_of_birth
+    label: str  # human-readable property label: "place of birth"
+    object_id: str | None = None  # an entity id
+    value: str | None = None  # a literal
+    datatype: str | None = None  # for literals: string | time | quantity | monolingualtext | ...
+
+    @property
+    def object_key(self) -> str:
+        return self.object_id if self.object_id is not None else value_id(self.value or "", self.datatype)
+
+    @property
+    def sid(self) -> str:
+        """Deterministic statement id: the same fact ingested twice is the same relationship."""
+        return digest(f"{self.subject}\x1f{self.pid}\x1f{self.object_key}")
+
+
+def value_id(value: str, datatype: str | None) -> str:
+    """Literals are shared nodes keyed by (datatype, value), so one-hop retrieval stays uniform."""
+    return "v:" + digest(f"{datatype or 'string'}\x1f{value}")
+
+
+def digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
+
+
+def name_key(text: str) -> str:
+    """The lookup key for names and aliases: case-folded, whitespace collapsed."""
+    return " ".join(text.casefold().split())
+
+
+class StoreError(RuntimeError):
+    """A store could not be opened or reached; the message says what to do."""
+
+
+# --- records returned by queries ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Entity:
+    id: str
+    kb: str | None = None
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+    types: tuple[str, ...] = ()
+    cvt: bool = False
+
+
+@dataclass(frozen=True, order=True)
+class Triple:
+    """A one-hop statement as retrieval and evaluation see it.
+
+    `value` is what a citation shows: the object's name when it is an entity (its id when it has no
+    name), the literal otherwise.
+    """
+
+    subject: str
+    pid: str
+    label: str
+    value: str
+    object_id: str | None = None  # set when the object is an entity
+    datatype: str | None = None  # set when the object is a literal
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    entities: int
+    named_entities: int
+    cvt_entities: int
+    values: int
+    statements: int
+    entity_statements: int
+    value_statements: int
+    per_kb: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {
+            "entities": self.entities,
+            "named_entities": self.named_entities,
+            "cvt_entities": self.cvt_entities,
+            "values": self.values,
+            "statements": self.statements,
+            "entity_statements": self.entity_statements,
+            "value_statements": self.value_statements,
+            "per_kb": dict(sorted(self.per_kb.items())),
+        }
+
+
+@dataclass
+class LoadResult:
+    """What one `load_batch` call changed (counts of *new* things; re-ingest gives zeros)."""
+
+    entities_created: int = 0
+    entities_updated: int = 0
+    values_created: int = 0
+    statements_created: int = 0
+
+    def __iadd__(self, other: "LoadResult") -> "LoadResult":
+        self.entities_created += other.entities_created
+        self.entities_updated += other.entities_updated
+        self.values_created += other.values_created
+        self.statements_created += other.statements_created
+        return self
+
+
+# --- the interface ------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """A knowledge graph held in a graph database. Every query text lives in `cypher/`."""
+
+    backend: str  # "embedded" | "neo4j"
+    uri: str
+
+    def bootstrap(self) -> None:
+        """Create tables / constraints / indexes. Idempotent; called before any load."""
+
+    def load_batch(
+        self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]
+    ) -> LoadResult:
+        """Upsert entities (merging fields), create missing object entities as stubs, literals as
+        Value nodes, and statements keyed by `sid`. Idempotent."""
+
+    # named read operations -----------------------------------------------------------------
+    def get_entity(self, entity_id: str) -> Entity | None: ...
+
+    def get_entities(self, entity_ids: Iterable[str]) -> list[Entity]:
+        """Entities with these ids, sorted by id; unknown ids are left out."""
+
+    def entities_by_name(self, name: str, types: Sequence[str] | None = None) -> list[Entity]:
+        """Exact, case-insensitive match on name or alias; optional filter on any of `types`.
+        Sorted by id."""
+
+    def entities_by_names(self, names: Iterable[str]) -> dict[str, list[Entity]]:
+        """Batch exact lookup: name key → entities sorted by id (every key present)."""
+
+    def one_hop(self, entity_id: str) -> list[Triple]:
+        """Outgoing statements of an entity, sorted by (pid, value, object_id)."""
+
+    def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
+        """Statements whose subject and object are both in `entity_ids` (either direction)."""
+
+    def neighbour_labels(self, entity_id: str) -> list[str]:
+        """Distinct names/values of the entity's one-hop neighbourhood (both directions), sorted;
+        re-ranking counts how many occur in the question."""
+
+    def same_name_entities(self, min_count: int = 2, limit: int | None = None) -> list[tuple[str, list[str]]]:
+        """Names shared by at least `min_count` entities: [(name key, sorted ids)], sorted by key."""
+
+    def entity_ids_of_type(self, type_id: str) -> list[str]:
+        """Ids of all entities having `type_id` among their types, sorted."""
+
+    def random_entities_of_type(self, type_id: str, k: int, seed: int = 0) -> list[str]:
+        """`k` ids drawn without replacement, deterministic for a seed and identical across stores."""
+
+    def stats(self) -> StoreStats: ...
+
+    # ingest bookkeeping (resume) -----------------------------------------------------------
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def clear(self) -> None:
+        """Delete everything (tests and `--fresh`)."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,182 @@
+"""Read-side logic shared by both stores: row → record conversion and deterministic ordering.
+
+Engines return rows in whatever order suits them; everything a store returns is sorted here so
+that the two stores compare equal.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .base import Entity, LoadResult, StoreStats, Triple, name_key
+from .loading import BatchPlan, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
+
+Rows = list[dict[str, Any]]
+RunQuery = Callable[[str, Mapping[str, Any]], Rows]
+
+
+def to_entity(row: Mapping[str, Any]) -> Entity:
+    return Entity(
+        id=row["id"],
+        kb=row.get("kb"),
+        name=row.get("name"),
+        aliases=tuple(row.get("aliases") or ()),
+        description=row.get("description"),
+        types=tuple(row.get("types") or ()),
+        cvt=bool(row.get("cvt")),
+    )
+
+
+def to_triples(rows: Iterable[Mapping[str, Any]]) -> list[Triple]:
+    triples = {
+        Triple(
+            subject=r["subject"],
+            pid=r["pid"],
+            label=r["label"],
+            value=r["value"],
+            object_id=r.get("object_id"),
+            datatype=r.get("datatype"),
+        )
+        for r in rows
+    }
+    return sorted(triples, key=lambda t: (t.subject, t.pid, t.value, t.object_id or "", t.datatype or ""))
+
+
+def sample_ids(ids: Sequence[str], k: int, seed: int) -> list[str]:
+    """Seeded sample over the *sorted* ids, so both stores draw the same entities."""
+    pool = sorted(ids)
+    if k >= len(pool):
+        return pool
+    return sorted(random.Random(seed).sample(pool, k))
+
+
+class ReadOps:
+    """The named read operations, written once over a `run(query_name, params) -> rows` callable."""
+
+    backend: str
+
+    def _run(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:  # pragma: no cover
+        raise NotImplementedError
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        found = self.get_entities([entity_id])
+        return found[0] if found else None
+
+    def get_entities(self, entity_ids: Iterable[str]) -> list[Entity]:
+        ids = sorted(set(entity_ids))
+        if not ids:
+            return []
+        return sorted(to_entity(r) for r in self._run("entities_by_ids", {"ids": ids}))
+
+    def entities_by_name(self, name: str, types: Sequence[str] | None = None) -> list[Entity]:
+        key = name_key(name)
+        if not key:
+            return []
+        found = sorted({to_entity(r) for r in self._run("entities_by_name_key", {"key": key})})
+        if types:
+            wanted = set(types)
+            found = [e for e in found if wanted.intersection(e.types)]
+        return found
+
+    def entities_by_names(self, names: Iterable[str]) -> dict[str, list[Entity]]:
+        """Batch form of `entities_by_name` (no type filter): name key → entities sorted by id,
+        for every key of `names` (empty list when none matches)."""
+        keys = sorted({name_key(n) for n in names} - {""})
+        found: dict[str, set[Entity]] = {k: set() for k in keys}
+        if keys:
+            for r in self._run("entities_by_name_keys", {"keys": keys}):
+                found[r["key"]].add(to_entity(r))
+        return {k: sorted(v) for k, v in found.items()}
+
+    def one_hop(self, entity_id: str) -> list[Triple]:
+        return to_triples(self._run("one_hop", {"id": entity_id}))
+
+    def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
+        ids = sorted(set(entity_ids))
+        if not ids:
+            return []
+        return to_triples(self._run("statements_between", {"ids": ids}))
+
+    def neighbour_labels(self, entity_id: str) -> list[str]:
+        return sorted({r["label"] for r in self._run("neighbour_labels", {"id": entity_id}) if r["label"]})
+
+    def same_name_entities(self, min_count: int = 2, limit: int | None = None) -> list[tuple[str, list[str]]]:
+        rows = self._run("same_name_entities", {"min_count": min_count})
+        groups = sorted((r["key"], sorted(r["ids"])) for r in rows)
+        return groups[:limit] if limit is not None else groups
+
+    def entity_ids_of_type(self, type_id: str) -> list[str]:
+        return sorted(r["id"] for r in self._run("entity_ids_of_type", {"type_id": type_id}))
+
+    def random_entities_of_type(self, type_id: str, k: int, seed: int = 0) -> list[str]:
+        return sample_ids(self.entity_ids_of_type(type_id), k, seed)
+
+    def stats(self) -> StoreStats:
+        per_kb: dict[str, int] = {}
+        entities = named = cvt = 0
+        for r in self._run("stats_entities"):
+            n = int(r["n"])
+            per_kb[r["kb"] or ""] = per_kb.get(r["kb"] or "", 0) + n
+            entities += n
+            named += int(r["named"] or 0)
+            cvt += int(r["cvt"] or 0)
+        values = _count(self._run("stats_values"))
+        ent_st = _count(self._run("stats_entity_statements"))
+        val_st = _count(self._run("stats_value_statements"))
+        return StoreStats(
+            entities=entities,
+            named_entities=named,
+            cvt_entities=cvt,
+            values=values,
+            statements=ent_st + val_st,
+            entity_statements=ent_st,
+            value_statements=val_st,
+            per_kb=per_kb,
+        )
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._run("meta_get", {"key": key})
+        return rows[0]["value"] if rows else None
+
+    # --- load: the lookups every backend needs before writing a batch ---------------------------
+    def _plan(self, entities, statements, default_kb: str) -> BatchPlan:
+        ids = referenced_ids(entities, statements)
+        existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
+        # Entities new to the store can have neither name pairs nor statements yet: on a fresh
+        # load these lookups shrink to nothing.
+        named_ids = sorted({e.id for e in entities if (e.name or e.aliases) and e.id in existing})
+        pairs = (
+            {(r["key"], r["id"]) for r in self._run("existing_name_pairs", {"ids": named_ids})} if named_ids else set()
+        )
+        candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
+        keys = (
+            {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
+        )
+        vids = value_ids_of(statements)
+        values = {r["id"] for r in self._run("existing_value_ids", {"ids": vids})} if vids else set()
+        subjects = [s for s in subjects_of(statements) if s in existing]
+        sids = {r["sid"] for r in self._run("existing_statement_ids", {"subjects": subjects})} if subjects else set()
+        return plan_batch(
+            entities,
+            statements,
+            default_kb=default_kb,
+            existing_entities=existing,
+            existing_value_ids=values,
+            existing_name_pairs=pairs,
+            existing_name_keys=keys,
+            existing_sids=sids,
+        )
+
+
+def result_of(plan: BatchPlan) -> LoadResult:
+    return LoadResult(
+        entities_created=len(plan.entities_new),
+        entities_updated=len(plan.entities_changed),
+        values_created=len(plan.values_new),
+        statements_created=len(plan.entity_statements_new) + len(plan.value_statements_new),
+    )
+
+
+def _count(rows: Rows) -> int:
+    return int(rows[0]["n"]) if rows else 0

@@ -1,0 +1,126 @@
+"""`EmbeddedStore`: the default store, on Ladybug (the maintained Kùzu fork), in-process, no server.
+
+Dialect notes that shaped this module (see `cypher/*.embedded.cypher`):
+- tables are declared (schema bootstrap), lists are 1-based, `label(n)` instead of `n:Label`;
+- writes go through `COPY <table> FROM $arrow_table` (row-by-row UNWIND is pathologically slow);
+- a COPY that meets an existing primary key crashes the process in 0.22, so every COPY is fed only
+  rows the load plan has proven new;
+- COPY inside an explicit transaction is unreliable in 0.22, so each COPY commits on its own; a
+  batch interrupted half-way is completed by the idempotent re-run (checkpoints advance only after a
+  whole batch is written).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pyarrow as pa
+
+from . import queries
+from .base import EntityRecord, LoadResult, StatementRecord, StoreError
+from .common import ReadOps, Rows, result_of
+
+BACKEND = "embedded"
+
+_ENTITY_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("kb", pa.string()),
+        ("name", pa.string()),
+        ("name_lc", pa.string()),
+        ("aliases", pa.list_(pa.string())),
+        ("aliases_text", pa.string()),
+        ("description", pa.string()),
+        ("types", pa.list_(pa.string())),
+        ("cvt", pa.bool_()),
+    ]
+)
+_VALUE_SCHEMA = pa.schema([("id", pa.string()), ("value", pa.string()), ("datatype", pa.string())])
+_KEY_SCHEMA = pa.schema([("key", pa.string())])
+_NAMES_SCHEMA = pa.schema([("from", pa.string()), ("to", pa.string())])
+_STATEMENT_SCHEMA = pa.schema(
+    [("from", pa.string()), ("to", pa.string()), ("sid", pa.string()), ("pid", pa.string()), ("label", pa.string())]
+)
+
+
+class EmbeddedStore(ReadOps):
+    backend = BACKEND
+
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        import ladybug  # imported here so that `--help` stays fast
+
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.uri = f"embedded:{self.path}"
+        try:
+            self._db = ladybug.Database(str(self.path), read_only=read_only)
+        except RuntimeError as exc:  # e.g. another process holds the write lock
+            raise StoreError(f"cannot open embedded store at {self.path}: {exc}") from exc
+        self._conn = ladybug.Connection(self._db)
+        self._lock = threading.Lock()  # one connection; serialise callers from worker threads
+        self._bootstrapped = False
+
+    # --- plumbing ------------------------------------------------------------------------------
+    def _run(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:
+        if not self._bootstrapped:
+            self.bootstrap()
+        return self._execute(queries.load(name, BACKEND), params or {})
+
+    def _execute(self, text: str, params: Mapping[str, Any]) -> Rows:
+        with self._lock:
+            result = self._conn.execute(text, dict(params))
+            rows = result.get_as_arrow().to_pylist() if result.get_num_tuples() else []
+            result.close()
+        return rows
+
+    def _copy(self, name: str, rows: list[dict], schema: pa.Schema) -> None:
+        if rows:
+            table = pa.Table.from_pylist(rows, schema=schema)
+            self._execute(queries.load(name, BACKEND), {"rows": table})
+
+    # --- GraphStore ----------------------------------------------------------------------------
+    def bootstrap(self) -> None:
+        for statement in queries.load_script("schema", BACKEND):
+            self._execute(statement, {})
+        self._bootstrapped = True
+
+    def load_batch(
+        self,
+        entities: Sequence[EntityRecord],
+        statements: Sequence[StatementRecord],
+        default_kb: str = "wikidata",
+    ) -> LoadResult:
+        plan = self._plan(entities, statements, default_kb)
+        # Nodes before relationships; every COPY holds only rows the plan proved new.
+        self._copy("copy_entities", plan.entities_new, _ENTITY_SCHEMA)
+        if plan.entities_changed:
+            table = pa.Table.from_pylist(plan.entities_changed, schema=_ENTITY_SCHEMA)
+            self._execute(queries.load("update_entities", BACKEND), {"rows": table})
+        self._copy("copy_values", plan.values_new, _VALUE_SCHEMA)
+        self._copy("copy_name_keys", [{"key": k} for k in plan.name_keys_new], _KEY_SCHEMA)
+        self._copy("copy_names", [{"from": r["key"], "to": r["id"]} for r in plan.names_new], _NAMES_SCHEMA)
+        self._copy("copy_entity_statements", _edges(plan.entity_statements_new), _STATEMENT_SCHEMA)
+        self._copy("copy_value_statements", _edges(plan.value_statements_new), _STATEMENT_SCHEMA)
+        return result_of(plan)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._run("meta_set", {"key": key, "value": value})
+
+    def clear(self) -> None:
+        self._run("delete_all")
+
+    def close(self) -> None:
+        self._conn.close()
+        self._db.close()
+
+    def __enter__(self) -> "EmbeddedStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _edges(rows: list[dict]) -> list[dict]:
+    return [{"from": r["subject"], "to": r["object"], "sid": r["sid"], "pid": r["pid"], "label": r["label"]} for r in rows]

@@ -1,0 +1,158 @@
+"""Backend-independent planning of one load batch.
+
+Both stores look up what already exists, hand it to `plan_batch`, and write exactly what the plan
+says. Keeping the merge rules here (not in two dialects of Cypher) is what makes the embedded store
+and Neo4j end up with identical graphs, and what makes re-ingest a no-op.
+
+Merge rules for an entity seen more than once (in one batch or across runs):
+- `kb`, `name`, `description`: the first non-empty value wins (a later source never overwrites);
+- `aliases`, `types`: union, sorted; an alias equal to the name is dropped;
+- `cvt`: true if any source says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .base import Entity, EntityRecord, StatementRecord, name_key, value_id
+
+
+@dataclass
+class BatchPlan:
+    entities_new: list[dict] = field(default_factory=list)
+    entities_changed: list[dict] = field(default_factory=list)
+    values_new: list[dict] = field(default_factory=list)
+    name_keys_new: list[str] = field(default_factory=list)
+    names_new: list[dict] = field(default_factory=list)  # {key, id}
+    entity_statements_new: list[dict] = field(default_factory=list)  # {subject, object, sid, pid, label}
+    value_statements_new: list[dict] = field(default_factory=list)
+
+
+def merge_records(records: Iterable[EntityRecord | Entity]) -> EntityRecord:
+    """Fold several views of one entity into one record (rules in the module docstring)."""
+    items = list(records)
+    first = items[0]
+    kb = name = description = None
+    aliases: set[str] = set()
+    types: set[str] = set()
+    cvt = False
+    for rec in items:
+        kb = kb or rec.kb
+        name = name or rec.name
+        description = description or rec.description
+        aliases.update(a for a in rec.aliases if a)
+        types.update(t for t in rec.types if t)
+        cvt = cvt or bool(rec.cvt)
+    aliases.discard(name or "")
+    return EntityRecord(
+        id=first.id,
+        kb=kb or "",
+        name=name,
+        aliases=tuple(sorted(aliases)),
+        description=description,
+        types=tuple(sorted(types)),
+        cvt=cvt,
+    )
+
+
+def entity_row(rec: EntityRecord) -> dict:
+    """Node properties as stored (the same dict in both stores)."""
+    return {
+        "id": rec.id,
+        "kb": rec.kb,
+        "name": rec.name,
+        "name_lc": name_key(rec.name) if rec.name else None,
+        "aliases": list(rec.aliases),
+        "aliases_text": " | ".join(rec.aliases) if rec.aliases else None,
+        "description": rec.description,
+        "types": list(rec.types),
+        "cvt": rec.cvt,
+    }
+
+
+def entity_keys(rec: EntityRecord) -> set[str]:
+    keys = {name_key(a) for a in rec.aliases}
+    if rec.name:
+        keys.add(name_key(rec.name))
+    keys.discard("")
+    return keys
+
+
+def referenced_ids(entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]) -> list[str]:
+    ids = {e.id for e in entities}
+    for st in statements:
+        ids.add(st.subject)
+        if st.object_id is not None:
+            ids.add(st.object_id)
+    return sorted(ids)
+
+
+def plan_batch(
+    entities: Sequence[EntityRecord],
+    statements: Sequence[StatementRecord],
+    *,
+    default_kb: str,
+    existing_entities: dict[str, Entity],
+    existing_value_ids: set[str],
+    existing_name_pairs: set[tuple[str, str]],
+    existing_name_keys: set[str],
+    existing_sids: set[str],
+) -> BatchPlan:
+    """Decide what to create or update so that the store afterwards holds the union of both."""
+    plan = BatchPlan()
+
+    # Entities: explicit records, plus stubs for every id a statement mentions.
+    grouped: dict[str, list[EntityRecord]] = {}
+    for rec in entities:
+        grouped.setdefault(rec.id, []).append(rec)
+    # Name keys are checked only for records that bring names (the caller looked up their pairs);
+    # a stub adds no key, and re-checking its pairs would cost a lookup per referenced entity.
+    named_ids = {rec.id for rec in entities if rec.name or rec.aliases}
+    for ent_id in referenced_ids(entities, statements):
+        grouped.setdefault(ent_id, [EntityRecord(id=ent_id, kb=default_kb)])
+
+    keys_to_create: set[str] = set()
+    for ent_id in sorted(grouped):
+        old = existing_entities.get(ent_id)
+        merged = merge_records(([old] if old else []) + grouped[ent_id])  # type: ignore[list-item]
+        row = entity_row(merged)
+        if old is None:
+            plan.entities_new.append(row)
+        elif row != entity_row(merge_records([old])):
+            plan.entities_changed.append(row)
+        if ent_id not in named_ids:
+            continue
+        for key in sorted(entity_keys(merged)):
+            if (key, ent_id) not in existing_name_pairs:
+                plan.names_new.append({"key": key, "id": ent_id})
+                if key not in existing_name_keys:
+                    keys_to_create.add(key)
+    plan.name_keys_new = sorted(keys_to_create)
+
+    # Literals and statements, deduplicated within the batch and against the store.
+    seen_values: set[str] = set()
+    seen_sids: set[str] = set()
+    for st in statements:
+        sid = st.sid
+        if sid in existing_sids or sid in seen_sids:
+            continue
+        seen_sids.add(sid)
+        row = {"subject": st.subject, "sid": sid, "pid": st.pid, "label": st.label}
+        if st.object_id is not None:
+            plan.entity_statements_new.append({**row, "object": st.object_id})
+            continue
+        vid = value_id(st.value or "", st.datatype)
+        if vid not in existing_value_ids and vid not in seen_values:
+            seen_values.add(vid)
+            plan.values_new.append({"id": vid, "value": st.value or "", "datatype": st.datatype or "string"})
+        plan.value_statements_new.append({**row, "object": vid})
+    return plan
+
+
+def value_ids_of(statements: Sequence[StatementRecord]) -> list[str]:
+    return sorted({value_id(st.value or "", st.datatype) for st in statements if st.object_id is None})
+
+
+def subjects_of(statements: Sequence[StatementRecord]) -> list[str]:
+    return sorted({st.subject for st in statements})

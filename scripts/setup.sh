@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Create .venv and install kalma-graph with every extra, at the versions in constraints.txt.
+# Idempotent and quick when nothing changed. llama-cpp-python compiles from source the first
+# time (~11 min on 2 cores); pip keeps the built wheel in its cache for later runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+"$PYTHON" - <<'PY' || { echo "kalma-graph needs Python >= 3.11 (set PYTHON=/path/to/python3.11)" >&2; exit 1; }
+import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
+PY
+
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.kalma-installed
+want=$(cat pyproject.toml setup.py constraints.txt | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/python -m pip install --quiet --upgrade "pip>=24" wheel "setuptools>=69"
+  .venv/bin/python -m pip install --quiet -c constraints.txt -e ".[all]"
+  echo "$want" > "$stamp"
+fi
+.venv/bin/kalma-graph --version

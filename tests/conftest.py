@@ -1,0 +1,123 @@
+"""Shared fixtures: real stores (embedded Ladybug in a temp dir; a real Neo4j server), real dumps.
+
+Neo4j is reached in this order: `KALMA_NEO4J_URI` (+ `KALMA_NEO4J_USER` / `KALMA_NEO4J_PASSWORD`),
+else our launcher (Neo4j 5.26 from Maven Central; needs java + mvn), else testcontainers when a
+Docker engine answers, else the `neo4j` tests are skipped — unless `KALMA_REQUIRE_NEO4J=1`, which
+turns a missing server into a failure (CI sets it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DUMPS = REPO / "dumps"
+SHARED = Path(os.environ.get("KALMA_SHARED", REPO.parent / "shared"))
+
+WIKIDATA_JSON = DUMPS / "wikidata_sample.jsonl.gz"
+WIKIDATA_NT = DUMPS / "wikidata_sample.nt.gz"
+FREEBASE_NT = DUMPS / "freebase_sample.nt.gz"
+BIOKALMA_RECORDS = DUMPS / "biokalma_records.jsonl.gz"
+SAMPLE_DUMPS = [WIKIDATA_JSON, BIOKALMA_RECORDS, FREEBASE_NT]
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def _require_neo4j() -> bool:
+    return os.environ.get("KALMA_REQUIRE_NEO4J", "") not in ("", "0", "false")
+
+
+def _unavailable(reason: str):
+    if _require_neo4j():
+        pytest.fail(f"KALMA_REQUIRE_NEO4J=1 but no Neo4j server: {reason}", pytrace=False)
+    pytest.skip(f"no Neo4j server: {reason}")
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory) -> Iterator[dict]:
+    """Connection settings of a real Neo4j 5 server for the whole test session."""
+    uri = os.environ.get("KALMA_NEO4J_URI")
+    if uri:
+        yield {
+            "uri": uri,
+            "user": os.environ.get("KALMA_NEO4J_USER", "neo4j"),
+            "password": os.environ.get("KALMA_NEO4J_PASSWORD"),
+            "how": "KALMA_NEO4J_URI",
+        }
+        return
+    if shutil.which("java") and shutil.which("mvn"):
+        from kalma_graph.neo4j_server import default_home, free_port, install, start, stop
+
+        # Jars come from the shared install (verified against pinned checksums); the server's
+        # data, config and logs live in a throwaway home so a user's own server is never touched.
+        jars = default_home()
+        install(jars)
+        home = tmp_path_factory.mktemp("neo4j-home")
+        (home / "lib").symlink_to(jars / "lib", target_is_directory=True)
+        if (jars / "plugins").is_dir():
+            (home / "plugins").symlink_to(jars / "plugins", target_is_directory=True)
+        info = start(home, bolt_port=free_port(), http_port=free_port(), auth=False)
+        try:
+            yield {"uri": info.uri, "user": None, "password": None, "how": "launcher", "http_url": info.http_url}
+        finally:
+            stop(home)
+        return
+    if _docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26.12-community") as container:
+            yield {
+                "uri": container.get_connection_url(),
+                "user": "neo4j",
+                "password": container.password,
+                "how": "testcontainers",
+            }
+        return
+    _unavailable("KALMA_NEO4J_URI unset, java/mvn missing for the launcher, and no Docker engine")
+
+
+def open_neo4j(server: dict):
+    from kalma_graph.store.neo4j_store import Neo4jStore
+
+    return Neo4jStore(server["uri"], user=server["user"], password=server["password"])
+
+
+@pytest.fixture
+def embedded_store(tmp_path):
+    from kalma_graph.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path / "graph.lbdb")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def neo4j_store(request):
+    server = request.getfixturevalue("neo4j_server")
+    store = open_neo4j(server)
+    store.clear()
+    yield store
+    store.clear()
+    store.close()
+
+
+@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def store(request):
+    """Each test using this runs once per store, on an empty graph."""
+    yield request.getfixturevalue(f"{request.param}_store")
