@@ -11,8 +11,8 @@ from typing import Any, Iterator
 import click
 from rich.console import Console
 
-console = Console(stderr=False, highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(stderr=False, highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 store_option = click.option(
     "--store",

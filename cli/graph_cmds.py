@@ -50,7 +50,7 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, no_progress
     try:
         with progress:
             summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
-                             progress=hook, on_line_error=warn if not as_json else None)
+                             progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
     except IngestInterrupted as exc:
         err_console.print(f"[yellow]{exc}[/]")
         sys.exit(130)

@@ -39,8 +39,18 @@ def _add_optional(module: str, attr: str) -> None:
     cli.add_command(command)
 
 
-_add_optional("kalma_graph.cli.neo4j_cmd", "neo4j")
-_add_optional("kalma_graph.cli.nli_cmd", "nli")
+# One module per command family; each exposes a click command or group of the same name.
+for _module, _attr in (
+    ("neo4j_cmd", "neo4j"),
+    ("nli_cmd", "nli"),
+    ("answer_cmd", "answer"),
+    ("evaluate_cmd", "evaluate"),
+    ("experiment_cmd", "experiment"),
+    ("build_cmd", "build"),
+    ("caqa_cmd", "caqa"),
+    ("score_cmd", "score"),
+):
+    _add_optional(f"kalma_graph.cli.{_module}", _attr)
 
 
 def main() -> None:

@@ -1,0 +1,3 @@
+from kalma_graph.cli.main import main
+
+main()

@@ -1,0 +1,178 @@
+"""The citation parser shared by the answer pipeline and the evaluation.
+
+An answer is split into sentences (`sentence_split`), each sentence keeps the citation marks it
+contains or that directly follow its end (`citation_marks`), and every mark is read into citations
+(subject id, property label, value), entity-only ids and `[NA]` flags (seed 000, §2.1, Table 13).
+Parsing never raises: what cannot be read is kept as text and reported in `ParsedAnswer.errors`.
+
+>>> answer = parse_answer(
+...     "Artemisia Gentileschi was an Italian painter born on July 8, 1596 [NA] in Rome "
+...     "[Q212657, ethnic group: Italians, occupation: painter, place of birth: Rome]. "
+...     "She was the eldest child of Orazio Gentileschi [Q212657, father: Orazio Gentileschi].")
+>>> [len(s.citations) for s in answer.sentences], answer.n_na
+([3, 1], 1)
+>>> answer.sentences[0].clean_text
+'Artemisia Gentileschi was an Italian painter born on July 8, 1596 in Rome.'
+>>> answer.sentences[1].citations[0].triple
+('Q212657', 'father', 'Orazio Gentileschi')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from kalma_graph.evaluation.citation_marks import (
+    ISSUE_KINDS,
+    Citation,
+    KnownProps,
+    Mark,
+    ParseIssue,
+    locate_marks,
+)
+from kalma_graph.evaluation.sentence_split import sentence_spans
+
+__all__ = [
+    "ISSUE_KINDS",
+    "NA_MARK",
+    "Citation",
+    "ParseIssue",
+    "ParsedAnswer",
+    "Sentence",
+    "parse_answer",
+    "render_citation",
+]
+
+NA_MARK = "[NA]"
+_PUNCTUATION_AFTER_MARK = ".,;:!?\u2026)"
+_LIST_MARKER_RE = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s+")  # a bullet is not part of the claim
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence: `text` as written (marks included), `clean_text` without citation marks (the
+    NLI premise), its citations, whether it carries `[NA]`, and ids cited without a triple."""
+
+    text: str
+    clean_text: str
+    citations: list[Citation] = field(default_factory=list)
+    na: bool = False
+    entity_only: list[str] = field(default_factory=list)
+    na_marks: int = 0  # `[NA]` marks in the sentence (Table 13 has sentences with two)
+    span: tuple[int, int] = (0, 0)  # character offsets of `text` in the answer
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """The sentences of an answer and what the parse counted.
+
+    `n_citations` counts cited triples (duplicates and incomplete ones included), `n_na` the `[NA]`
+    marks, `n_sloppy` the citations that parsed only in a sloppy form, `n_na_sloppy` the `[NA]`
+    marks written otherwise (`[na]`, `[ NA ]`, `[N/A]`), `n_entity_only` the ids cited alone.
+    """
+
+    sentences: list[Sentence]
+    n_citations: int
+    n_na: int
+    n_sloppy: int
+    errors: list[ParseIssue]
+    n_na_sloppy: int = 0
+    n_entity_only: int = 0
+
+    @property
+    def citations(self) -> list[Citation]:
+        return [c for s in self.sentences for c in s.citations]
+
+    @property
+    def na_sentences(self) -> list[Sentence]:
+        return [s for s in self.sentences if s.na]
+
+
+def parse_answer(text: str, known_props: KnownProps = None) -> ParsedAnswer:
+    """Parse an attributed answer.
+
+    `known_props` are the property labels of the retrieved graph, either per entity id
+    (`{"Q212657": {"occupation", ...}}`) or one set for all; with them a value may contain
+    `, word:` without being split. Without them pairs split at every `, key:`.
+
+    >>> parse_answer("Born in Rome. [Q212657, place of birth: Rome]").sentences[0].citations[0].value
+    'Rome'
+    >>> parse_answer("A [Q1, notable works: Love, Death: Robots]", {"notable works"}).n_citations
+    1
+    """
+    marks, issues = locate_marks(text, known_props)
+    cited = [m for m in marks if not m.is_text]
+    drafts: list[tuple[tuple[int, int], list[Mark]]] = []
+    pending: list[Mark] = []
+    next_mark = 0
+    for start, end in sentence_spans(text, [(m.start, m.end) for m in cited]):
+        first = next_mark
+        while next_mark < len(cited) and cited[next_mark].start < end:
+            next_mark += 1
+        inside = cited[first:next_mark]  # spans are consecutive and never cut through a mark
+        if not _clean_text(text, start, end, inside):
+            # A stretch with marks but no words belongs to the sentence before it.
+            if inside and drafts:
+                (first, _), previous = drafts[-1]
+                drafts[-1] = ((first, end), previous + inside)
+            else:
+                pending += inside
+            continue
+        drafts.append(((start, end), pending + inside))
+        pending = []
+    if pending:
+        drafts.append(((pending[0].start, pending[-1].end), pending))
+    sentences = [_sentence(text, span, found) for span, found in drafts]
+    citations = [c for s in sentences for c in s.citations]
+    return ParsedAnswer(
+        sentences=sentences,
+        n_citations=len(citations),
+        n_na=sum(m.na for m in cited),
+        n_sloppy=sum(c.sloppy for c in citations),
+        errors=issues,
+        n_na_sloppy=sum(m.na_sloppy for m in cited),
+        n_entity_only=sum(len(m.entity_ids) for m in cited),
+    )
+
+
+def _sentence(text: str, span: tuple[int, int], marks: list[Mark]) -> Sentence:
+    start, end = span
+    stripped_start = start + len(text[start:end]) - len(text[start:end].lstrip())
+    stripped_end = start + len(text[start:end].rstrip())
+    na_marks = sum(m.na for m in marks)
+    return Sentence(
+        text=text[stripped_start:stripped_end],
+        clean_text=_clean_text(text, start, end, marks),
+        citations=[c for m in marks for c in m.citations],
+        na=na_marks > 0,
+        entity_only=[e for m in marks for e in m.entity_ids],
+        na_marks=na_marks,
+        span=(stripped_start, max(stripped_start, stripped_end)),
+    )
+
+
+def _clean_text(text: str, start: int, end: int, marks: list[Mark]) -> str:
+    """The sentence without its marks; no space is left before punctuation a mark preceded."""
+    out, cursor = "", start
+    for mark in marks:
+        out += text[cursor:mark.start]
+        cursor = mark.end
+        following = text[cursor:end]
+        if not following or following[0].isspace() or following[0] in _PUNCTUATION_AFTER_MARK:
+            out = out.rstrip()
+        elif out and not out[-1].isspace():
+            out += " "
+    out += text[cursor:end]
+    return _LIST_MARKER_RE.sub("", " ".join(out.split()), count=1)
+
+
+def render_citation(subject: str, pairs: Iterable[tuple[str, str]] = ()) -> str:
+    """The canonical mark for `pairs` of one entity (Table 13); no pairs gives an entity-only mark.
+
+    >>> render_citation("Q212657", [("ethnic group", "Italians"), ("occupation", "painter")])
+    '[Q212657, ethnic group: Italians, occupation: painter]'
+    >>> render_citation("m.0c94fn")
+    '[m.0c94fn]'
+    """
+    return "[" + ", ".join([subject] + [f"{prop}: {value}" for prop, value in pairs]) + "]"

