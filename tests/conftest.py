@@ -24,6 +24,14 @@ WIKIDATA_NT = DUMPS / "wikidata_sample.nt.gz"
 FREEBASE_NT = DUMPS / "freebase_sample.nt.gz"
 BIOKALMA_RECORDS = DUMPS / "biokalma_records.jsonl.gz"
 SAMPLE_DUMPS = [WIKIDATA_JSON, BIOKALMA_RECORDS, FREEBASE_NT]
+# Every file in dumps/ that holds graph facts (the Mintaka sample holds only questions).
+ALL_GRAPH_DUMPS = SAMPLE_DUMPS + [
+    WIKIDATA_NT,
+    DUMPS / "biokalma/simple_question_graph.json.gz",
+    DUMPS / "biokalma/complex_question_graph.json.gz",
+    DUMPS / "kgqa/simplequestions_wikidata_test_answerable.sample.txt",
+    DUMPS / "kgqa/simplequestions_freebase_valid.sample.txt",
+]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -81,7 +89,7 @@ def neo4j_server(tmp_path_factory) -> Iterator[dict]:
     if _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
 
-        with Neo4jContainer("neo4j:5.26.12-community") as container:
+        with Neo4jContainer("neo4j:5.26.30-community") as container:
             yield {
                 "uri": container.get_connection_url(),
                 "user": "neo4j",

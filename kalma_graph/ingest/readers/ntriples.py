@@ -8,6 +8,7 @@ blank nodes are CVT (mediator) nodes: entities flagged `cvt`, one hop like any o
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from typing import Iterator
@@ -30,6 +31,11 @@ WDT = "http://www.wikidata.org/prop/direct/"
 FB_NS = "http://rdf.freebase.com/ns/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DATE = re.compile(r"^(-?\d{1,}-\d{2}-\d{2})")
+
+# rdflib converts every typed literal to a Python value and logs a traceback when it cannot (BC
+# dates such as "-0764-01-01T00:00:00Z" are valid xsd:dateTime but not Python datetimes). We only
+# use the lexical form, so those conversion warnings are noise.
+logging.getLogger("rdflib.term").setLevel(logging.ERROR)
 
 
 # Fast path for the plain lines that make up real dumps (IRIs, blank nodes, literals with a

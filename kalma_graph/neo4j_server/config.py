@@ -1,0 +1,251 @@
+"""The ``conf/neo4j.conf`` of a server home: writing it, reading it back, and the JVM command it implies.
+
+The file is the single source of truth for a home: :func:`write_config` produces it and
+:func:`jvm_options` derives the JVM flags from it the way Neo4j's own launcher (``bin/neo4j``)
+does, so a home can also be started by hand with the stock ``neo4j`` scripts if someone wants to.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .paths import Layout
+
+#: The ``server.jvm.additional`` defaults of the neo4j.conf that Neo4j 5.26 ships (G1, module
+#: opens for Netty/NIO on Java 17+, native access, no JMX for log4j, …).
+DEFAULT_JVM_ADDITIONAL: tuple[str, ...] = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+AlwaysPreTouch",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
+    "-XX:FlightRecorderOptions=stackdepth=256",
+    "-XX:+UnlockDiagnosticVMOptions",
+    "-XX:+DebugNonSafepoints",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
+)
+
+#: Laptop-sized memory defaults: ~1.5 GB resident in total, enough for the sample dumps and
+#: subsets of a few million statements. Raise them for big graphs (``--heap``/``--pagecache``).
+DEFAULT_HEAP_INITIAL = "512m"
+DEFAULT_HEAP_MAX = "1g"
+DEFAULT_PAGECACHE = "512m"
+
+LISTEN_HOST = "127.0.0.1"
+
+_SIZE_RE = re.compile(r"^\d+[kmg]$")
+_MANAGED_HEADER = (
+    "# Managed by kalma-graph: `kalma-graph neo4j start` rewrites this file on every start.\n"
+    "# Bound to 127.0.0.1 only. Neo4j Browser: http://{host}:{http}/browser/  Bolt: bolt://{host}:{bolt}\n"
+)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """The settings kalma-graph reads back from a home's neo4j.conf."""
+
+    bolt_port: int
+    http_port: int
+    auth: bool
+    heap_initial: str
+    heap_max: str
+    pagecache: str
+    jvm_additional: tuple[str, ...]
+    host: str = LISTEN_HOST
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://{self.host}:{self.bolt_port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.http_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"{self.http_url}/browser/"
+
+
+def _size(value: str, name: str) -> str:
+    norm = str(value).strip().lower()
+    if not _SIZE_RE.match(norm):
+        raise ValueError(f"{name} must look like 512m or 2g, got {value!r}")
+    return norm
+
+
+def _port(value: int, name: str) -> int:
+    if not isinstance(value, int) or not 0 < value < 65536:
+        raise ValueError(f"{name} must be a TCP port (1-65535), got {value!r}")
+    return value
+
+
+def render_config(
+    home: Path | str,
+    bolt_port: int = 7687,
+    http_port: int = 7474,
+    auth: bool = True,
+    *,
+    heap_initial: str = DEFAULT_HEAP_INITIAL,
+    heap_max: str = DEFAULT_HEAP_MAX,
+    pagecache: str = DEFAULT_PAGECACHE,
+    apoc: bool = False,
+) -> str:
+    """The text of neo4j.conf for ``home`` (pure; :func:`write_config` writes it)."""
+    layout = Layout.of(home)
+    bolt, http = _port(bolt_port, "bolt_port"), _port(http_port, "http_port")
+    if bolt == http:
+        raise ValueError("bolt_port and http_port must differ")
+    heap_initial, heap_max = _size(heap_initial, "heap_initial"), _size(heap_max, "heap_max")
+    pagecache = _size(pagecache, "pagecache")
+    host = LISTEN_HOST
+
+    def path(p: Path) -> str:
+        return p.as_posix()
+
+    lines = [
+        _MANAGED_HEADER.format(host=host, http=http, bolt=bolt),
+        "# Network: loopback only",
+        f"server.default_listen_address={host}",
+        f"server.default_advertised_address={host}",
+        "server.bolt.enabled=true",
+        f"server.bolt.listen_address={host}:{bolt}",
+        f"server.bolt.advertised_address={host}:{bolt}",
+        "server.http.enabled=true",
+        f"server.http.listen_address={host}:{http}",
+        f"server.http.advertised_address={host}:{http}",
+        "server.https.enabled=false",
+        "",
+        "# Directories (all inside the home)",
+        f"server.directories.data={path(layout.data)}",
+        f"server.directories.logs={path(layout.logs)}",
+        f"server.directories.run={path(layout.run)}",
+        f"server.directories.lib={path(layout.lib)}",
+        f"server.directories.plugins={path(layout.plugins)}",
+        f"server.directories.import={path(layout.import_dir)}",
+        "",
+        "# Security",
+        f"dbms.security.auth_enabled={'true' if auth else 'false'}",
+    ]
+    if apoc:
+        lines += [
+            "# APOC Core is installed in plugins/: let its procedures use internal APIs.",
+            "dbms.security.procedures.unrestricted=apoc.*",
+        ]
+    lines += [
+        "",
+        "# Memory (laptop-sized; change with --heap / --pagecache)",
+        f"server.memory.heap.initial_size={heap_initial}",
+        f"server.memory.heap.max_size={heap_max}",
+        f"server.memory.pagecache.size={pagecache}",
+        "",
+        "# No usage reports (works offline)",
+        "dbms.usage_report.enabled=false",
+        "",
+        "# JVM flags, as in the neo4j.conf shipped with Neo4j 5.26",
+        *(f"server.jvm.additional={flag}" for flag in DEFAULT_JVM_ADDITIONAL),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_config(
+    home: Path | str,
+    bolt_port: int = 7687,
+    http_port: int = 7474,
+    auth: bool = True,
+    *,
+    heap_initial: str = DEFAULT_HEAP_INITIAL,
+    heap_max: str = DEFAULT_HEAP_MAX,
+    pagecache: str = DEFAULT_PAGECACHE,
+    apoc: bool | None = None,
+) -> Path:
+    """Write ``home/conf/neo4j.conf`` and create the home's folders; returns the file's path.
+
+    ``apoc=None`` detects APOC Core in ``home/plugins`` (only then are its procedures unrestricted).
+    """
+    from .installer import apoc_installed
+
+    layout = Layout.of(home)
+    if apoc is None:
+        apoc = apoc_installed(layout.home)
+    text = render_config(
+        layout.home,
+        bolt_port,
+        http_port,
+        auth,
+        heap_initial=heap_initial,
+        heap_max=heap_max,
+        pagecache=pagecache,
+        apoc=apoc,
+    )
+    for folder in (layout.conf_dir, layout.data, layout.logs, layout.run, layout.plugins, layout.import_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    tmp = layout.conf.with_suffix(".conf.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(layout.conf)
+    return layout.conf
+
+
+def parse_conf(text: str) -> dict[str, list[str]]:
+    """``key -> [values]`` (a key may repeat, e.g. ``server.jvm.additional``)."""
+    settings: dict[str, list[str]] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def read_config(home: Path | str) -> ServerConfig | None:
+    """The settings of ``home/conf/neo4j.conf``; ``None`` when the file does not exist."""
+    layout = Layout.of(home)
+    if not layout.conf.is_file():
+        return None
+    s = parse_conf(layout.conf.read_text(encoding="utf-8"))
+
+    def one(key: str, default: str) -> str:
+        return s.get(key, [default])[-1]
+
+    def port(key: str, default: int) -> int:
+        value = one(key, f":{default}")
+        return int(value.rsplit(":", 1)[-1]) if ":" in value else default
+
+    return ServerConfig(
+        bolt_port=port("server.bolt.listen_address", 7687),
+        http_port=port("server.http.listen_address", 7474),
+        auth=one("dbms.security.auth_enabled", "true").lower() == "true",
+        heap_initial=one("server.memory.heap.initial_size", DEFAULT_HEAP_INITIAL),
+        heap_max=one("server.memory.heap.max_size", DEFAULT_HEAP_MAX),
+        pagecache=one("server.memory.pagecache.size", DEFAULT_PAGECACHE),
+        jvm_additional=tuple(s.get("server.jvm.additional", [])),
+    )
+
+
+def jvm_options(config: ServerConfig) -> list[str]:
+    """JVM flags in the order Neo4j's launcher uses: the additional flags, encoding, heap."""
+    return [
+        *config.jvm_additional,
+        "-Dfile.encoding=UTF-8",
+        f"-Xms{config.heap_initial}",
+        f"-Xmx{config.heap_max}",
+    ]
+
+
+def classpath(home: Path | str) -> str:
+    """``plugins/*:conf/*:lib/*``, in the order Neo4j's own launcher builds it."""
+    layout = Layout.of(home)
+    return os.pathsep.join(str(folder / "*") for folder in (layout.plugins, layout.conf_dir, layout.lib))
