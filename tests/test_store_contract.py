@@ -13,7 +13,7 @@ import pytest
 from kalma_graph.ingest import ingest
 from kalma_graph.store.embedded import EmbeddedStore
 
-from .conftest import SAMPLE_DUMPS, open_neo4j
+from .conftest import ALL_GRAPH_DUMPS, open_neo4j
 
 pytestmark = pytest.mark.neo4j
 
@@ -23,7 +23,7 @@ def both(tmp_path_factory, neo4j_server):
     embedded = EmbeddedStore(tmp_path_factory.mktemp("contract") / "graph.lbdb")
     neo4j = open_neo4j(neo4j_server)
     neo4j.clear()
-    summaries = {name: ingest(s, SAMPLE_DUMPS) for name, s in (("embedded", embedded), ("neo4j", neo4j))}
+    summaries = {name: ingest(s, ALL_GRAPH_DUMPS) for name, s in (("embedded", embedded), ("neo4j", neo4j))}
     yield embedded, neo4j, summaries
     neo4j.clear()
     neo4j.close()
@@ -40,6 +40,11 @@ def test_stats_identical_and_plausible(both):
     assert stats.cvt_entities == 22734
     assert stats.statements == stats.entity_statements + stats.value_statements
     assert stats.statements > 56056 + 38152 - 1
+    # Re-ingesting everything (forced) creates nothing in either store.
+    for store in both[:2]:
+        again = ingest(store, ALL_GRAPH_DUMPS, force=True)
+        assert again["totals"]["statements_created"] == 0 and again["totals"]["entities_created"] == 0
+        assert again["stats"] == stats.as_dict()
 
 
 def test_ingest_reports_identical(both):
@@ -92,8 +97,15 @@ def test_same_name_entities(both):
     groups = embedded.same_name_entities()
     assert groups == neo4j.same_name_entities()
     assert all(len(ids) >= 2 for _, ids in groups)
-    assert ("charlie chaplin", ["Q2960839", "Q882"]) in groups
     assert embedded.same_name_entities(limit=3) == groups[:3]
+    # The same event in both knowledge bases shares a name...
+    assert ("1904 summer olympics", ["Q8098", "m.018wrk"]) in groups
+    # ...and within Wikidata, real homonyms remain (Cambridge, England and Massachusetts).
+    wikidata = embedded.same_name_entities(kb="wikidata")
+    assert wikidata == neo4j.same_name_entities(kb="wikidata")
+    cambridge = dict(wikidata)["cambridge"]
+    assert {"Q350", "Q49111"} <= set(cambridge)
+    assert all(i.startswith("Q") for _, ids in wikidata for i in ids)
 
 
 def test_statements_between_and_neighbours(both):

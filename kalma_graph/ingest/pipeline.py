@@ -51,6 +51,7 @@ class FileReport:
     statements_created: int = 0
     labels_linked: int = 0
     labels_kept_as_values: int = 0
+    labels_already_stated: int = 0
     error_count: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -173,8 +174,13 @@ def _collect(batch: Iterable[ParsedLine]) -> tuple[list[EntityRecord], list[Stat
 
 
 class _LabelLinker:
-    """Links value labels (BioKaLMA) to an entity when exactly one entity — in the store or among
-    the file's own records — has that name or alias; otherwise the label stays a string Value."""
+    """Links value labels (BioKaLMA) to an entity when exactly one entity of the same knowledge
+    base — in the store or among the file's own records — has that name or alias; otherwise the
+    label stays a string Value.
+
+    A fact the subject already states with that label (as a linked entity or as a Value) is not
+    written again: linking depends on which entities exist, and without this rule a re-ingest
+    after loading more entities would add the same fact a second time in its other form."""
 
     def __init__(self, store: GraphStore, file_names: dict[str, set[str]]) -> None:
         self.store = store
@@ -185,18 +191,28 @@ class _LabelLinker:
         missing = {name_key(label) for label in labels} - set(self.cache)
         if missing:
             for key, entities in self.store.entities_by_names(missing).items():
-                self.cache[key] = {e.id for e in entities} | self.file_names.get(key, set())
+                same_kb = {e.id for e in entities if e.kb in (None, "", "wikidata")}
+                self.cache[key] = same_kb | self.file_names.get(key, set())
 
     def candidates(self, label: str) -> set[str]:
         return self.cache.get(name_key(label), set())
 
     def link(self, statements: list[StatementRecord], report: FileReport) -> tuple[list[StatementRecord], list[EntityRecord]]:
-        self._lookup(st.value or "" for st in statements if st.datatype == UNRESOLVED_LABEL)
+        labelled = [st for st in statements if st.datatype == UNRESOLVED_LABEL]
+        self._lookup(st.value or "" for st in labelled)
+        stated = {
+            (t.subject, t.pid, name_key(t.value))
+            for triples in self.store.one_hop_many({st.subject for st in labelled}).values()
+            for t in triples
+        }
         out: list[StatementRecord] = []
         types: list[EntityRecord] = []
         for st in statements:
             if st.datatype != UNRESOLVED_LABEL:
                 out.append(st)
+                continue
+            if (st.subject, st.pid, name_key(st.value or "")) in stated:
+                report.labels_already_stated += 1
                 continue
             ids = self.candidates(st.value or "")
             if len(ids) == 1:

@@ -227,12 +227,17 @@ class LocalLLM:
         1–5 scores). Candidates that are not a single token are scored by their first token."""
         import numpy as np
 
+        import llama_cpp
+
         with self._lock:
             tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             self._check_ctx(len(tokens) + 1)
             self._llm.reset()
             self._llm.eval(tokens)
-            logits = np.array(self._llm.scores[self._llm.n_tokens - 1], dtype=np.float64)
+            # Read the last position's logits from the context itself: llama-cpp-python 0.3.x
+            # fills `Llama.scores` only when every position's logits are kept (logits_all).
+            raw = llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+            logits = np.ctypeslib.as_array(raw, shape=(self._llm.n_vocab(),)).astype(np.float64)
         log_z = _logsumexp(logits)
         out: dict[str, float] = {}
         for cand in candidates:

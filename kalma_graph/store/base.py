@@ -172,6 +172,9 @@ class GraphStore(Protocol):
     def one_hop(self, entity_id: str) -> list[Triple]:
         """Outgoing statements of an entity, sorted by (pid, value, object_id)."""
 
+    def one_hop_many(self, entity_ids: Iterable[str]) -> dict[str, list[Triple]]:
+        """Batch `one_hop`: id → outgoing statements (every requested id present)."""
+
     def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
         """Statements whose subject and object are both in `entity_ids` (either direction)."""
 
@@ -179,8 +182,11 @@ class GraphStore(Protocol):
         """Distinct names/values of the entity's one-hop neighbourhood (both directions), sorted;
         re-ranking counts how many occur in the question."""
 
-    def same_name_entities(self, min_count: int = 2, limit: int | None = None) -> list[tuple[str, list[str]]]:
-        """Names shared by at least `min_count` entities: [(name key, sorted ids)], sorted by key."""
+    def same_name_entities(
+        self, min_count: int = 2, limit: int | None = None, kb: str | None = None
+    ) -> list[tuple[str, list[str]]]:
+        """Names shared by at least `min_count` entities (of knowledge base `kb`, or of any):
+        [(name key, sorted ids)], sorted by key."""
 
     def entity_ids_of_type(self, type_id: str) -> list[str]:
         """Ids of all entities having `type_id` among their types, sorted."""

@@ -92,6 +92,15 @@ class ReadOps:
     def one_hop(self, entity_id: str) -> list[Triple]:
         return to_triples(self._run("one_hop", {"id": entity_id}))
 
+    def one_hop_many(self, entity_ids: Iterable[str]) -> dict[str, list[Triple]]:
+        """Batch form of `one_hop`: id → its outgoing statements (every requested id present)."""
+        ids = sorted(set(entity_ids))
+        out: dict[str, list[Triple]] = {i: [] for i in ids}
+        if ids:
+            for t in to_triples(self._run("one_hop_many", {"ids": ids})):
+                out[t.subject].append(t)
+        return out
+
     def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
         ids = sorted(set(entity_ids))
         if not ids:
@@ -101,8 +110,10 @@ class ReadOps:
     def neighbour_labels(self, entity_id: str) -> list[str]:
         return sorted({r["label"] for r in self._run("neighbour_labels", {"id": entity_id}) if r["label"]})
 
-    def same_name_entities(self, min_count: int = 2, limit: int | None = None) -> list[tuple[str, list[str]]]:
-        rows = self._run("same_name_entities", {"min_count": min_count})
+    def same_name_entities(
+        self, min_count: int = 2, limit: int | None = None, kb: str | None = None
+    ) -> list[tuple[str, list[str]]]:
+        rows = self._run("same_name_entities", {"min_count": min_count, "kb": kb or ""})
         groups = sorted((r["key"], sorted(r["ids"])) for r in rows)
         return groups[:limit] if limit is not None else groups
 
