@@ -168,46 +168,14 @@ class LocalLLM:
     ) -> Completion:
         """One chat completion with the model's own chat template."""
         with self._lock:
-            out = self._llm.create_chat_completion(
-                messages=list(messages),
-                max_tokens=params.max_tokens,
-                temperature=params.temperature,
-                top_p=params.top_p,
-                seed=params.seed,
-                stop=list(params.stop) or None,
-                grammar=grammar,
-            )
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        return Completion(
-            text=choice["message"]["content"] or "",
-            finish_reason=choice.get("finish_reason") or "stop",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-            params=asdict(params),
-        )
+            out = self._llm.create_chat_completion(messages=list(messages), grammar=grammar, **_sampling(params))
+        return _completion(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
         """Raw text completion (no chat template)."""
         with self._lock:
-            out = self._llm.create_completion(
-                prompt=prompt,
-                max_tokens=params.max_tokens,
-                temperature=params.temperature,
-                top_p=params.top_p,
-                seed=params.seed,
-                stop=list(params.stop) or None,
-                grammar=grammar,
-            )
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        return Completion(
-            text=choice["text"],
-            finish_reason=choice.get("finish_reason") or "stop",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-            params=asdict(params),
-        )
+            out = self._llm.create_completion(prompt=prompt, grammar=grammar, **_sampling(params))
+        return _completion(out, out["choices"][0]["text"], params)
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
         """The exact text the chat template makes of `messages`, ending where the assistant speaks."""
@@ -279,6 +247,28 @@ class LocalLLM:
 
     def close(self) -> None:
         self._llm.close()
+
+
+def _sampling(params: GenerationParams) -> dict[str, Any]:
+    return {
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "seed": params.seed,
+        "stop": list(params.stop) or None,
+    }
+
+
+def _completion(out: dict, text: str | None, params: GenerationParams) -> Completion:
+    choice = out["choices"][0]
+    usage = out.get("usage") or {}
+    return Completion(
+        text=text or "",
+        finish_reason=choice.get("finish_reason") or "stop",
+        prompt_tokens=int(usage.get("prompt_tokens", 0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)),
+        params=asdict(params),
+    )
 
 
 def _logsumexp(row) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 # --- records written by ingest ------------------------------------------------------------------
 
@@ -195,6 +195,9 @@ class GraphStore(Protocol):
         """`k` ids drawn without replacement, deterministic for a seed and identical across stores."""
 
     def stats(self) -> StoreStats: ...
+
+    def query(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a named statement of `cypher/` (stage-specific operations outside this interface)."""
 
     # ingest bookkeeping (resume) -----------------------------------------------------------
     def get_meta(self, key: str) -> str | None: ...

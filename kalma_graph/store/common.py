@@ -59,6 +59,11 @@ class ReadOps:
     def _run(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:  # pragma: no cover
         raise NotImplementedError
 
+    def query(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:
+        """Run the named statement of `cypher/` for this backend; rows as dicts. The public door
+        for stage-specific operations (CAQA, BioKaLMA, run results) kept outside the interface."""
+        return self._run(name, params or {})
+
     def get_entity(self, entity_id: str) -> Entity | None:
         found = self.get_entities([entity_id])
         return found[0] if found else None
