@@ -60,7 +60,8 @@ class EmbeddedStore(ReadOps):
             raise StoreError(f"cannot open embedded store at {self.path}: {exc}") from exc
         self._conn = ladybug.Connection(self._db)
         self._lock = threading.Lock()  # one connection; serialise callers from worker threads
-        self._bootstrapped = False
+        # A read-only store cannot create tables: it reads whatever schema the writer made.
+        self._bootstrapped = read_only
 
     # --- plumbing ------------------------------------------------------------------------------
     def _run(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:
