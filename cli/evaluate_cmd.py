@@ -1,0 +1,209 @@
+"""`kalma-graph evaluate`: score an answers file (citations, alignment, [NA], G-Eval) and report it.
+
+Thin: options are parsed here, models loaded once, and `kalma_graph.evaluation.evaluate.evaluate_file`
+does the work."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from kalma_graph.evaluation.geval import ASPECTS, DEFAULT_MIN_MASS
+from kalma_graph.evaluation.matching import MATCH_MODES
+from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
+from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
+
+from .common import console, err_console, print_json
+
+
+@contextmanager
+def evaluation_errors() -> Iterator[None]:
+    """Known problems with the inputs or models: one line and exit 2, never a traceback."""
+    from kalma_graph.evaluation.evaluate import AnswersFileError
+    from kalma_graph.evaluation.geval import GEvalError
+    from kalma_graph.evaluation.gold import GoldError
+    from kalma_graph.experiments import ExperimentError
+    from kalma_graph.experiments.filters import FilterError
+    from kalma_graph.models.llm import LLMError
+
+    try:
+        yield
+    except (AnswersFileError, GoldError, GEvalError, LLMError, ExperimentError, FilterError, ValueError) as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        sys.exit(2)
+
+
+def nli_options(func):
+    for option in reversed([
+        click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
+                     help="NLI model (local directory or hub id) for alignment and [NA] [env KALMA_NLI_MODEL; "
+                          "default: the NLI component's default]."),
+        click.option("--no-nli", is_flag=True, help="Skip alignment and [NA] quality (no NLI model is loaded)."),
+        click.option("--nli-batch-size", type=int, default=32, show_default=True),
+        click.option("--nli-cache", type=click.Path(dir_okay=False), default=None,
+                     help="SQLite cache of NLI results [default: OUT/cache/nli.sqlite]."),
+        click.option("--device", default=None, help="NLI device: auto | cpu | cuda | cuda:N [env KALMA_DEVICE]."),
+        click.option("--judge", type=click.Path(exists=True, dir_okay=False), default=None, metavar="GGUF",
+                     help="GGUF model for G-Eval; without it G-Eval is skipped (and the report says so)."),
+        click.option("--judge-ctx", type=int, default=4096, show_default=True, help="Judge context window."),
+        click.option("--judge-gpu-layers", type=int, default=None, help="Judge layers on the GPU (default: all when built with one)."),
+        click.option("--judge-threads", type=int, default=None, help="CPU threads for the judge (default: llama.cpp's)."),
+        click.option("--geval-aspects", default=",".join(ASPECTS), show_default=True),
+        click.option("--geval-sample", type=int, default=None, help="Judge a seeded sample of N answers (the paper: 100)."),
+        click.option("--geval-min-mass", type=float, default=DEFAULT_MIN_MASS, show_default=True,
+                     help="Below this probability on the tokens 1-5 a G-Eval score is missing."),
+        click.option("--matching", type=click.Choice(MATCH_MODES), default="strict", show_default=True,
+                     help="When a citation equals a graph triple."),
+        click.option("--hypothesis", "hypothesis_format", type=click.Choice(HYPOTHESIS_FORMATS), default="prop_value",
+                     show_default=True, help="NLI hypothesis: 'prop: value' (the paper) or a verbalised sentence."),
+        click.option("--na-absent", "absent_set", type=click.Choice(ABSENT_SETS), default="removed", show_default=True,
+                     help="[NA] absent set: knowledge removed from the prompt (the paper) or gold not cited (the original code)."),
+        click.option("--threshold", type=float, default=0.5, show_default=True, help="Entailment probability counted as entailed."),
+        click.option("--alignment-first", type=int, default=None, help="Score alignment on the first N answers only (original code: 400)."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling (G-Eval sample)."),
+    ]):
+        func = option(func)
+    return func
+
+
+def build_options(matching, hypothesis_format, absent_set, threshold, alignment_first, nli_batch_size,
+                  geval_sample, seed):
+    from kalma_graph.evaluation.evaluate import EvaluateOptions
+
+    return EvaluateOptions(matching=matching, hypothesis_format=hypothesis_format, absent_set=absent_set,
+                           threshold=threshold, alignment_first_n=alignment_first, nli_batch_size=nli_batch_size,
+                           geval_sample=geval_sample, seed=seed)
+
+
+def load_models(out: Path, *, nli_model, no_nli, nli_batch_size, nli_cache, device, judge, judge_ctx,
+                judge_gpu_layers, geval_aspects, geval_min_mass, seed, judge_threads=None) -> tuple[Any, Any]:
+    nli = judge_obj = None
+    if not no_nli:
+        from kalma_graph.models.nli import load_nli
+
+        nli = load_nli(nli_model, device=device, batch_size=nli_batch_size,
+                       cache=nli_cache or (out / "cache" / "nli.sqlite"))
+        err_console.print(f"NLI: {escape(nli.name_or_path)} on {nli.device}")
+    if judge:
+        from kalma_graph.evaluation.geval import GEvalJudge
+        from kalma_graph.models.llm import load_llm
+
+        llm = load_llm(judge, n_ctx=judge_ctx, n_gpu_layers=judge_gpu_layers, n_threads=judge_threads, seed=seed)
+        aspects = [a.strip() for a in geval_aspects.split(",") if a.strip()]
+        judge_obj = GEvalJudge(llm, aspects=aspects, cache=out / "cache" / "geval.sqlite", min_mass=geval_min_mass)
+        header = llm.header()
+        err_console.print(f"G-Eval judge: {escape(header['model_file'])} on {header['device']} "
+                          f"({header['n_gpu_layers']} GPU layers)")
+    return nli, judge_obj
+
+
+def progress_printer(enabled: bool):
+    if not enabled:
+        return None
+    last: dict[str, int] = {}
+
+    def report(stage: str, done: int, total: int) -> None:
+        step = max(1, total // 20)
+        if done == total or done - last.get(stage, -step) >= step:
+            last[stage] = done
+            err_console.print(f"  {stage}: {done}/{total}", highlight=False)
+
+    return report
+
+
+@click.command("evaluate")
+@click.option("--answers", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Answers JSONL written by `kalma-graph answer` (its .header.json sidecar is read too).")
+@click.option("--gold", type=click.Path(exists=True, dir_okay=False), default=None,
+              help='Gold minimum knowledge sets, JSONL {"id", "gold": [[qid, prop, value], ...]}; without it '
+                   "citation precision/recall/F1 are not computed.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Report directory; re-running with the same one reuses its NLI and judge caches.")
+@click.option("--store", "store_uri", envvar="KALMA_STORE", default=None, metavar="URI",
+              help="Also write the run into this graph store (embedded[:PATH] or bolt://…) [env KALMA_STORE].")
+@click.option("--run-id", default=None, help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the results (without per-answer rows) as JSON.")
+@nli_options
+def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_json, nli_model, no_nli,
+             nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,
+             geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed):
+    """Score an answers file: citation quality, text–citation alignment (NLI), [NA] quality, G-Eval.
+
+    Writes OUT/results.json, OUT/per_answer.csv, OUT/answers_scored.jsonl, OUT/summary.md and
+    OUT/plots/*.png; with --store, the run is written into the graph (browse it with the saved
+    queries in cypher/saved_queries/)."""
+    from kalma_graph.evaluation.evaluate import evaluate_file
+
+    out = Path(out_dir)
+    with evaluation_errors():
+        options = build_options(matching, hypothesis_format, absent_set, threshold, alignment_first,
+                                nli_batch_size, geval_sample, seed)
+        nli, judge_obj = load_models(out, nli_model=nli_model, no_nli=no_nli, nli_batch_size=nli_batch_size,
+                                     nli_cache=nli_cache, device=device, judge=judge, judge_ctx=judge_ctx,
+                                     judge_gpu_layers=judge_gpu_layers, geval_aspects=geval_aspects,
+                                     geval_min_mass=geval_min_mass, seed=seed, judge_threads=judge_threads)
+        store = None
+        if store_uri:
+            from kalma_graph.store import open_store
+
+            store = open_store(store_uri)
+        try:
+            results = evaluate_file(answers, out_dir=out, gold=gold, nli=nli, judge=judge_obj, options=options,
+                                    store=store, run_id=run_id, plots=not no_plots,
+                                    progress=progress_printer(progress))
+        finally:
+            if store is not None:
+                store.close()
+            if nli is not None:
+                nli.close()
+            if judge_obj is not None:
+                judge_obj.close()
+    if as_json:
+        print_json({k: v for k, v in results.items() if k not in ("answers", "per_answer")})
+        return
+    print_summary(results)
+
+
+def print_summary(results: dict) -> None:
+    summary = results["summary"]
+    table = Table(title=f"evaluation {results['run_id']}", show_header=True)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+
+    def pct(value):
+        return "n/a" if value is None else f"{100 * value:.1f}"
+
+    rows = [("answers", str(summary["answers"])), ("citations", str(summary["citations"])),
+            ("correctness %", pct(summary["correctness"])),
+            ("precision % (micro / macro)", f"{pct(summary['precision_micro'])} / {pct(summary['precision_macro'])}"),
+            ("recall % (micro / macro)", f"{pct(summary['recall_micro'])} / {pct(summary['recall_macro'])}"),
+            ("F1 % (micro / macro)", f"{pct(summary['f1_micro'])} / {pct(summary['f1_macro'])}"),
+            ("alignment % (micro / macro)", f"{pct(summary['alignment_micro'])} / {pct(summary['alignment_macro'])}"),
+            ("[NA] precision / recall / F1 %", f"{pct(summary['na_precision'])} / {pct(summary['na_recall'])} / "
+                                               f"{pct(summary['na_f1'])}")]
+    for key, value in summary.items():
+        if key.startswith("geval_") and not key.endswith("_missing"):
+            missing = summary.get(f"{key}_missing")
+            rows.append((f"G-Eval {key[6:]}", ("n/a" if value is None else f"{value:.2f}") + f" (missing {missing})"))
+    rows += [("answers without citation", str(summary["answers_without_citation"])),
+             ("sloppy citations %", pct(summary["sloppy_share"])), ("truncated answers", str(summary["truncated"]))]
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    for part, reason in (results.get("skipped") or {}).items():
+        console.print(f"[yellow]{part} skipped:[/] {escape(reason)}")
+    for note in results.get("notes") or []:
+        console.print(f"[dim]note:[/] {escape(note)}")
+    if results.get("store"):
+        s = results["store"]
+        console.print(f"run [bold]{escape(results['run_id'])}[/] written to {escape(s['uri'])}: {s['answers']} answers, "
+                      f"{s['sentences']} sentences, {s['cites']} CITES links")
+    console.print(f"report: {escape(results['files']['markdown'])}")

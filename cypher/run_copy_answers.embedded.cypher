@@ -1,0 +1,1 @@
+COPY Answer FROM $rows

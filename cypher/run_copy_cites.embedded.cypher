@@ -1,0 +1,1 @@
+COPY CITES FROM $rows

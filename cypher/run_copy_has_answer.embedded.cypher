@@ -1,0 +1,1 @@
+COPY HAS_ANSWER FROM $rows

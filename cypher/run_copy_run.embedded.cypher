@@ -1,0 +1,1 @@
+COPY Run FROM $rows

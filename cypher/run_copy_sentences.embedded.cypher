@@ -1,0 +1,1 @@
+COPY Sentence FROM $rows

@@ -1,0 +1,2 @@
+CREATE (r:Run)
+SET r = $props

@@ -1,0 +1,2 @@
+MATCH (r:Run {id: $run_id})
+DETACH DELETE r

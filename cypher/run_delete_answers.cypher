@@ -1,0 +1,3 @@
+MATCH (a:Answer)
+WHERE a.run_id = $run_id
+DETACH DELETE a

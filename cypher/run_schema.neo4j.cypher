@@ -1,0 +1,5 @@
+CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT answer_id IF NOT EXISTS FOR (a:Answer) REQUIRE a.id IS UNIQUE;
+CREATE CONSTRAINT sentence_id IF NOT EXISTS FOR (s:Sentence) REQUIRE s.id IS UNIQUE;
+CREATE INDEX answer_run_id IF NOT EXISTS FOR (a:Answer) ON (a.run_id);
+CREATE INDEX sentence_run_id IF NOT EXISTS FOR (s:Sentence) ON (s.run_id)

@@ -1,0 +1,728 @@
+"""Evaluate an answers file (the JSON lines `kalma-graph answer` writes) into one results dict.
+
+    results = evaluate_records(read_answers(path).records, gold=load_gold(gold_path), nli=load_nli(...))
+    results = evaluate_file(path, out_dir=..., gold=..., nli=..., judge=..., store=...)  # + report + graph
+
+What is computed (docs/evaluate.md; the metric definitions are docs/metrics.md):
+
+- citation correctness, precision, recall, F1, micro and macro (`citation_quality`); without a gold
+  file only correctness, and the result says so;
+- text–citation alignment with an NLI model (`alignment`), when one is given;
+- `[NA]` precision / recall / F1 (`na_quality`) when the answers were produced with knowledge withheld
+  (records whose `removed` list is non-empty), or with `absent_set="gold_not_cited"` and a gold file;
+- G-Eval coherence / consistency / fluency / relevance (`geval`), when a judge is given;
+- answer descriptives: answers without citation, citations and `[NA]` per answer, sloppy share,
+  truncations.
+
+Each part that does not run is listed under `skipped` with the reason; nothing is silently zero.
+The answer text is parsed again here (`parse_answer` with the retrieved property labels and `name`,
+as the pipeline parses), so the evaluation does not depend on the parser version the pipeline ran;
+records whose stored citations differ from the re-parse are counted in `notes`.
+
+The graph a citation is checked against is the graph *shown* to the model: the record's `shown`
+triples when it has them, else `retrieved` minus `removed` (the pipeline records the whole retrieval
+and what a knowledge filter withheld). The prompt's knowledge blocks also show each entity's name
+(`{qid: Q206534, name: Stephen Crane, …}`), so a citation `name: <that name>` counts as correct; both
+choices are named in the report header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from kalma_graph.evaluation.citations import ParsedAnswer, parse_answer
+from kalma_graph.evaluation.gold import GoldSets, load_gold
+from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
+from kalma_graph.evaluation.metrics import (
+    CitationCase,
+    NACase,
+    alignment,
+    alignment_pairs,
+    answer_descriptives,
+    citation_quality,
+    header_choices,
+    na_quality,
+)
+from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet, absent_triples
+from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, HypothesisFormat
+from kalma_graph.store.base import Entity, Triple
+
+RESULTS_KIND = "kalma-graph.evaluation"
+RESULTS_VERSION = 1
+Progress = Callable[[str, int, int], None]
+_LIBRARIES = ("kalma-graph", "torch", "transformers", "llama-cpp-python", "numpy", "matplotlib", "ladybug",
+              "neo4j", "spacy")
+
+
+class AnswersFileError(ValueError):
+    """An answers file line that cannot be read; the message starts with `file:line:`."""
+
+
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """Every evaluation choice; all of them are named in the report header."""
+
+    matching: MatchMode = "strict"
+    hypothesis_format: HypothesisFormat = "prop_value"
+    absent_set: AbsentSet = "removed"
+    threshold: float = 0.5  # NLI entailment probability counted as entailed
+    alignment_first_n: int | None = None  # the original code: 400
+    nli_batch_size: int | None = None
+    geval_sample: int | None = None  # judge a seeded sample of answers (the paper: 100)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.matching not in MATCH_MODES:
+            raise ValueError(f"unknown matching mode {self.matching!r}; expected one of {MATCH_MODES}")
+        if self.hypothesis_format not in HYPOTHESIS_FORMATS:
+            raise ValueError(f"unknown hypothesis format {self.hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
+        if self.absent_set not in ABSENT_SETS:
+            raise ValueError(f"unknown absent set {self.absent_set!r}; expected one of {ABSENT_SETS}")
+
+
+@dataclass
+class AnswersFile:
+    path: Path | None
+    records: list[dict]
+    header: dict | None = None  # the sidecar `<answers>.header.json`, when present
+    header_path: Path | None = None
+    sha256: str | None = None
+
+
+@dataclass
+class ScoredAnswer:
+    """One record as the evaluation sees it."""
+
+    id: str
+    question: str
+    variant: str | None
+    text: str
+    retrieved: list[Triple]  # everything retrieval found
+    removed: list[Triple]  # withheld from the prompt by a knowledge filter (the [NA] absent set)
+    shown: list[Triple]  # the graph in the prompt: citations are checked against it
+    parsed: ParsedAnswer
+    subject_names: dict[str, str]
+    record: dict = field(repr=False)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def header_path_for(path: Path) -> Path | None:
+    """The sidecar header of an answers file: `<file>.header.json` or `<stem>.header.json`."""
+    for candidate in (path.with_name(path.name + ".header.json"), path.with_suffix(".header.json")):
+        if candidate.is_file() and candidate != path:
+            return candidate
+    return None
+
+
+def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
+    """Read an answers JSONL file (plain or compressed) and its sidecar header, checking each line."""
+    from kalma_graph.ingest.sources import numbered_lines
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such answers file")
+    records: list[dict] = []
+    seen: set[str] = set()
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AnswersFileError(f"{where}: not JSON ({exc.msg}); a run cut off mid-line? "
+                                   "re-run `kalma-graph answer` to finish the file") from None
+        check_record(record, where)
+        if str(record["id"]) in seen:
+            raise AnswersFileError(f"{where}: answer id {record['id']!r} appears twice")
+        seen.add(str(record["id"]))
+        records.append(record)
+    header_path = header_path_for(path)
+    header = json.loads(header_path.read_text(encoding="utf-8")) if header_path else None
+    return AnswersFile(path, records, header, header_path, file_sha256(path))
+
+
+def check_record(record: object, where: str = "record") -> None:
+    if not isinstance(record, dict):
+        raise AnswersFileError(f"{where}: an answer record is a JSON object")
+    for key in ("id", "answer"):
+        if key not in record:
+            raise AnswersFileError(f"{where}: missing {key!r}")
+    if not isinstance(record["answer"], str):
+        raise AnswersFileError(f"{where}: 'answer' must be a string (got {type(record['answer']).__name__})")
+    for key in ("retrieved", "removed", "shown"):
+        triples = record.get(key) or []
+        if not isinstance(triples, list):
+            raise AnswersFileError(f"{where}: {key!r} must be a list of triples")
+        for t in triples:
+            if not isinstance(t, dict) or not all(isinstance(t.get(k), str) for k in ("subject", "label", "value")):
+                raise AnswersFileError(f"{where}: each {key!r} triple needs string subject, label and value: {t!r}")
+
+
+def to_triple(row: Mapping[str, Any]) -> Triple:
+    return Triple(subject=row["subject"], pid=row.get("pid") or "", label=row["label"], value=row["value"],
+                  object_id=row.get("object_id"), datatype=row.get("datatype"))
+
+
+def subject_names_of(record: Mapping[str, Any]) -> dict[str, str]:
+    """Entity id → name from the record's entity-linking output (selected entity and candidates)."""
+    names: dict[str, str] = {}
+
+    def take(item: Any, mention: str | None = None) -> None:
+        if isinstance(item, dict):
+            eid = item.get("id") or item.get("qid")
+            name = item.get("name") or item.get("label")
+            if isinstance(eid, str) and isinstance(name, str) and name:
+                names.setdefault(eid, name)
+        elif isinstance(item, str) and mention:
+            names.setdefault(item, mention)
+
+    for entity in record.get("entities") or []:
+        if not isinstance(entity, dict):
+            continue
+        take(entity.get("selected"), entity.get("mention"))
+        for candidate in entity.get("candidates") or []:
+            take(candidate)
+    return names
+
+
+def shown_triples(record: Mapping[str, Any]) -> list[Triple]:
+    """The graph shown to the model: `shown` when recorded, else `retrieved` minus `removed`."""
+    if record.get("shown") is not None:
+        return [to_triple(t) for t in record["shown"]]
+    withheld = {to_triple(t) for t in record.get("removed") or []}
+    return [t for t in (to_triple(r) for r in record.get("retrieved") or []) if t not in withheld]
+
+
+def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Triple]:
+    """`(id, name, <name>)` for each subject with a known name: the knowledge block's name line."""
+    subjects = dict.fromkeys(t.subject for t in triples)
+    return [Triple(subject=s, pid="", label="name", value=names[s]) for s in subjects if names.get(s)]
+
+
+def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
+    retrieved = [to_triple(t) for t in record.get("retrieved") or []]
+    removed = [to_triple(t) for t in record.get("removed") or []]
+    shown = shown_triples(record)
+    known: dict[str, set[str]] = {}
+    for t in retrieved + removed + shown:
+        known.setdefault(t.subject, {"name"}).add(t.label)
+    names = dict(extra_names or {}) | subject_names_of(record)
+    return ScoredAnswer(
+        id=str(record["id"]),
+        question=str(record.get("question") or ""),
+        variant=record.get("variant"),
+        text=record["answer"],
+        retrieved=retrieved,
+        removed=removed,
+        shown=shown,
+        parsed=parse_answer(record["answer"], known or None),
+        subject_names=names,
+        record=dict(record),
+    )
+
+
+# --- evaluation ----------------------------------------------------------------------------------
+
+
+class _RecordingEntail:
+    """The NLI call the metrics make, with every probability kept (for per-citation rows)."""
+
+    def __init__(self, nli: Any, batch_size: int | None) -> None:
+        self.nli = nli
+        self.batch_size = batch_size
+        self.calls: list[list[float]] = []
+        self.pairs = 0
+        self.seconds = 0.0
+
+    def __call__(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
+        started = time.perf_counter()
+        kwargs = {"batch_size": self.batch_size} if self.batch_size else {}
+        probs = [float(p) for p in self.nli.entailment_prob(list(premises), list(hypotheses), **kwargs)]
+        self.seconds += time.perf_counter() - started
+        self.pairs += len(probs)
+        self.calls.append(probs)
+        return probs
+
+
+def evaluate_records(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    gold: GoldSets | None = None,
+    nli: Any | None = None,
+    judge: Any | None = None,
+    options: EvaluateOptions = EvaluateOptions(),
+    subject_names: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Score answer records (dicts in the answers-file schema). `nli` is a loaded
+    `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
+    `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    for i, record in enumerate(records):
+        check_record(record, f"record {i}")
+    answers = [scored_answer(r, subject_names) for r in records]
+    timings["parse"] = time.perf_counter() - started
+    skipped: dict[str, str] = {}
+    notes: list[str] = []
+    metrics: dict[str, dict] = {}
+
+    # citation quality -------------------------------------------------------------------------
+    t0 = time.perf_counter()
+    gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
+    cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
+             for a, g in zip(answers, gold_for)]
+    quality = citation_quality(cases, matching=options.matching)
+    metrics["citation_quality"] = quality
+    if gold is None:
+        notes.append("no gold file: citation precision, recall and F1 need minimum knowledge sets; "
+                     "only correctness and alignment are reported")
+    else:
+        without = sum(1 for g in gold_for if g is None)
+        if without:
+            notes.append(f"{without} of {len(answers)} answers have no gold set (scored for correctness only)")
+        unused = len(set(gold) - {a.id for a in answers})
+        if unused:
+            notes.append(f"{unused} gold sets name questions that are not in the answers file")
+    timings["citation_quality"] = time.perf_counter() - t0
+
+    # alignment (NLI) ---------------------------------------------------------------------------
+    entail = _RecordingEntail(nli, options.nli_batch_size) if nli is not None else None
+    pair_probs: list[list[float]] = [[] for _ in answers]
+    if entail is None:
+        skipped["alignment"] = "no NLI model given (--nli)"
+    else:
+        t0 = time.perf_counter()
+        pairs = [alignment_pairs(a.parsed) for a in answers]
+        names = _merged_names(answers)
+        if progress:
+            progress("alignment", 0, sum(len(p) for p in pairs))
+        calls_before = len(entail.calls)
+        metrics["alignment"] = alignment(
+            pairs, entail, hypothesis_format=options.hypothesis_format, subject_names=names,
+            threshold=options.threshold, first_n_answers=options.alignment_first_n,
+        )
+        flat = [p for call in entail.calls[calls_before:] for p in call]
+        evaluated = len(answers) if options.alignment_first_n is None else min(len(answers), options.alignment_first_n)
+        if len(flat) == sum(len(pairs[i]) for i in range(evaluated)):  # the metric's pairs, in its order
+            cursor = 0
+            for i in range(evaluated):
+                pair_probs[i] = flat[cursor:cursor + len(pairs[i])]
+                cursor += len(pairs[i])
+        timings["alignment"] = time.perf_counter() - t0
+        if progress:
+            progress("alignment", metrics["alignment"]["pairs"], metrics["alignment"]["pairs"])
+
+    # [NA] quality (conscious incompetence) ------------------------------------------------------
+    na_flags: list[list[bool | None]] = [[None] * len(a.parsed.na_sentences) for a in answers]
+    na_reason = _na_skip_reason(answers, gold, options, entail)
+    if na_reason:
+        skipped["na_quality"] = na_reason
+    else:
+        t0 = time.perf_counter()
+        eligible = _na_eligible(answers, gold_for, options)
+        na_cases = [NACase.from_parsed(answers[i].parsed, absent=answers[i].removed, gold=gold_for[i]) for i in eligible]
+        calls_before = len(entail.calls)
+        metrics["na_quality"] = na_quality(
+            na_cases, entail, absent_set=options.absent_set, matching=options.matching,
+            hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
+            threshold=options.threshold,
+        )
+        metrics["na_quality"]["answers_eligible"] = len(eligible)
+        metrics["na_quality"]["choices"]["answers"] = (
+            "with withheld knowledge" if options.absent_set == "removed" else "with a gold set")
+        if len(eligible) < len(answers):
+            notes.append(f"[NA] quality covers the {len(eligible)} of {len(answers)} answers "
+                         + ("whose graph had knowledge withheld ('removed')" if options.absent_set == "removed"
+                            else "that have a gold set"))
+        flat = [p for call in entail.calls[calls_before:] for p in call]
+        absents = [absent_triples(case, options.absent_set, options.matching) for case in na_cases]
+        if len(flat) == sum(len(c.na_sentences) * len(a) for c, a in zip(na_cases, absents)):
+            cursor = 0
+            for i, case, absent in zip(eligible, na_cases, absents):
+                flags = []
+                for _ in case.na_sentences:  # premise = [NA] sentence, hypotheses = its absent triples
+                    flags.append(any(p >= options.threshold for p in flat[cursor:cursor + len(absent)]))
+                    cursor += len(absent)
+                na_flags[i] = flags
+        timings["na_quality"] = time.perf_counter() - t0
+
+    # G-Eval --------------------------------------------------------------------------------------
+    geval_rows: dict[str, dict] = {}
+    if judge is None:
+        skipped["geval"] = "no judge model given (--judge)"
+    else:
+        from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
+
+        t0 = time.perf_counter()
+        ids = sample_ids([a.id for a in answers], options.geval_sample, options.seed)
+        chosen = set(ids)
+        items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
+                 for a in answers if a.id in chosen]
+        sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
+            f"seeded sample of {len(items)} (seed {options.seed})")
+        metrics["geval"] = geval(items, judge, answers_total=len(answers), sample=sample,
+                                 progress=(lambda d, t: progress("geval", d, t)) if progress else None)
+        geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]}
+        timings["geval"] = time.perf_counter() - t0
+
+    # descriptives --------------------------------------------------------------------------------
+    descriptives = answer_descriptives([a.parsed for a in answers])
+    finish = Counter(str(a.record.get("finish_reason") or "unknown") for a in answers)
+    descriptives |= {
+        "truncated": sum(1 for a in answers if a.record.get("truncated") or a.record.get("finish_reason") == "length"),
+        "finish_reasons": dict(sorted(finish.items())),
+        "empty_answers": sum(1 for a in answers if not a.text.strip()),
+        "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
+    }
+    metrics["answer_descriptives"] = descriptives
+    mismatched = sum(1 for a in answers if _stored_citations(a.record) not in (None, _citation_list(a.parsed)))
+    if mismatched:
+        notes.append(f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
+                     "text; the evaluation uses its own parse")
+
+    # per answer ------------------------------------------------------------------------------------
+    quality_rows = quality["per_answer"]
+    align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
+    na_rows = dict(zip(_na_eligible(answers, gold_for, options), metrics["na_quality"]["per_answer"])) \
+        if "na_quality" in metrics else {}
+    rows, details = [], []
+    for i, a in enumerate(answers):
+        q = quality_rows[i]
+        al = align_rows[i] if i < len(align_rows) else None
+        na = na_rows.get(i)
+        g = geval_rows.get(a.id)
+        rows.append({
+            "id": a.id,
+            "variant": a.variant,
+            "question": a.question,
+            "sentences": len(a.parsed.sentences),
+            "citations": a.parsed.n_citations,
+            "correct": q["correct"],
+            "correctness": q["correct"] / q["citations"] if q["citations"] else None,
+            "gold_triples": q["gold_triples"],
+            "precise": q["precise"],
+            "gold_hit": q["gold_hit"],
+            "precision": q["precision"],
+            "recall": q["recall"],
+            "alignment_pairs": al["pairs"] if al else None,
+            "alignment_entailed": al["entailed"] if al else None,
+            "alignment": al["alignment"] if al else None,
+            "na_marks": a.parsed.n_na,
+            "na_sentences": len(a.parsed.na_sentences),
+            "removed": len(a.removed),
+            "absent_triples": na["absent_triples"] if na else None,
+            "na_precision": na["precision"] if na else None,
+            "na_recall": na["recall"] if na else None,
+            "sloppy": a.parsed.n_sloppy,
+            "entity_only": a.parsed.n_entity_only,
+            "parse_issues": len(a.parsed.errors),
+            "truncated": bool(a.record.get("truncated") or a.record.get("finish_reason") == "length"),
+            "finish_reason": a.record.get("finish_reason"),
+            **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None
+               for aspect in (judge.aspects if judge is not None else ())},
+        })
+        details.append(_detail(a, q, pair_probs[i], na_flags[i], options.threshold, g))
+
+    summary = _summary(metrics, answers)
+    timings["total"] = time.perf_counter() - started
+    throughput = {
+        "answers_per_second": len(answers) / timings["total"] if timings["total"] > 0 else None,
+        "nli_pairs": entail.pairs if entail else 0,
+        "nli_seconds": entail.seconds if entail else 0.0,
+        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    }
+    choices = {
+        "evaluation.matching": options.matching,
+        "evaluation.hypothesis_format": options.hypothesis_format,
+        "evaluation.absent_set": options.absent_set,
+        "evaluation.threshold": options.threshold,
+        "evaluation.shown_graph": "record 'shown', else 'retrieved' minus 'removed'",
+        "evaluation.name_citations": "'name: <entity name>' matches the knowledge block's name",
+        "evaluation.seed": options.seed,
+        **header_choices(m for m in metrics.values() if "choices" in m),
+    }
+    return {
+        "kind": RESULTS_KIND,
+        "version": RESULTS_VERSION,
+        "header": {
+            "choices": choices,
+            "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
+            "answer_models": _distinct(a.record.get("model") for a in answers),
+            "answer_params": _distinct(a.record.get("params") for a in answers),
+            "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
+            "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+            "judge": judge.describe() if judge is not None else None,
+            "libraries": library_versions(),
+        },
+        "summary": summary,
+        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
+        "skipped": skipped,
+        "notes": notes,
+        "timings": {k: round(v, 4) for k, v in timings.items()},
+        "throughput": throughput,
+        "per_answer": rows,
+        "answers": details,
+    }
+
+
+def evaluate_file(
+    answers: str | os.PathLike[str],
+    *,
+    out_dir: str | os.PathLike[str],
+    gold: str | os.PathLike[str] | GoldSets | None = None,
+    nli: Any | None = None,
+    judge: Any | None = None,
+    options: EvaluateOptions = EvaluateOptions(),
+    store: Any | None = None,
+    run_id: str | None = None,
+    plots: bool = True,
+    progress: Progress | None = None,
+) -> dict:
+    """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
+    answers_scored.jsonl, summary.md, plots) and, when a store is given, write the run into the graph.
+    Returns the results dict (with `run_id` and `files`)."""
+    from kalma_graph.reporting import write_report
+
+    file = read_answers(answers)
+    gold_info: dict[str, Any] | None = None
+    if isinstance(gold, (str, os.PathLike)):
+        gold_path = Path(gold)
+        gold_sets = load_gold(gold_path)
+        gold_info = {"path": str(gold_path), "sha256": file_sha256(gold_path), "questions": len(gold_sets)}
+    else:
+        gold_sets = gold
+        if gold is not None:
+            gold_info = {"path": None, "sha256": _json_sha256(gold), "questions": len(gold)}
+    names = _store_names(store, file.records) if store is not None else None
+    results = evaluate_records(file.records, gold=gold_sets, nli=nli, judge=judge, options=options,
+                               subject_names=names, progress=progress)
+    results["header"] = {
+        "evaluated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "answers": {
+            "path": str(file.path),
+            "sha256": file.sha256,
+            "records": len(file.records),
+            "header_path": str(file.header_path) if file.header_path else None,
+            "header": file.header,
+        },
+        "gold": gold_info,
+        **results["header"],
+    }
+    results["run_id"] = run_id or default_run_id(results)
+    if store is not None:
+        from kalma_graph.store.results import write_run
+
+        results["store"] = {"uri": store.uri, **write_run(store, results)}
+    results["files"] = {k: str(v) for k, v in write_report(results, Path(out_dir), plots=plots).items()}
+    return results
+
+
+def default_run_id(results: Mapping[str, Any]) -> str:
+    """`<answers file stem>-<12 hex>` (the folder's name for a file called `answers.*`): the same answers, gold, choices and models give the same id,
+    so evaluating again replaces the run in the graph instead of adding a second one."""
+    header = results["header"]
+    answers = header.get("answers") or {}
+    basis = {
+        "answers": answers.get("sha256"),
+        "gold": (header.get("gold") or {}).get("sha256"),
+        "choices": header.get("choices"),
+        "nli": (header.get("nli") or {}).get("model_hash"),
+        "judge": (header.get("judge") or {}).get("model_sha256"),
+    }
+    path = Path(answers.get("path") or "answers")
+    stem = path.name.split(".")[0] or "answers"
+    if stem == "answers" and path.parent.name:  # experiments: <out>/<setting>/answers.jsonl
+        stem = path.parent.name
+    return f"{stem}-{_json_sha256(basis)[:12]}"
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def clean_answer(parsed: ParsedAnswer) -> str:
+    """The answer without citation marks (what G-Eval judges)."""
+    return " ".join(s.clean_text for s in parsed.sentences if s.clean_text)
+
+
+def knowledge_text(triples: Sequence[Triple], names: Mapping[str, str]) -> str:
+    """The graph shown to the model as KaLMA knowledge blocks, one per subject (seed 000, Table 13)."""
+    from kalma_graph.retrieval.subgraph import knowledge_block
+
+    by_subject: dict[str, list[Triple]] = {}
+    for t in triples:
+        by_subject.setdefault(t.subject, []).append(t)
+    return "\n".join(knowledge_block(Entity(id=s, name=names.get(s)), ts) for s, ts in by_subject.items())
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def library_versions() -> dict[str, str | None]:
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": platform.python_version(), "platform": sys.platform}
+    for name in _LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _na_skip_reason(answers: Sequence[ScoredAnswer], gold: GoldSets | None, options: EvaluateOptions,
+                    entail: Any) -> str | None:
+    if entail is None:
+        return "no NLI model given (--nli)"
+    if options.absent_set == "removed":
+        if not any(a.removed for a in answers):
+            return ("no record withheld knowledge ('removed' is empty everywhere): not a conscious-incompetence "
+                    "run; use `kalma-graph experiment conscious`, or --na-absent gold_not_cited with --gold")
+        return None
+    if gold is None:
+        return "--na-absent gold_not_cited needs --gold"
+    return None
+
+
+def _na_eligible(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], options: EvaluateOptions) -> list[int]:
+    """The answers [NA] quality covers: those whose graph had knowledge withheld (the paper's setting),
+    or, for the original code's absent set, those with a gold set."""
+    if options.absent_set == "removed":
+        return [i for i, a in enumerate(answers) if a.removed]
+    return [i for i, g in enumerate(gold_for) if g is not None]
+
+
+def _merged_names(answers: Sequence[ScoredAnswer]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for a in answers:
+        for k, v in a.subject_names.items():
+            names.setdefault(k, v)
+    return names
+
+
+def _citation_list(parsed: ParsedAnswer) -> list[list[str]]:
+    return [list(c.triple) for c in parsed.citations]
+
+
+def _stored_citations(record: Mapping[str, Any]) -> list[list[str]] | None:
+    sentences = record.get("sentences")
+    if not isinstance(sentences, list):
+        return None
+    out = []
+    for s in sentences:
+        for c in (s.get("citations") or []) if isinstance(s, dict) else []:
+            out.append([str(c.get("qid", "")), str(c.get("prop", "")), str(c.get("value", ""))])
+    return out
+
+
+def _detail(a: ScoredAnswer, quality_row: Mapping[str, Any], probs: Sequence[float],
+            na_flags: Sequence[bool | None], threshold: float, geval_row: Mapping[str, Any] | None) -> dict:
+    correct = list(quality_row.get("correct_flags") or [])
+    precise = list(quality_row.get("precise_flags") or [])
+    sentences, k, na_index = [], 0, 0
+    for position, s in enumerate(a.parsed.sentences):
+        citations = []
+        for c in s.citations:
+            p = probs[k] if k < len(probs) else None
+            citations.append({
+                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
+                "correct": correct[k] if k < len(correct) else None,
+                "precise": precise[k] if k < len(precise) else None,
+                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
+            })
+            k += 1
+        na_ok = None
+        if s.na:
+            na_ok = na_flags[na_index] if na_index < len(na_flags) else None
+            na_index += 1
+        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
+                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
+    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
+            "geval": dict(geval_row) if geval_row else None}
+
+
+def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> dict[str, Any]:
+    q = metrics["citation_quality"]
+    d = metrics["answer_descriptives"]
+    out: dict[str, Any] = {
+        "answers": len(answers),
+        "citations": q["citations"],
+        "correctness": q["correctness"],
+        **{f"{m}_{s}": q.get(f"{m}_{s}") for m in ("precision", "recall", "f1") for s in ("micro", "macro")},
+        "alignment_micro": metrics.get("alignment", {}).get("alignment_micro"),
+        "alignment_macro": metrics.get("alignment", {}).get("alignment_macro"),
+        "na_precision": metrics.get("na_quality", {}).get("precision"),
+        "na_recall": metrics.get("na_quality", {}).get("recall"),
+        "na_f1": metrics.get("na_quality", {}).get("f1"),
+    }
+    for aspect, row in (metrics.get("geval", {}).get("aspects") or {}).items():
+        out[f"geval_{aspect}"] = row["mean"]
+        out[f"geval_{aspect}_missing"] = row["missing"]
+    out |= {
+        "answers_without_citation": d["answers_without_citation"],
+        "citations_per_answer": d["citations_per_answer"],
+        "na_per_answer": d["na_per_answer"],
+        "sloppy_share": d["sloppy_share"],
+        "truncated": d["truncated"],
+    }
+    return out
+
+
+def _without_rows(metric: Mapping[str, Any]) -> dict:
+    return {k: v for k, v in metric.items() if k != "per_answer"}
+
+
+def _distinct(values: Any) -> list:
+    seen, out = set(), []
+    for v in values:
+        if v is None:
+            continue
+        key = json.dumps(v, sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def _store_names(store: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    ids = {t["subject"] for r in records
+           for t in (r.get("retrieved") or []) + (r.get("removed") or []) + (r.get("shown") or [])}
+    return {e.id: e.name for e in store.get_entities(ids) if e.name}
+
+
+def _json_sha256(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+__all__ = [
+    "AnswersFile",
+    "AnswersFileError",
+    "EvaluateOptions",
+    "ScoredAnswer",
+    "clean_answer",
+    "default_run_id",
+    "evaluate_file",
+    "evaluate_records",
+    "knowledge_text",
+    "read_answers",
+    "scored_answer",
+    "subject_names_of",
+]

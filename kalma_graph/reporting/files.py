@@ -1,0 +1,75 @@
+"""The report files of one evaluation run (see the package docstring)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from kalma_graph.reporting.markdown import summary_markdown
+
+CSV_NAME = "per_answer.csv"
+JSON_NAME = "results.json"
+DETAILS_NAME = "answers_scored.jsonl"
+MARKDOWN_NAME = "summary.md"
+
+
+def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Path]:
+    """Write every report file into `out_dir` (created) and return their paths by kind.
+
+    Files are written to a temporary name and renamed, so an interrupted run never leaves a
+    half-written report that a re-run would mistake for a finished one."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {
+        "json": out / JSON_NAME,
+        "csv": out / CSV_NAME,
+        "details": out / DETAILS_NAME,
+        "markdown": out / MARKDOWN_NAME,
+    }
+    if plots:
+        from kalma_graph.reporting.plots import evaluation_plots
+
+        for name, path in evaluation_plots(results, out / "plots").items():
+            files[f"plot_{name}"] = path
+    view = {k: v for k, v in results.items() if k != "answers"}
+    view = {**view, "files": {k: str(v) for k, v in files.items()}}
+    _atomic_write(files["json"], json.dumps(view, indent=2, ensure_ascii=False, default=str) + "\n")
+    _atomic_write(files["csv"], per_answer_csv(results.get("per_answer") or []))
+    _atomic_write(files["details"], "".join(json.dumps(a, ensure_ascii=False, default=str) + "\n"
+                                            for a in results.get("answers") or []))
+    _atomic_write(files["markdown"], summary_markdown(view))
+    return files
+
+
+def per_answer_csv(rows: list[Mapping[str, Any]]) -> str:
+    """CSV text with a header of every column any row has (first-seen order); None is empty."""
+    import io
+
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns or ["id"], lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

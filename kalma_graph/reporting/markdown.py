@@ -1,0 +1,159 @@
+"""The Markdown summary of an evaluation run: the header (every choice) before any number, then the
+tables in the KaLMA paper's layout (Table 3: citation quality and alignment; Table 4: G-Eval)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping, Sequence
+
+
+def pct(value: Any) -> str:
+    """A ratio as a percentage with one decimal (the paper's scale); `n/a` when undefined."""
+    return "n/a" if value is None else f"{100 * float(value):.1f}"
+
+
+def num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |")
+    return out
+
+
+def summary_markdown(results: Mapping[str, Any]) -> str:
+    header = results.get("header") or {}
+    metrics = results.get("metrics") or {}
+    lines: list[str] = [f"# Evaluation `{results.get('run_id', '')}`", ""]
+    answers = header.get("answers") or {}
+    if answers:
+        lines.append(f"Answers: `{answers.get('path')}` — {answers.get('records')} records, "
+                     f"sha256 `{str(answers.get('sha256'))[:16]}…`")
+    gold = header.get("gold")
+    lines.append(f"Gold minimum knowledge sets: `{gold.get('path') or 'given in memory'}` ({gold.get('questions')} questions, sha256 "
+                 f"`{str(gold.get('sha256'))[:16]}…`)" if gold else
+                 "Gold minimum knowledge sets: **none** — citation precision, recall and F1 are not computed; "
+                 "correctness and alignment only.")
+    if header.get("evaluated_at"):
+        lines.append(f"Evaluated at {header['evaluated_at']}.")
+    lines.append("")
+
+    lines += ["## Choices", ""]
+    lines += table(["choice", "value"], sorted((k, v) for k, v in (header.get("choices") or {}).items()))
+    lines += ["", "## Models and versions", ""]
+    model_rows = []
+    for model in header.get("answer_models") or []:
+        model_rows.append(("answering model", _model_line(model)))
+    for params in header.get("answer_params") or []:
+        model_rows.append(("answering parameters", json.dumps(params, sort_keys=True)))
+    if header.get("variants"):
+        model_rows.append(("answer variants", ", ".join(header["variants"])))
+    nli = header.get("nli")
+    model_rows.append(("NLI model", f"{nli.get('name_or_path')} (weights sha256 `{nli.get('model_hash')}`, "
+                                    f"{nli.get('device')} {nli.get('dtype')})" if nli else "none"))
+    judge = header.get("judge")
+    if judge:
+        model_rows.append(("G-Eval judge", f"{judge.get('model_file')} (sha256 `{judge.get('model_sha256')}`, "
+                                           f"{judge.get('device')}, seed {judge.get('seed')})"))
+        for aspect, p in (judge.get("prompts") or {}).items():
+            model_rows.append((f"G-Eval prompt {aspect}", f"{p['name']} v{p['version']} (sha256 `{p['sha256'][:16]}…`)"))
+    else:
+        model_rows.append(("G-Eval judge", "none"))
+    libs = header.get("libraries") or {}
+    model_rows.append(("libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)))
+    lines += table(["", ""], model_rows)
+
+    q = metrics.get("citation_quality") or {}
+    al = metrics.get("alignment") or {}
+    lines += ["", "## Citation quality and alignment (%)", "",
+              "Micro: over all citations / gold triples; macro: mean over answers (Table 3 layout).", ""]
+    lines += table(
+        ["Align.", "Corr.", "Prec. (micro)", "Rec. (micro)", "F1 (micro)", "Prec. (macro)", "Rec. (macro)", "F1 (macro)"],
+        [[pct(al.get("alignment_micro")), pct(q.get("correctness")), pct(q.get("precision_micro")),
+          pct(q.get("recall_micro")), pct(q.get("f1_micro")), pct(q.get("precision_macro")),
+          pct(q.get("recall_macro")), pct(q.get("f1_macro"))]],
+    )
+    lines += ["", f"{q.get('citations', 0)} citations in {q.get('answers', 0)} answers; {q.get('correct', 0)} correct"
+              + (f"; {q.get('precise')} in the gold sets; {q.get('gold_hit')} of {q.get('gold_triples')} gold triples hit"
+                 if q.get("gold_triples") is not None else "") + "."]
+    if al:
+        lines.append(f"Alignment: {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
+                     f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
+
+    na = metrics.get("na_quality")
+    lines += ["", "## [NA] quality (conscious incompetence) (%)", ""]
+    if na:
+        lines += table(["Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "[NA] sentences", "absent triples"],
+                       [[pct(na.get("precision")), pct(na.get("recall")), pct(na.get("f1")), pct(na.get("precision_macro")),
+                         pct(na.get("recall_macro")), pct(na.get("f1_macro")), na.get("na_sentences"), na.get("absent_triples")]])
+        lines.append("")
+        lines.append(f"Absent set: `{na.get('choices', {}).get('absent_set')}`.")
+    else:
+        lines.append(f"Not computed: {(results.get('skipped') or {}).get('na_quality', 'skipped')}.")
+
+    ge = metrics.get("geval")
+    lines += ["", "## Text quality (G-Eval, 1–5)", ""]
+    if ge:
+        aspects = ge.get("aspects") or {}
+        lines += table(["aspect", "mean", "scored", "missing", "missing reasons", "mean mass on 1–5"],
+                       [[a, num(r.get("mean")), r.get("scored"), r.get("missing"),
+                         ", ".join(f"{k}: {v}" for k, v in (r.get("missing_reasons") or {}).items() if v) or "—",
+                         num(r.get("mean_mass"), 3)] for a, r in aspects.items()])
+        lines.append("")
+        lines.append(f"Judged: {ge.get('choices', {}).get('answers_judged')} ({ge.get('answers_judged')} of "
+                     f"{ge.get('answers')} answers). Missing scores are left out of the means, never defaulted.")
+    else:
+        lines.append(f"Not computed: {(results.get('skipped') or {}).get('geval', 'skipped')}.")
+
+    d = metrics.get("answer_descriptives") or {}
+    lines += ["", "## How the answers cite", ""]
+    lines += table(["", ""], [
+        ("answers", d.get("answers")),
+        ("answers with no citation", d.get("answers_without_citation")),
+        ("answers with no mark at all", d.get("answers_without_any_mark")),
+        ("citations per answer (mean / max)", f"{num(d.get('citations_per_answer'))} / {d.get('citations_per_answer_max')}"),
+        ("[NA] marks per answer", num(d.get("na_per_answer"))),
+        ("answers with [NA]", d.get("answers_with_na")),
+        ("sloppy citations (share)", f"{d.get('sloppy_citations')} ({pct(d.get('sloppy_share'))}%)"),
+        ("sloppy [NA] marks", d.get("na_sloppy")),
+        ("entity-only marks", d.get("entity_only")),
+        ("truncated answers (max_tokens)", d.get("truncated")),
+        ("parse issues", ", ".join(f"{k}: {v}" for k, v in (d.get("parse_issues") or {}).items() if v) or "none"),
+    ])
+
+    skipped = results.get("skipped") or {}
+    notes = results.get("notes") or []
+    if skipped or notes:
+        lines += ["", "## Skipped parts and notes", ""]
+        lines += [f"- **{k}** skipped: {v}" for k, v in skipped.items()]
+        lines += [f"- {n}" for n in notes]
+    t = results.get("throughput") or {}
+    lines += ["", "## Timings", "",
+              f"{num((results.get('timings') or {}).get('total'))} s in all; "
+              f"{num(t.get('answers_per_second'), 1)} answers/s; NLI {t.get('nli_pairs', 0)} pairs"
+              + (f" at {num(t.get('nli_pairs_per_second'), 1)} pairs/s (cache hits included)" if t.get("nli_pairs_per_second") else "")
+              + "."]
+    store = results.get("store")
+    if store:
+        lines += ["", "## In the graph", "",
+                  f"Run `{results.get('run_id')}` written to `{store.get('uri')}`: {store.get('answers')} answers, "
+                  f"{store.get('sentences')} sentences, {store.get('cites')} CITES links "
+                  f"({store.get('citations_without_entity')} citations name no entity in the store). Browse with the "
+                  "saved queries in `cypher/saved_queries/` (`:param run_id => '…'`)."]
+    files = results.get("files") or {}
+    if files:
+        lines += ["", "## Files", ""] + [f"- {k}: `{v}`" for k, v in files.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _model_line(model: Mapping[str, Any]) -> str:
+    name = model.get("model_file") or model.get("name") or model.get("path") or "?"
+    sha = model.get("model_sha256") or model.get("sha256")
+    rest = ", ".join(f"{k} {v}" for k, v in model.items() if k in ("device", "n_gpu_layers", "n_ctx", "seed"))
+    return f"{name}" + (f" (sha256 `{sha}`)" if sha else "") + (f", {rest}" if rest else "")

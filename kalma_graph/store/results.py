@@ -1,0 +1,259 @@
+"""Evaluation runs written back to the graph, so a run can be browsed next to the knowledge it cites:
+
+    (:Run {id, answers_file, matching, …scores})-[:HAS_ANSWER]->(:Answer {question_id, text, …scores})
+        -[:HAS_SENTENCE {position}]->(:Sentence {text, clean_text, na, citations})
+        -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy}]->(:Entity)
+
+Every statement is a named file in `cypher/` (`run_*.cypher`; the embedded store's tables are declared
+in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`). Writing a run is
+idempotent: the run's previous nodes (found by `run_id`) are deleted first, then everything is written
+again — on Neo4j in one transaction, on the embedded store with one COPY per table (Ladybug 0.22 must
+not COPY over an existing key, so the delete comes first). A citation whose subject id is not an
+entity of the store (a hallucinated id) gets no CITES link; it stays in `Sentence.citations`.
+
+The base graph is never changed: runs only add Run/Answer/Sentence nodes and their relationships.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from . import queries
+from .base import GraphStore
+
+S, I, F, B, L = "string", "int", "float", "bool", "list"
+#: Property name -> type, per table; the order is the declared column order of the embedded tables.
+RUN_COLUMNS = (
+    ("id", S), ("created_at", S), ("answers_file", S), ("answers_sha256", S), ("records", I), ("variants", L),
+    ("matching", S), ("hypothesis_format", S), ("absent_set", S), ("gold_file", S), ("gold_sha256", S),
+    ("nli_model", S), ("nli_hash", S), ("judge_model", S), ("judge_sha256", S), ("citations", I),
+    ("answers_without_citation", I), ("correctness", F), ("precision_micro", F), ("recall_micro", F),
+    ("f1_micro", F), ("precision_macro", F), ("recall_macro", F), ("f1_macro", F), ("alignment_micro", F),
+    ("alignment_macro", F), ("na_precision", F), ("na_recall", F), ("na_f1", F), ("geval_coherence", F),
+    ("geval_consistency", F), ("geval_fluency", F), ("geval_relevance", F), ("header_json", S),
+)
+ANSWER_COLUMNS = (
+    ("id", S), ("run_id", S), ("question_id", S), ("question", S), ("variant", S), ("text", S), ("sentences", I),
+    ("citations", I), ("correct", I), ("precise", I), ("gold_triples", I), ("gold_hit", I), ("precision", F),
+    ("recall", F), ("alignment", F), ("na_marks", I), ("removed", I), ("na_precision", F), ("na_recall", F),
+    ("sloppy", I), ("truncated", B), ("finish_reason", S), ("geval_coherence", F), ("geval_consistency", F),
+    ("geval_fluency", F), ("geval_relevance", F),
+)
+SENTENCE_COLUMNS = (
+    ("id", S), ("run_id", S), ("answer_id", S), ("position", I), ("text", S), ("clean_text", S), ("na", B),
+    ("na_entails_absent", B), ("n_citations", I), ("citations", L),
+)
+CITE_COLUMNS = (
+    ("position", I), ("prop", S), ("value", S), ("sloppy", B), ("correct", B), ("precise", B),
+    ("entailment", F), ("entailed", B),
+)
+RUN_FIELDS = tuple(n for n, _ in RUN_COLUMNS)
+ANSWER_FIELDS = tuple(n for n, _ in ANSWER_COLUMNS)
+SENTENCE_FIELDS = tuple(n for n, _ in SENTENCE_COLUMNS)
+CITE_FIELDS = tuple(n for n, _ in CITE_COLUMNS)
+
+
+# --- rows ------------------------------------------------------------------------------------------
+
+
+def run_rows(results: Mapping[str, Any]) -> dict[str, list[dict]]:
+    """The rows a run writes: one Run, its Answers, Sentences and citation links (before the entity
+    check). Pure: tests compare it without a store."""
+    run_id = results["run_id"]
+    header = results.get("header") or {}
+    summary = results.get("summary") or {}
+    choices = header.get("choices") or {}
+    answers_info = header.get("answers") or {}
+    gold = header.get("gold") or {}
+    nli = header.get("nli") or {}
+    judge = header.get("judge") or {}
+    run = {
+        "id": run_id,
+        "created_at": header.get("evaluated_at"),
+        "answers_file": answers_info.get("path"),
+        "answers_sha256": answers_info.get("sha256"),
+        "records": summary.get("answers"),
+        "variants": list(header.get("variants") or []),
+        "matching": choices.get("evaluation.matching"),
+        "hypothesis_format": choices.get("evaluation.hypothesis_format"),
+        "absent_set": choices.get("evaluation.absent_set"),
+        "gold_file": gold.get("path"),
+        "gold_sha256": gold.get("sha256"),
+        "nli_model": nli.get("name_or_path"),
+        "nli_hash": nli.get("model_hash"),
+        "judge_model": judge.get("model_file"),
+        "judge_sha256": judge.get("model_sha256"),
+        "header_json": json.dumps(header, sort_keys=True, default=str),
+        **{k: summary.get(k) for k in RUN_FIELDS if k in summary and k not in ("id", "records")},
+    }
+    answers, sentences, cites = [], [], []
+    per_answer = {row["id"]: row for row in results.get("per_answer") or []}
+    for detail in results.get("answers") or []:
+        row = per_answer.get(detail["id"], {})
+        answer_id = f"{run_id}/{detail['id']}"
+        answers.append({
+            "id": answer_id, "run_id": run_id, "question_id": detail["id"], "question": detail.get("question"),
+            "variant": detail.get("variant"), "text": detail.get("answer"),
+            **{k: row.get(k) for k in ANSWER_FIELDS if k in row and k not in ("id", "question", "variant", "text")},
+            "sentences": len(detail.get("sentences") or []),
+        })
+        for s in detail.get("sentences") or []:
+            sentence_id = f"{answer_id}/{s['position']}"
+            sentences.append({
+                "id": sentence_id, "run_id": run_id, "answer_id": answer_id, "position": s["position"],
+                "text": s.get("text"), "clean_text": s.get("clean_text"), "na": bool(s.get("na")),
+                "na_entails_absent": s.get("na_entails_absent"), "n_citations": len(s.get("citations") or []),
+                "citations": [f"{c['qid']} | {c['prop']} | {c['value']}" for c in s.get("citations") or []],
+            })
+            for position, c in enumerate(s.get("citations") or []):
+                cites.append({"from": sentence_id, "to": c["qid"], "position": position,
+                              **{k: c.get(k) for k in CITE_FIELDS if k != "position"}})
+    return {"run": [_typed(run, RUN_COLUMNS)], "answers": [_typed(a, ANSWER_COLUMNS) for a in answers],
+            "sentences": [_typed(s, SENTENCE_COLUMNS) for s in sentences],
+            "cites": [{"from": c["from"], "to": c["to"], **_typed(c, CITE_COLUMNS)} for c in cites]}
+
+
+def _typed(row: Mapping[str, Any], columns: Sequence[tuple[str, str]]) -> dict:
+    """The row with exactly the table's columns, each value converted to the column's type."""
+    convert = {I: int, F: float, B: bool, S: str, L: lambda v: [str(x) for x in v]}
+    return {name: (None if row.get(name) is None else convert[kind](row[name])) for name, kind in columns}
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+
+def write_run(store: GraphStore, results: Mapping[str, Any]) -> dict[str, Any]:
+    """Write (or replace) the run of `results` in the store; returns what was written."""
+    rows = run_rows(results)
+    cited = sorted({c["to"] for c in rows["cites"]})
+    known = {e.id for e in store.get_entities(cited)} if cited else set()
+    linked = [c for c in rows["cites"] if c["to"] in known]
+    if store.backend == "embedded":
+        _write_embedded(store, results["run_id"], rows, linked)
+    elif store.backend == "neo4j":
+        _write_neo4j(store, results["run_id"], rows, linked)
+    else:  # pragma: no cover - both stores are covered above
+        raise ValueError(f"unknown store backend {store.backend!r}")
+    return {
+        "run_id": results["run_id"],
+        "answers": len(rows["answers"]),
+        "sentences": len(rows["sentences"]),
+        "cites": len(linked),
+        "citations_without_entity": len(rows["cites"]) - len(linked),
+    }
+
+
+def _write_embedded(store: Any, run_id: str, rows: dict[str, list[dict]], linked: list[dict]) -> None:
+    import pyarrow as pa
+
+    backend = "embedded"
+    store.bootstrap()
+    for statement in queries.load_script("run_schema", backend):
+        store._execute(statement, {})
+    for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+        store._execute(queries.load(name, backend), {"run_id": run_id})
+
+    def copy(name: str, table_rows: list[dict], schema: pa.Schema) -> None:
+        if table_rows:
+            store._execute(queries.load(name, backend), {"rows": pa.Table.from_pylist(table_rows, schema=schema)})
+
+    copy("run_copy_run", rows["run"], _schema(RUN_COLUMNS))
+    copy("run_copy_answers", rows["answers"], _schema(ANSWER_COLUMNS))
+    copy("run_copy_sentences", rows["sentences"], _schema(SENTENCE_COLUMNS))
+    copy("run_copy_has_answer", [{"from": run_id, "to": a["id"]} for a in rows["answers"]], _schema((), ("from", "to")))
+    copy("run_copy_has_sentence", [{"from": s["answer_id"], "to": s["id"], "position": s["position"]}
+                                   for s in rows["sentences"]], _schema((("position", I),), ("from", "to")))
+    copy("run_copy_cites", linked, _schema(CITE_COLUMNS, ("from", "to")))
+
+
+def _write_neo4j(store: Any, run_id: str, rows: dict[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
+    backend = "neo4j"
+    for statement in queries.load_script("run_schema", backend):
+        store._driver.execute_query(statement, database_=store.database)
+
+    def clean(row: Mapping[str, Any]) -> dict:  # Neo4j stores no null properties
+        return {k: v for k, v in row.items() if v is not None}
+
+    def work(tx) -> None:
+        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+            tx.run(queries.load(name, backend), {"run_id": run_id}).consume()
+        tx.run(queries.load("run_create_run", backend), {"props": clean(rows["run"][0])}).consume()
+        for name, items in (("run_create_answers", [clean(a) for a in rows["answers"]]),
+                            ("run_create_sentences", [clean(s) for s in rows["sentences"]]),
+                            ("run_create_cites", [{"from": c["from"], "to": c["to"],
+                                                   "props": clean({k: c[k] for k in CITE_FIELDS})} for c in linked])):
+            for start in range(0, len(items), batch):
+                tx.run(queries.load(name, backend), {"rows": items[start:start + batch]}).consume()
+
+    with store._driver.session(database=store.database) as session:
+        session.execute_write(work)
+
+
+def _schema(columns: Sequence[tuple[str, str]], prefix: Sequence[str] = ()):
+    """The Arrow schema of a COPY: `prefix` string columns (`from`, `to`) then the table's columns."""
+    import pyarrow as pa
+
+    arrow = {S: pa.string(), I: pa.int64(), F: pa.float64(), B: pa.bool_(), L: pa.list_(pa.string())}
+    return pa.schema([(name, pa.string()) for name in prefix] + [(name, arrow[kind]) for name, kind in columns])
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+def _ensure_tables(store: Any) -> None:
+    if store.backend == "embedded":
+        for statement in queries.load_script("run_schema", "embedded"):
+            store._execute(statement, {})
+
+
+def list_runs(store: GraphStore) -> list[dict]:
+    """Every run in the store, sorted by id."""
+    _ensure_tables(store)
+    return sorted(store.query("run_list", {}), key=lambda r: r["id"])
+
+
+def read_run(store: GraphStore, run_id: str) -> dict | None:
+    """A run as written: the Run's properties, and its answers (sorted by question id), each with its
+    sentences (by position) and their CITES links (by position). None when there is no such run."""
+    _ensure_tables(store)
+    found = store.query("run_get", {"run_id": run_id})
+    if not found:
+        return None
+    run = dict(found[0])
+    answers = sorted(store.query("run_answers", {"run_id": run_id}), key=lambda a: a["question_id"])
+    sentences = store.query("run_sentences", {"run_id": run_id})
+    cites = store.query("run_cites", {"run_id": run_id})
+    by_sentence: dict[str, list[dict]] = {}
+    for c in cites:
+        by_sentence.setdefault(c["sentence_id"], []).append(dict(c))
+    by_answer: dict[str, list[dict]] = {}
+    for s in sentences:
+        s = dict(s)
+        s["cites"] = sorted(by_sentence.get(s["id"], []), key=lambda c: c["position"])
+        s["citations"] = list(s.get("citations") or [])
+        by_answer.setdefault(s.pop("question_id"), []).append(s)
+    for a in answers:
+        a["sentences_list"] = sorted(by_answer.get(a["question_id"], []), key=lambda s: s["position"])
+    run["variants"] = list(run.get("variants") or [])
+    run["answers"] = answers
+    return run
+
+
+def delete_run(store: GraphStore, run_id: str) -> None:
+    """Remove a run and everything under it (the knowledge graph is untouched)."""
+    if store.backend == "embedded":
+        _ensure_tables(store)
+        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+            store._execute(queries.load(name, "embedded"), {"run_id": run_id})  # type: ignore[attr-defined]
+        return
+
+    def work(tx) -> None:
+        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+            tx.run(queries.load(name, "neo4j"), {"run_id": run_id}).consume()
+
+    with store._driver.session(database=store.database) as session:  # type: ignore[attr-defined]
+        session.execute_write(work)
+
+
+__all__ = ["delete_run", "list_runs", "read_run", "run_rows", "write_run"]
