@@ -13,6 +13,7 @@ Dialect notes that shaped this module (see `cypher/*.embedded.cypher`):
 from __future__ import annotations
 
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -60,6 +61,7 @@ class EmbeddedStore(ReadOps):
             raise StoreError(f"cannot open embedded store at {self.path}: {exc}") from exc
         self._conn = ladybug.Connection(self._db)
         self._lock = threading.Lock()  # one connection; serialise callers from worker threads
+        self._prepared: dict[str, Any] = {}
         # A read-only store cannot create tables: it reads whatever schema the writer made.
         self._bootstrapped = read_only
 
@@ -71,10 +73,23 @@ class EmbeddedStore(ReadOps):
 
     def _execute(self, text: str, params: Mapping[str, Any]) -> Rows:
         with self._lock:
-            result = self._conn.execute(text, dict(params))
+            result = self._conn.execute(self._statement(text), dict(params))
             rows = result.get_as_arrow().to_pylist() if result.get_num_tuples() else []
             result.close()
         return rows
+
+    def _statement(self, text: str):
+        """A prepared statement for reads (planning once cuts one-hop latency about 4x); bulk
+        statements that take Arrow tables (COPY, LOAD FROM) are sent as text."""
+        if text.startswith(("COPY", "LOAD", "CREATE")):
+            return text
+        prepared = self._prepared.get(text)
+        if prepared is None:
+            with warnings.catch_warnings():
+                # Ladybug 0.22 marks separate prepare() as deprecated but keeps it; we pin 0.22.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                prepared = self._prepared[text] = self._conn.prepare(text)
+        return prepared
 
     def _copy(self, name: str, rows: list[dict], schema: pa.Schema) -> None:
         if rows:

@@ -33,7 +33,9 @@ class Neo4jStore(ReadOps):
         self.database = database
         self.write_batch_size = write_batch_size
         auth = (user or "neo4j", password) if password is not None else None
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        # Server notifications (e.g. "property key does not exist" on an empty graph) are not
+        # errors; the driver would log each one.
+        self._driver = neo4j.GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
         try:
             self._driver.verify_connectivity()
         except neo4j.exceptions.AuthError as exc:
