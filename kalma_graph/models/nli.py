@@ -1,0 +1,477 @@
+"""One NLI component for the whole product: any `transformers` sequence-classification NLI model.
+
+    nli = load_nli("/path/to/model")            # or a hub id, or None: $KALMA_NLI_MODEL, else the default
+    nli.entailment_prob(["Hertwig served as a professor at the University of Jena."],
+                        ["employer: University of Jena"])       # -> array([0.56...])
+    nli.predict(premises, hypotheses)           # -> [NLIPrediction(label, entailment_prob, probs)]
+
+An `NLIModel` is constructed once and passed to whatever needs it (metrics, evaluators, training
+evaluation); nothing in the library loads a model behind the caller's back.
+
+- Labels come from the model's `config.id2label`, normalised to `entailment` / `neutral` /
+  `contradiction` (3-way) or `entailment` / `not_entailment` (2-way). Names the normaliser does not
+  know (`LABEL_0`, ...) need `label_map={"LABEL_0": "entailment", ...}` (keys: raw names or indices).
+- Pairs are sorted by token length and batched, so a batch holds pairs of similar length.
+- Device and dtype come from `kalma_graph.models.device.pick_device` (fp16 on CUDA, fp32 on CPU).
+- Results are cached in SQLite by sha256(model weights hash, dtype, max_length, premise,
+  hypothesis); the raw probability vector is stored, so a `label_map` change never stales the cache.
+- Long premises (evidence passages) can be scored in windows (`window=True`): the premise is split
+  into sentence groups that fit `max_length` with the hypothesis, each group is scored, and the
+  group with the highest entailment probability gives the result (the SummaC/TRUE practice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from kalma_graph.models.device import DeviceInfo, pick_device
+
+MODEL_ENV = "KALMA_NLI_MODEL"
+CACHE_ENV = "KALMA_NLI_CACHE"
+#: The documented default for users: a well-known 3-way NLI model (MIT licence), downloaded once by
+#: `transformers` and used offline afterwards. Tests and CI point `KALMA_NLI_MODEL` at a local path.
+DEFAULT_NLI_MODEL = "MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli"
+
+ENTAILMENT, NEUTRAL, CONTRADICTION, NOT_ENTAILMENT = "entailment", "neutral", "contradiction", "not_entailment"
+CANONICAL_LABELS = (ENTAILMENT, NEUTRAL, CONTRADICTION, NOT_ENTAILMENT)
+_ALIASES = {
+    "entailment": ENTAILMENT,
+    "entails": ENTAILMENT,
+    "entail": ENTAILMENT,
+    "entailed": ENTAILMENT,
+    "e": ENTAILMENT,
+    "neutral": NEUTRAL,
+    "n": NEUTRAL,
+    "contradiction": CONTRADICTION,
+    "contradict": CONTRADICTION,
+    "contradicts": CONTRADICTION,
+    "contradictory": CONTRADICTION,
+    "c": CONTRADICTION,
+    "not_entailment": NOT_ENTAILMENT,
+    "not entailment": NOT_ENTAILMENT,
+    "not-entailment": NOT_ENTAILMENT,
+    "non_entailment": NOT_ENTAILMENT,
+    "non-entailment": NOT_ENTAILMENT,
+    "non entailment": NOT_ENTAILMENT,
+    "not_entailed": NOT_ENTAILMENT,
+}
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack")
+
+
+def normalise_label(name: str) -> str | None:
+    """Canonical name for a label, or None when it is not recognised (e.g. `LABEL_0`).
+
+    >>> normalise_label("ENTAILMENT"), normalise_label("Not_Entailment"), normalise_label("LABEL_1")
+    ('entailment', 'not_entailment', None)
+    """
+    return _ALIASES.get(" ".join(str(name).strip().lower().split()))
+
+
+def resolve_labels(id2label: Mapping[Any, str], label_map: Mapping[Any, str] | None = None) -> tuple[str, ...]:
+    """Canonical label names in the model's output order.
+
+    `label_map` keys may be raw label names (`"LABEL_0"`) or output indices (`0` or `"0"`); its values
+    are label names the normaliser understands.
+    """
+    label_map = dict(label_map or {})
+    n = len(id2label)
+    labels: list[str] = []
+    for index in range(n):
+        raw = id2label.get(index, id2label.get(str(index)))  # type: ignore[call-overload]
+        if raw is None:
+            raise ValueError(f"config.id2label has no entry for index {index}: {dict(id2label)}")
+        target = None
+        for key in (raw, index, str(index)):
+            if key in label_map:
+                target = label_map[key]
+                break
+        name = normalise_label(target if target is not None else raw)
+        if name is None:
+            raise ValueError(
+                f"cannot tell what label {raw!r} (index {index}) means; pass label_map, e.g. "
+                f"{{'LABEL_0': 'entailment', 'LABEL_1': 'neutral', 'LABEL_2': 'contradiction'}}"
+            )
+        labels.append(name)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"labels {labels} are not distinct (from id2label {dict(id2label)})")
+    if ENTAILMENT not in labels:
+        raise ValueError(f"an NLI model needs an entailment label; got {labels}")
+    allowed = ({ENTAILMENT, NEUTRAL, CONTRADICTION}, {ENTAILMENT, NOT_ENTAILMENT})
+    if set(labels) not in allowed:
+        raise ValueError(f"unsupported label set {labels}: expected 3-way (entailment/neutral/"
+                         f"contradiction) or 2-way (entailment/not_entailment)")
+    return tuple(labels)
+
+
+# --- model files and their hash -----------------------------------------------------------------
+
+_HASH_MEMO: dict[tuple[str, int, int], str] = {}
+_HASH_LOCK = threading.Lock()
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of one file, computed once per (path, size, mtime) in this process."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    with _HASH_LOCK:
+        if key in _HASH_MEMO:
+            return _HASH_MEMO[key]
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    with _HASH_LOCK:
+        _HASH_MEMO[key] = digest
+    return digest
+
+
+def weight_files(model_dir: Path) -> list[Path]:
+    files = sorted(p for p in model_dir.iterdir() if p.is_file() and p.name.endswith(_WEIGHT_SUFFIXES)
+                   and not p.name.startswith(("optimizer", "scheduler", "rng", "training_args")))
+    safetensors = [p for p in files if p.name.endswith(".safetensors")]
+    return safetensors or files  # transformers prefers safetensors when both exist
+
+
+def model_files_hash(model_dir: str | os.PathLike[str]) -> str:
+    """sha256 over the weight file(s) of a model directory (name + content hash of each, sorted)."""
+    model_dir = Path(model_dir)
+    files = weight_files(model_dir)
+    if not files:
+        raise FileNotFoundError(f"no weight files (*.safetensors, *.bin) in {model_dir}")
+    if len(files) == 1:
+        return file_sha256(files[0])
+    h = hashlib.sha256()
+    for p in files:
+        h.update(f"{p.name}\x1f{file_sha256(p)}\n".encode())
+    return h.hexdigest()
+
+
+def resolve_model_dir(name_or_path: str) -> Path:
+    """The local directory holding a model: the path itself, or the hub snapshot `transformers`
+    downloaded (or finds offline in its cache)."""
+    p = Path(name_or_path).expanduser()
+    if p.is_dir():
+        return p.resolve()
+    from transformers.utils import cached_file
+
+    config_path = cached_file(name_or_path, "config.json")
+    if config_path is None:  # pragma: no cover - cached_file raises on failure in practice
+        raise FileNotFoundError(f"cannot find model {name_or_path!r}")
+    return Path(config_path).parent
+
+
+# --- the cache ----------------------------------------------------------------------------------
+
+
+def default_cache_path() -> Path:
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("kalma-graph")) / "nli_cache.sqlite"
+
+
+class NLICache:
+    """A small SQLite table: key (hex sha256) -> raw probability vector (JSON list)."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("CREATE TABLE IF NOT EXISTS nli (key TEXT PRIMARY KEY, probs TEXT NOT NULL)")
+            self._conn.commit()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def key(model_hash: str, dtype: str, max_length: int, premise: str, hypothesis: str) -> str:
+        text = f"{model_hash}\x1f{dtype}\x1f{max_length}\x1f{premise}\x1f{hypothesis}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, v in self._conn.execute(f"SELECT key, probs FROM nli WHERE key IN ({marks})", chunk):
+                    found[k] = json.loads(v)
+        self.hits += sum(1 for k in keys if k in found)
+        self.misses += sum(1 for k in keys if k not in found)
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, Sequence[float]]]) -> None:
+        rows = [(k, json.dumps([float(x) for x in v])) for k, v in items]
+        with self._lock:
+            self._conn.executemany("INSERT OR REPLACE INTO nli (key, probs) VALUES (?, ?)", rows)
+            self._conn.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM nli").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def open_cache(cache: "NLICache | str | os.PathLike[str] | bool | None") -> NLICache | None:
+    """`True`/"default" -> the default path; a path -> that file; `None`/`False` -> no cache."""
+    if cache is None or cache is False:
+        return None
+    if isinstance(cache, NLICache):
+        return cache
+    if cache is True or cache == "default":
+        return NLICache(default_cache_path())
+    return NLICache(cache)
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NLIPrediction:
+    label: str  # argmax among the model's labels
+    entailment_prob: float
+    probs: dict[str, float] = field(default_factory=dict)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A plain sentence splitter for windowing evidence (no model; good enough for grouping)."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text)]
+    return [p for p in parts if p]
+
+
+class NLIModel:
+    """A loaded NLI cross-encoder. Build it with `load_nli`; pass it to whatever needs NLI."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name_or_path: str,
+        model_hash: str,
+        device: DeviceInfo,
+        labels: Sequence[str],
+        max_length: int,
+        batch_size: int = 32,
+        cache: NLICache | None = None,
+    ):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.name_or_path = name_or_path
+        self.model_hash = model_hash
+        self.device = device
+        self.labels = tuple(labels)
+        self.max_length = int(max_length)
+        self.batch_size = int(batch_size)
+        self.cache = cache
+        self.entailment_index = self.labels.index(ENTAILMENT)
+
+    # public API ---------------------------------------------------------------------------
+    def predict_proba(
+        self,
+        premises: Sequence[str],
+        hypotheses: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        window: bool = False,
+    ) -> np.ndarray:
+        """Probabilities, shape (n, len(self.labels)), columns in `self.labels` order."""
+        premises, hypotheses = list(premises), list(hypotheses)
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        if not premises:
+            return np.zeros((0, len(self.labels)))
+        if not window:
+            return self._infer(premises, hypotheses, batch_size or self.batch_size)
+        owners: list[int] = []
+        chunk_premises: list[str] = []
+        chunk_hypotheses: list[str] = []
+        for i, (p, h) in enumerate(zip(premises, hypotheses)):
+            for chunk in self.windows(p, h):
+                owners.append(i)
+                chunk_premises.append(chunk)
+                chunk_hypotheses.append(h)
+        probs = self._infer(chunk_premises, chunk_hypotheses, batch_size or self.batch_size)
+        out = np.zeros((len(premises), len(self.labels)))
+        best = np.full(len(premises), -1.0)
+        for row, owner in enumerate(owners):
+            if probs[row, self.entailment_index] > best[owner]:
+                best[owner] = probs[row, self.entailment_index]
+                out[owner] = probs[row]
+        return out
+
+    def entailment_prob(self, premises: Sequence[str], hypotheses: Sequence[str], **kw: Any) -> np.ndarray:
+        """P(entailment) for each pair, shape (n,)."""
+        return self.predict_proba(premises, hypotheses, **kw)[:, self.entailment_index]
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str], **kw: Any) -> list[NLIPrediction]:
+        probs = self.predict_proba(premises, hypotheses, **kw)
+        return [
+            NLIPrediction(
+                label=self.labels[int(np.argmax(row))],
+                entailment_prob=float(row[self.entailment_index]),
+                probs={name: float(x) for name, x in zip(self.labels, row)},
+            )
+            for row in probs
+        ]
+
+    def entails(self, premise: str, hypothesis: str, threshold: float = 0.5, **kw: Any) -> bool:
+        return bool(self.entailment_prob([premise], [hypothesis], **kw)[0] >= threshold)
+
+    def describe(self) -> dict[str, Any]:
+        """What a run header records about this model."""
+        import torch
+        import transformers
+
+        return {
+            "name_or_path": self.name_or_path,
+            "model_hash": self.model_hash,
+            "labels": list(self.labels),
+            "max_length": self.max_length,
+            "batch_size": self.batch_size,
+            **self.device.as_dict(),
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+            "cache": str(self.cache.path) if self.cache is not None else None,
+        }
+
+    def windows(self, premise: str, hypothesis: str) -> list[str]:
+        """The premise split into sentence groups that each fit `max_length` with the hypothesis."""
+        budget = self.max_length - len(self._tokens(hypothesis)) - 4  # [CLS] [SEP] [SEP] + slack
+        if budget <= 8 or len(self._tokens(premise)) <= budget:
+            return [premise]
+        chunks: list[str] = []
+        current: list[str] = []
+        used = 0
+        for sentence in split_sentences(premise):
+            n = len(self._tokens(sentence))
+            if current and used + n > budget:
+                chunks.append(" ".join(current))
+                current, used = [], 0
+            current.append(sentence)
+            used += n
+        if current:
+            chunks.append(" ".join(current))
+        return chunks or [premise]
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+    # internals ----------------------------------------------------------------------------
+    def _tokens(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+
+    def _infer(self, premises: list[str], hypotheses: list[str], batch_size: int) -> np.ndarray:
+        keys = [NLICache.key(self.model_hash, self.device.dtype, self.max_length, p, h)
+                for p, h in zip(premises, hypotheses)]
+        known: dict[str, list[float]] = self.cache.get_many(keys) if self.cache is not None else {}
+        todo: dict[str, tuple[str, str]] = {}
+        for k, p, h in zip(keys, premises, hypotheses):
+            if k not in known and k not in todo:
+                todo[k] = (p, h)
+        if todo:
+            fresh = self._run_model(list(todo.values()), batch_size)
+            new = dict(zip(todo.keys(), fresh))
+            if self.cache is not None:
+                self.cache.put_many(new.items())
+            known.update(new)
+        return np.array([known[k] for k in keys], dtype=np.float64)
+
+    def _run_model(self, pairs: list[tuple[str, str]], batch_size: int) -> list[list[float]]:
+        import torch
+
+        enc = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=True,
+                             max_length=self.max_length)
+        fields = [name for name in ("input_ids", "token_type_ids", "attention_mask") if name in enc]
+        lengths = [len(ids) for ids in enc["input_ids"]]
+        order = sorted(range(len(pairs)), key=lambda i: (-lengths[i], i))  # batch by length
+        pad_id = self.tokenizer.pad_token_id or 0
+        left = getattr(self.tokenizer, "padding_side", "right") == "left"
+        results: list[list[float]] = [[] for _ in pairs]
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                idx = order[start : start + batch_size]
+                width = max(lengths[i] for i in idx)
+                batch: dict[str, Any] = {}
+                for name in fields:
+                    fill = pad_id if name == "input_ids" else 0
+                    rows = []
+                    for i in idx:
+                        seq = list(enc[name][i])
+                        pad = [fill] * (width - len(seq))
+                        rows.append(pad + seq if left else seq + pad)
+                    batch[name] = torch.tensor(rows, dtype=torch.long, device=self.device.device)
+                logits = self.model(**batch).logits.float()
+                probs = torch.softmax(logits, dim=-1).cpu().numpy().astype(np.float64)
+                for row, i in enumerate(idx):
+                    results[i] = probs[row].tolist()
+        return results
+
+
+def load_nli(
+    name_or_path: str | os.PathLike[str] | None = None,
+    *,
+    device: str | DeviceInfo | None = None,
+    dtype: str | None = None,
+    label_map: Mapping[Any, str] | None = None,
+    cache: NLICache | str | os.PathLike[str] | bool | None = "default",
+    max_length: int | None = None,
+    batch_size: int = 32,
+) -> NLIModel:
+    """Load an NLI model by hub id or local path.
+
+    `name_or_path` None -> `$KALMA_NLI_MODEL`, else `DEFAULT_NLI_MODEL`. `device` None -> auto
+    (`$KALMA_DEVICE` or CUDA when present). `cache` "default" -> SQLite under the user cache dir
+    (`$KALMA_NLI_CACHE` overrides), a path -> that file, None/False -> no cache. `max_length` None ->
+    the model's limit, at most 512.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    source = str(name_or_path or os.environ.get(MODEL_ENV) or DEFAULT_NLI_MODEL)
+    info = device if isinstance(device, DeviceInfo) else pick_device(device, dtype=dtype)
+    model_dir = resolve_model_dir(source)
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    model = AutoModelForSequenceClassification.from_pretrained(str(model_dir))
+    model.to(device=info.device, dtype=info.torch_dtype)
+    model.eval()
+    labels = resolve_labels(model.config.id2label, label_map)
+    if max_length is None:
+        limits = [512, getattr(model.config, "max_position_embeddings", 512) or 512]
+        tml = getattr(tokenizer, "model_max_length", None)
+        if isinstance(tml, int) and 0 < tml < 100_000:
+            limits.append(tml)
+        max_length = min(limits)
+    return NLIModel(
+        model,
+        tokenizer,
+        name_or_path=source,
+        model_hash=model_files_hash(model_dir),
+        device=info,
+        labels=labels,
+        max_length=max_length,
+        batch_size=batch_size,
+        cache=open_cache(cache),
+    )

@@ -1,0 +1,373 @@
+"""Fine-tune an NLI cross-encoder: a plain torch loop, deterministic and resumable.
+
+    result = train_nli(TrainConfig(init=".../nli-minilm-l6-v1", output_dir="runs/nli"), rows)
+
+- `init` is a local checkpoint (or hub id). If its `id2label` is already 3-way NLI, its head is kept
+  and our labels are mapped onto it; otherwise (a bare encoder such as all-MiniLM-L6-v2) a new
+  3-way head is created.
+- Data order is a seeded permutation per epoch, so a given step always sees the same batch.
+- Every `save_every` steps a checkpoint is written atomically under `output_dir/checkpoints/`:
+  model weights, optimizer, scheduler, RNG states (python, numpy, torch, cuda), step and a
+  fingerprint of the training rows. Re-running with the same `output_dir` resumes from the latest
+  one; a different training set or config is refused rather than silently mixed.
+- `time_limit_s` stops cleanly (checkpoint + model) so a later run continues.
+- The final model is written to `output_dir` as fp16 safetensors with its tokenizer and
+  `train_metrics.json`; it loads offline with `load_nli(output_dir)`.
+- GPU when present (`pick_device`): fp16 autocast with a gradient scaler; CPU otherwise (fp32).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kalma_graph.models.device import pick_device
+from kalma_graph.models.nli import resolve_labels
+
+LABELS = ("entailment", "neutral", "contradiction")
+ProgressFn = Callable[[int, int, float], None]  # (step, total_steps, running loss)
+
+
+@dataclass
+class TrainConfig:
+    init: str
+    output_dir: str
+    epochs: float = 1.0
+    batch_size: int = 16
+    lr: float = 3e-5
+    warmup: float = 0.06  # fraction of total steps
+    weight_decay: float = 0.01
+    max_length: int = 128
+    seed: int = 0
+    save_every: int = 200
+    keep_checkpoints: int = 2
+    max_steps: int | None = None
+    time_limit_s: float | None = None
+    device: str | None = None  # None -> auto (CUDA when present)
+    threads: int | None = None  # torch CPU threads
+    grad_clip: float = 1.0
+    length_buckets: int = 50  # batches per length-sorted pool (less padding); 0 = plain shuffle
+    notes: dict[str, Any] = field(default_factory=dict)  # provenance recorded with the model
+
+    # fields that may change between a run and its resumption without changing the result
+    _RESUMABLE_CHANGES = ("time_limit_s", "threads", "save_every", "keep_checkpoints", "notes", "device")
+
+    def identity(self) -> dict[str, Any]:
+        d = asdict(self)
+        for key in self._RESUMABLE_CHANGES:
+            d.pop(key, None)
+        return d
+
+
+def rows_fingerprint(rows: Sequence[dict[str, Any]]) -> str:
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(f"{r['premise']}\x1f{r['hypothesis']}\x1f{r['label']}\n".encode("utf-8"))
+    return h.hexdigest()
+
+
+def mix_training_rows(
+    parts: dict[str, Sequence[dict[str, Any]]],
+    sizes: dict[str, int | None],
+    *,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """A deterministic sample of each part (`sizes[name]` rows, None = all), concatenated and
+    shuffled. Only premise / hypothesis / label / source are kept."""
+    rng = random.Random(f"mix:{seed}")
+    out: list[dict[str, Any]] = []
+    for name in sorted(parts):
+        rows = list(parts[name])
+        k = sizes.get(name)
+        if k is not None and k < len(rows):
+            rows = rng.sample(rows, k)
+        out.extend({"premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["label"],
+                    "source": r.get("source", name)} for r in rows)
+    rng.shuffle(out)
+    return out
+
+
+def epoch_batches(n: int, lengths: Sequence[int], batch_size: int, seed: int, pool_batches: int) -> list[list[int]]:
+    """The batches of one epoch: a seeded permutation cut into pools of `pool_batches` batches,
+    each pool sorted by text length and cut into batches (so a batch holds pairs of similar length),
+    then the batch order shuffled. Deterministic for a seed; every row appears exactly once."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(n, generator=g).tolist()
+    if pool_batches <= 0:
+        return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
+    pool = batch_size * pool_batches
+    batches: list[list[int]] = []
+    for start in range(0, n, pool):
+        chunk = sorted(perm[start : start + pool], key=lambda i: lengths[i])
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    order = torch.randperm(len(batches), generator=g).tolist()
+    return [batches[i] for i in order]
+
+
+# --- checkpoints --------------------------------------------------------------------------------
+
+
+def _checkpoint_dirs(output_dir: Path) -> list[Path]:
+    root = output_dir / "checkpoints"
+    if not root.is_dir():
+        return []
+    done = [p for p in root.iterdir() if p.is_dir() and p.name.startswith("step-") and (p / "state.json").exists()]
+    return sorted(done, key=lambda p: int(p.name.split("-")[1]))
+
+
+def latest_checkpoint(output_dir: str | Path) -> Path | None:
+    dirs = _checkpoint_dirs(Path(output_dir))
+    return dirs[-1] if dirs else None
+
+
+def _rng_state() -> dict[str, Any]:
+    import torch
+
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict[str, Any]) -> None:
+    import torch
+
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _save_checkpoint(output_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
+                     scaler: Any, state: dict[str, Any], keep: int) -> Path:
+    import torch
+
+    root = output_dir / "checkpoints"
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step-{step:07d}"
+    tmp = root / f".tmp-step-{step:07d}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    model.save_pretrained(tmp, safe_serialization=True)
+    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
+    if scaler is not None:
+        torch.save(scaler.state_dict(), tmp / "scaler.pt")
+    torch.save(_rng_state(), tmp / "rng.pt")
+    (tmp / "state.json").write_text(json.dumps(state, indent=1))  # written last: marks it complete
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    for old in _checkpoint_dirs(output_dir)[:-keep] if keep > 0 else []:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+# --- the loop -----------------------------------------------------------------------------------
+
+
+def _load_model(init: str, max_length: int) -> tuple[Any, Any, dict[str, int], bool]:
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(init)
+    config = AutoConfig.from_pretrained(init)
+    try:
+        labels = resolve_labels(config.id2label)
+        reuse = set(labels) == set(LABELS)
+    except ValueError:
+        labels, reuse = (), False
+    if reuse:
+        model = AutoModelForSequenceClassification.from_pretrained(init)
+        label2id = {name: i for i, name in enumerate(labels)}
+    else:
+        label2id = {name: i for i, name in enumerate(LABELS)}
+        model = AutoModelForSequenceClassification.from_pretrained(
+            init, num_labels=3, id2label={i: n for n, i in label2id.items()}, label2id=label2id,
+            ignore_mismatched_sizes=True,
+        )
+    return model, tokenizer, label2id, not reuse
+
+
+def train_nli(
+    config: TrainConfig,
+    rows: Sequence[dict[str, Any]],
+    *,
+    eval_rows: Sequence[dict[str, Any]] | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
+    """Train (or resume training) and return a dict of what happened and held-out figures."""
+    import torch
+    from torch.optim import AdamW
+    from transformers import get_linear_schedule_with_warmup
+
+    if not rows:
+        raise ValueError("no training rows")
+    bad = sorted({str(r["label"]) for r in rows} - set(LABELS))
+    if bad:
+        raise ValueError(f"training rows must be 3-way NLI; found labels {bad}")
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    device = pick_device(config.device)
+    out_dir = Path(config.output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fingerprint = rows_fingerprint(rows)
+
+    resume_from = latest_checkpoint(out_dir)
+    resumed_state: dict[str, Any] | None = None
+    if resume_from is not None:
+        resumed_state = json.loads((resume_from / "state.json").read_text())
+        if resumed_state["fingerprint"] != fingerprint or resumed_state["config"] != config.identity():
+            raise RuntimeError(
+                f"{out_dir} holds checkpoints of a different run (training rows or config differ); "
+                "use another output directory or delete its checkpoints/"
+            )
+
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    model, tokenizer, label2id, new_head = _load_model(config.init, config.max_length)
+    if resume_from is not None:
+        from transformers import AutoModelForSequenceClassification
+
+        model = AutoModelForSequenceClassification.from_pretrained(resume_from)
+    model.to(device.device, dtype=torch.float32)
+    model.train()
+
+    n = len(rows)
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    total_steps = max(1, math.ceil(config.epochs * steps_per_epoch))
+    if config.max_steps is not None:
+        total_steps = min(total_steps, config.max_steps)
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    groups = [
+        {"params": [p for name, p in model.named_parameters() if not name.endswith(no_decay)],
+         "weight_decay": config.weight_decay},
+        {"params": [p for name, p in model.named_parameters() if name.endswith(no_decay)], "weight_decay": 0.0},
+    ]
+    optimizer = AdamW(groups, lr=config.lr)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total_steps), total_steps)
+    use_amp = device.is_cuda
+    scaler = torch.amp.GradScaler("cuda") if use_amp else None
+
+    step = 0
+    history: list[dict[str, Any]] = []
+    elapsed_before = 0.0
+    if resume_from is not None and resumed_state is not None:
+        optimizer.load_state_dict(torch.load(resume_from / "optimizer.pt", weights_only=False))
+        scheduler.load_state_dict(torch.load(resume_from / "scheduler.pt", weights_only=False))
+        if scaler is not None and (resume_from / "scaler.pt").exists():
+            scaler.load_state_dict(torch.load(resume_from / "scaler.pt", weights_only=False))
+        _set_rng_state(torch.load(resume_from / "rng.pt", weights_only=False))
+        step = int(resumed_state["step"])
+        history = list(resumed_state.get("history", []))
+        elapsed_before = float(resumed_state.get("train_seconds", 0.0))
+
+    labels_t = [label2id[r["label"]] for r in rows]
+
+    lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in rows]
+    batches_cache: dict[int, list[list[int]]] = {}
+
+    def batch_indices(s: int) -> list[int]:
+        epoch, within = divmod(s, steps_per_epoch)
+        if epoch not in batches_cache:
+            batches_cache.clear()
+            batches_cache[epoch] = epoch_batches(n, lengths, config.batch_size, config.seed * 1000 + epoch,
+                                                 config.length_buckets)
+        return batches_cache[epoch][within]
+
+    def state(stopped: str | None) -> dict[str, Any]:
+        return {"step": step, "total_steps": total_steps, "fingerprint": fingerprint, "config": config.identity(),
+                "history": history, "train_seconds": elapsed_before + (time.perf_counter() - start),
+                "stopped": stopped}
+
+    start = time.perf_counter()
+    running = None
+    stopped: str | None = None
+    window_loss: list[float] = []
+    while step < total_steps:
+        idx = batch_indices(step)
+        enc = tokenizer([rows[i]["premise"] for i in idx], [rows[i]["hypothesis"] for i in idx], truncation=True,
+                        max_length=config.max_length, padding=True, return_tensors="pt")
+        enc = {k: v.to(device.device) for k, v in enc.items()}
+        target = torch.tensor([labels_t[i] for i in idx], device=device.device)
+        with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
+            loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
+        optimizer.zero_grad(set_to_none=True)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+        scheduler.step()
+        step += 1
+        value = float(loss.detach())
+        running = value if running is None else 0.98 * running + 0.02 * value
+        window_loss.append(value)
+        if progress is not None:
+            progress(step, total_steps, running)
+        if step % 50 == 0 or step == total_steps:
+            history.append({"step": step, "loss": round(float(np.mean(window_loss)), 4),
+                            "lr": scheduler.get_last_lr()[0], "seconds": round(elapsed_before + time.perf_counter() - start, 1)})
+            window_loss = []
+        timed_out = config.time_limit_s is not None and time.perf_counter() - start >= config.time_limit_s
+        if step % config.save_every == 0 or step == total_steps or timed_out:
+            _save_checkpoint(out_dir, step, model, optimizer, scheduler, scaler,
+                             state("time_limit" if timed_out and step < total_steps else None), config.keep_checkpoints)
+        if timed_out and step < total_steps:
+            stopped = "time_limit"
+            break
+    seconds_now = time.perf_counter() - start
+    train_seconds = elapsed_before + seconds_now
+
+    # final model: fp16 safetensors + tokenizer + metrics
+    final = model.to("cpu", dtype=torch.float16)
+    final.config.id2label = {i: name for name, i in sorted(label2id.items(), key=lambda kv: kv[1])}
+    final.config.label2id = dict(label2id)
+    final.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    result: dict[str, Any] = {
+        "init": config.init,
+        "new_head": new_head,
+        "device": device.as_dict(),
+        "rows": n,
+        "fingerprint": fingerprint,
+        "steps": step,
+        "total_steps": total_steps,
+        "pairs_seen": min(step * config.batch_size, int(total_steps * config.batch_size)),
+        "epochs_done": round(step / steps_per_epoch, 3),
+        "completed": step >= total_steps,
+        "stopped": stopped,
+        "resumed_from_step": int(resumed_state["step"]) if resumed_state else None,
+        "train_seconds": round(train_seconds, 1),
+        "pairs_per_s": round((step - (int(resumed_state["step"]) if resumed_state else 0)) * config.batch_size
+                             / seconds_now, 2) if seconds_now > 0 else None,
+        "config": asdict(config),
+        "history": history,
+    }
+    if eval_rows:
+        from kalma_graph.models.nli import load_nli
+        from kalma_graph.nli.evaluate import eval_nli
+
+        nli = load_nli(out_dir, device=config.device, cache=None, max_length=config.max_length)
+        result["heldout"] = eval_nli(nli, eval_rows)
+    (out_dir / "train_metrics.json").write_text(json.dumps(result, indent=1, default=str))
+    return result
