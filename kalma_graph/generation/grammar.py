@@ -1,0 +1,206 @@
+"""Constrained decoding of citations: a llama.cpp GBNF grammar built per question (`--constrain-citations`).
+
+The grammar lets the model write any text without square brackets, and every bracket it opens must
+be either `[NA]` or one citation mark of the canonical form (seed 000, Table 13)
+
+    [QID, property: value, property: value, ...]
+
+whose subject is an entity of the question's retrieved subgraph and whose pairs are statements of
+that entity which exist in the subgraph (the knowledge shown to the model, after any removal), plus
+the pseudo-pair `name: <entity name>` that every knowledge block shows. So every citation parses,
+and every cited triple is one the model was given; the grammar cannot make it cite the *right* one.
+
+>>> from kalma_graph.store.base import Entity, Triple
+>>> print(citation_grammar([Entity("Q1", name="Ann")], [Triple("Q1", "P19", "place of birth", "Rome")]))
+root ::= text? (cite text?)*
+text ::= [^\\[\\]]+
+cite ::= "[NA]" | "[" body "]"
+body ::= e0
+e0 ::= "Q1" (", " p0)+
+p0 ::= "name: Ann" | "place of birth: Rome"
+
+`GrammarChecker` parses a grammar with llama.cpp's own parser (through a model's vocabulary only,
+no context, no generation) and tells whether a string is accepted — the tests use it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from kalma_graph.store.base import Entity, Triple
+
+__all__ = [
+    "GRAMMAR_MODES",
+    "CitationGrammar",
+    "GrammarChecker",
+    "GrammarError",
+    "build_citation_grammar",
+    "citation_grammar",
+    "gbnf_literal",
+]
+
+_UNCITABLE = set("[]")
+
+
+class GrammarError(ValueError):
+    """llama.cpp rejected a grammar."""
+
+
+def gbnf_literal(text: str) -> str:
+    """`text` as a GBNF string literal: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+@dataclass(frozen=True)
+class CitationGrammar:
+    """The grammar text and what it allows: `pairs` per entity id, and the triples left out because a
+    citation could not hold them (a value with a square bracket)."""
+
+    text: str
+    pairs: dict[str, list[tuple[str, str]]]
+    left_out: list[Triple]
+
+    @property
+    def n_pairs(self) -> int:
+        return sum(len(p) for p in self.pairs.values())
+
+
+GRAMMAR_MODES = ("marks", "every_sentence")
+
+
+def build_citation_grammar(
+    entities: Sequence[Entity], triples: Sequence[Triple], *, allow_name: bool = True, mode: str = "marks"
+) -> CitationGrammar:
+    """The grammar for a question whose model is shown `triples` about `entities`.
+
+    `mode="marks"` (the default) constrains only what is inside brackets. `mode="every_sentence"`
+    also makes every sentence carry at least one mark before its final `.`, `!` or `?` (so a
+    sentence's text holds no such character) — it forces the model to attribute each claim, to a
+    shown triple or to `[NA]`; the answer ends after a complete sentence.
+    """
+    if mode not in GRAMMAR_MODES:
+        raise ValueError(f"grammar mode must be one of {GRAMMAR_MODES}, not {mode!r}")
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    left_out: list[Triple] = []
+    for e in entities:
+        own: list[tuple[str, str]] = []
+        if allow_name and e.name and not _UNCITABLE.intersection(e.name):
+            own.append(("name", e.name))
+        for t in triples:
+            if t.subject != e.id:
+                continue
+            if _UNCITABLE.intersection(t.label + t.value) or not t.value.strip():
+                left_out.append(t)
+                continue
+            pair = (t.label, t.value)
+            if pair not in own:
+                own.append(pair)
+        if own and not _UNCITABLE.intersection(e.id):
+            pairs[e.id] = own
+    if mode == "marks":
+        lines = ["root ::= text? (cite text?)*", "text ::= [^\\[\\]]+"]
+    else:
+        lines = [
+            "root ::= sentence+",
+            'sentence ::= [ \\n]* words cite (" "? cite)* [.!?]',
+            "words ::= [^\\[\\].!? \\n] [^\\[\\].!?]*",
+        ]
+    if pairs:
+        lines.append('cite ::= "[NA]" | "[" body "]"')
+        lines.append("body ::= " + " | ".join(f"e{i}" for i in range(len(pairs))))
+        for i, (entity_id, own) in enumerate(pairs.items()):
+            lines.append(f'e{i} ::= {gbnf_literal(entity_id)} (", " p{i})+')
+            lines.append(f"p{i} ::= " + " | ".join(gbnf_literal(f"{label}: {value}") for label, value in own))
+    else:
+        lines.append('cite ::= "[NA]"')
+    return CitationGrammar(text="\n".join(lines), pairs=pairs, left_out=left_out)
+
+
+def citation_grammar(
+    entities: Sequence[Entity], triples: Sequence[Triple], *, allow_name: bool = True, mode: str = "marks"
+) -> str:
+    """Just the GBNF text of `build_citation_grammar`."""
+    return build_citation_grammar(entities, triples, allow_name=allow_name, mode=mode).text
+
+
+def llama_grammar(text: str) -> Any:
+    """The object `LocalLLM.chat(..., grammar=)` takes."""
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(text, verbose=False)
+
+
+class GrammarChecker:
+    """llama.cpp's grammar parser and matcher over a model's vocabulary, without a context.
+
+    `GrammarChecker(llm)` reuses a loaded `LocalLLM` (or `llama_cpp.Llama`);
+    `GrammarChecker.from_model_path(path)` loads only the vocabulary of a GGUF (fast, no weights).
+    """
+
+    def __init__(self, llm: Any) -> None:
+        import llama_cpp
+
+        self._llama = getattr(llm, "_llm", llm)  # LocalLLM wraps a llama_cpp.Llama
+        self._c = llama_cpp
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llama.model)
+        if not self._vocab:
+            raise GrammarError("the model has no vocabulary")
+
+    @classmethod
+    def from_model_path(cls, path: Any = None) -> "GrammarChecker":
+        from llama_cpp import Llama
+
+        from kalma_graph.models.llm import resolve_model_path
+
+        return cls(Llama(model_path=str(resolve_model_path(path)), vocab_only=True, verbose=False))
+
+    def _sampler(self, text: str) -> Any:
+        sampler = self._c.llama_sampler_init_grammar(self._vocab, text.encode("utf-8"), b"root")
+        if not sampler:
+            raise GrammarError("llama.cpp could not parse the grammar (see its log on stderr)")
+        return sampler
+
+    def validate(self, text: str) -> None:
+        """Raise `GrammarError` unless llama.cpp parses `text`."""
+        self._c.llama_sampler_free(self._sampler(text))
+
+    def accepts(self, text: str, candidate: str, *, complete: bool = True) -> bool:
+        """Whether the grammar accepts `candidate` token by token as the model would emit it;
+        with `complete`, also whether it may end there (end-of-generation allowed)."""
+        sampler = self._sampler(text)
+        try:
+            tokens = self._llama.tokenize(candidate.encode("utf-8"), add_bos=False, special=False)
+            for token in tokens:
+                if not self._allowed(sampler, token):
+                    return False
+                self._c.llama_sampler_accept(sampler, token)
+            if complete:
+                return self._allowed(sampler, self._c.llama_vocab_eos(self._vocab))
+            return True
+        finally:
+            self._c.llama_sampler_free(sampler)
+
+    def _allowed(self, sampler: Any, token: int) -> bool:
+        data = (self._c.llama_token_data * 1)(self._c.llama_token_data(token, 0.0, 0.0))
+        array = self._c.llama_token_data_array(data=data, size=1, selected=-1, sorted=False)
+        self._c.llama_sampler_apply(sampler, ctypes.byref(array))
+        return not math.isinf(data[0].logit)

@@ -1,0 +1,512 @@
+"""The KaLMA baseline end to end (seed 000, §3): retrieval → re-ranking → attributed generation.
+
+`answer_questions(store, llm, ner, questions, ...)` answers each question with the one-shot prompt of
+Table 13 over the question's retrieved knowledge, parses the answer's citations with the shared
+parser and writes one JSON record per question (schema in docs/answer.md). It is what the CLI
+`kalma-graph answer` runs and what the experiments call with a `knowledge_filter` (knowledge removal,
+retrieval ablation): the filter gets the question and its retrieved triples and returns
+`(shown, removed)`; only `shown` reaches the prompt (and the citation grammar), `removed` is recorded.
+
+Runs are resumable: records are appended, flushed and fsync'ed one by one; a re-run with the same
+`out_path` skips the ids already written (and refuses to mix in records made with other settings).
+A sidecar `<out>.header.json` holds the run-level facts (store, model, NER pipeline, prompt name and
+sha256, parameters, library versions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
+from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
+from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.retrieval.linking import TypeMap, load_type_map
+from kalma_graph.retrieval.retrieve import known_props, linked_dict, retrieve, triple_dict
+from kalma_graph.store.base import GraphStore, StoreError, Triple
+
+__all__ = [
+    "AnswerError",
+    "KnowledgeFilter",
+    "Question",
+    "answer_questions",
+    "header_path",
+    "load_biokalma_questions",
+    "load_jsonl_questions",
+    "load_questions",
+    "pending_questions",
+    "question_from_text",
+    "read_records",
+]
+
+KnowledgeFilter = Callable[["Question", list[Triple]], tuple[list[Triple], list[Triple]]]
+Progress = Callable[[int, int, dict], None]
+
+DEFAULT_MAX_TOKENS = 512
+# Tokens kept free after the prompt: a prompt that leaves less than this is not generated.
+_MIN_GENERATION_ROOM = 16
+
+
+class AnswerError(RuntimeError):
+    """A run cannot go on as asked (mismatched resume, unreadable questions); the message says why."""
+
+
+# --- questions -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to answer. `variant_texts` maps a variant (`general`, `specific`) to its wording
+    when a source holds several; `reference_qids` are the entities a dataset lists for it (BioKaLMA's
+    records), kept for comparisons and experiments, never used by retrieval."""
+
+    id: str
+    text: str
+    variant_texts: Mapping[str, str] | None = None
+    reference_qids: tuple[str, ...] = ()
+
+    def text_for(self, variant: str) -> str:
+        if self.variant_texts and variant in self.variant_texts:
+            return self.variant_texts[variant]
+        return self.text
+
+
+def _strip_question_label(text: str) -> str:
+    """The BioKaLMA release starts some questions with "question: " (a generation artefact)."""
+    text = text.strip()
+    return text[len("question:"):].strip() if text[:9].casefold() == "question:" else text
+
+
+def _open_text(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".bz2", ".json", ".jsonl"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def load_biokalma_questions(path: str | os.PathLike) -> list[Question]:
+    """A BioKaLMA question file (`[[question, [records]], ...]`, optionally gzipped). Ids are
+    `<file stem>:<index>` (`simple_question_graph:0`); the leading "question: " some released
+    questions carry is removed; each record's qid goes to `reference_qids`."""
+    path = Path(path)
+    with _open_text(path) as handle:
+        data = json.load(handle)
+    if not isinstance(data, list) or (data and not (isinstance(data[0], list) and len(data[0]) == 2)):
+        raise AnswerError(f"{path}: not a BioKaLMA question file (expected [[question, [records]], ...])")
+    stem = _stem(path)
+    out = []
+    for index, (question, records) in enumerate(data):
+        qids = tuple(r["qid"] for r in records if isinstance(r, dict) and r.get("qid"))
+        out.append(Question(id=f"{stem}:{index}", text=_strip_question_label(question), reference_qids=qids))
+    return out
+
+
+def load_jsonl_questions(path: str | os.PathLike) -> list[Question]:
+    """JSON lines `{"id": ..., "question": ...}` (optional `"variants": {"general": ..., "specific":
+    ...}` and `"reference_qids"`); a line without an id gets `<file stem>:<line number>`."""
+    path = Path(path)
+    out = []
+    seen: set[str] = set()
+    with _open_text(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                text = row["question"]
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise AnswerError(f"{path}:{number}: not a question record ({exc})") from exc
+            qid = str(row.get("id") or f"{_stem(path)}:{number}")
+            if qid in seen:
+                raise AnswerError(f"{path}:{number}: duplicate id {qid!r}")
+            seen.add(qid)
+            out.append(
+                Question(
+                    id=qid,
+                    text=text,
+                    variant_texts=row.get("variants") or None,
+                    reference_qids=tuple(row.get("reference_qids") or ()),
+                )
+            )
+    return out
+
+
+def load_questions(path: str | os.PathLike) -> list[Question]:
+    """BioKaLMA JSON (`.json[.gz]` holding a list) or our JSON lines (`.jsonl[.gz]`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no question file {path}")
+    if ".jsonl" in path.suffixes:
+        return load_jsonl_questions(path)
+    return load_biokalma_questions(path)
+
+
+def question_from_text(text: str) -> Question:
+    """A one-off question; its id is derived from the text so that a re-run resumes."""
+    return Question(id="q:" + hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:12], text=text.strip())
+
+
+def default_variant(path: str | os.PathLike | None) -> str:
+    """BioKaLMA's `simple_…` files hold general questions, `complex_…` specific ones."""
+    return "specific" if path is not None and Path(path).name.startswith("complex") else "general"
+
+
+# --- output --------------------------------------------------------------------------------------
+
+
+def header_path(out_path: str | os.PathLike) -> Path:
+    return Path(f"{out_path}.header.json")
+
+
+def read_records(path: str | os.PathLike) -> list[dict]:
+    """The complete records of an answers file (a torn last line is ignored)."""
+    records, _ = _scan(Path(path))
+    return records
+
+
+def pending_questions(questions: Sequence[Question], out_path: str | os.PathLike) -> list[Question]:
+    """The questions whose ids are not yet in `out_path` (all of them when it does not exist)."""
+    done = {r.get("id") for r in read_records(out_path)}
+    return [q for q in questions if q.id not in done]
+
+
+def _scan(path: Path) -> tuple[list[dict], int]:
+    """Records of a JSONL file and the byte offset after the last complete one."""
+    records: list[dict] = []
+    good = 0
+    if not path.exists():
+        return records, 0
+    with open(path, "rb") as handle:
+        offset = 0
+        for raw in handle:
+            offset += len(raw)
+            if not raw.endswith(b"\n"):
+                break
+            try:
+                records.append(json.loads(raw))
+            except json.JSONDecodeError:
+                break
+            good = offset
+    return records, good
+
+
+class _Writer:
+    """Appends records durably: each one is written, flushed and fsync'ed before the next starts."""
+
+    def __init__(self, path: Path, resume: bool) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        done: list[dict] = []
+        if resume:
+            done, good = _scan(path)
+            if path.exists() and path.stat().st_size != good:
+                with open(path, "r+b") as handle:  # drop a torn last line from an interrupted run
+                    handle.truncate(good)
+        self.done_ids = {r.get("id") for r in done}
+        self.handle = open(path, "a" if resume else "w", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def _write_json_atomic(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    from kalma_graph import __version__
+
+    out = {"kalma_graph": __version__, "python": platform.python_version()}
+    for dist in ("llama_cpp_python", "spacy", "ladybug", "neo4j"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def _filter_name(knowledge_filter: KnowledgeFilter | None) -> str | None:
+    if knowledge_filter is None:
+        return None
+    return getattr(knowledge_filter, "name", None) or getattr(knowledge_filter, "__qualname__", type(knowledge_filter).__name__)
+
+
+# --- answering -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """Run-level settings that every record of one output file shares."""
+
+    variant: str
+    prompt: dict[str, Any]
+    params: GenerationParams
+    grammar_mode: str | None  # None (unconstrained) | "marks" | "every_sentence"
+    type_map: TypeMap
+    type_policy: str
+    partial: bool
+    filter_name: str | None
+    model: dict[str, Any] = field(default_factory=dict)
+    ner: dict[str, Any] = field(default_factory=dict)
+
+    def record_params(self) -> dict[str, Any]:
+        return {
+            **dataclasses.asdict(self.params),
+            "stop": list(self.params.stop),
+            "constrain_citations": self.grammar_mode is not None,
+            "citation_grammar": self.grammar_mode,
+            "prompt": self.prompt["name"],
+            "prompt_version": self.prompt.get("version"),
+            "type_policy": self.type_policy,
+            "partial_names": self.partial,
+            "knowledge_filter": self.filter_name,
+        }
+
+    def key(self) -> dict[str, Any]:
+        """What must be equal for records to share one output file."""
+        return {
+            "model_sha256": self.model.get("model_sha256"),
+            "prompt_sha256": self.prompt["sha256"],
+            "variant": self.variant,
+            "params": self.record_params(),
+            "ner": {k: self.ner.get(k) for k in ("ner_pipeline", "ner_pipeline_version")},
+            "type_map_sha256": self.type_map.sha256,
+        }
+
+
+def answer_questions(
+    store: GraphStore,
+    llm: Any,
+    ner: Any,
+    questions: Iterable[Question],
+    *,
+    variant: str = "general",
+    params: GenerationParams | None = None,
+    constrain: bool | str = False,
+    knowledge_filter: KnowledgeFilter | None = None,
+    out_path: str | os.PathLike | None = None,
+    resume: bool = True,
+    progress: Progress | None = None,
+    prompt_name: str | None = None,
+    type_map: TypeMap | None = None,
+    type_policy: str = "strict",
+    partial: bool = True,
+    source: str | None = None,
+) -> dict[str, Any]:
+    """Answer `questions`; returns a summary dict (with the records themselves when `out_path` is None).
+
+    `llm` is a loaded `LocalLLM` (load it once per run), `ner` a loaded `NER`; `params` defaults to
+    `GenerationParams(max_tokens=512)` (temperature 0, seed 0). `variant` picks the
+    question wording (`Question.variant_texts`) and the prompt file `kalma/answer_<variant>`
+    (`prompt_name` overrides the file). `constrain` adds the per-question citation grammar: True or
+    "marks" constrains what is inside brackets, "every_sentence" also requires a mark in every
+    sentence (`kalma_graph.generation.grammar`).
+    """
+    if variant not in VARIANTS:
+        raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
+    params = params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS)
+    questions = list(questions)
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise AnswerError("question ids are not unique")
+    run = _Run(
+        variant=variant,
+        prompt=load_answer_prompt(variant, prompt_name),
+        params=params,
+        grammar_mode=_grammar_mode(constrain),
+        type_map=type_map or load_type_map(),
+        type_policy=type_policy,
+        partial=partial,
+        filter_name=_filter_name(knowledge_filter),
+        model=llm.header(),
+        ner=ner.header(),
+    )
+    header = {
+        "kind": "kalma-graph answers",
+        "store": store.uri,
+        "questions_source": source,
+        "variant": variant,
+        "model": run.model,
+        "ner": run.ner,
+        "type_map": run.type_map.header(),
+        "prompt": {"name": run.prompt["name"], "version": run.prompt.get("version"), "sha256": run.prompt["sha256"],
+                   "source": run.prompt.get("source")},
+        "params": run.record_params(),
+        "run_key": run.key(),
+        "versions": _versions(),
+    }
+    writer: _Writer | None = None
+    records: list[dict] = []
+    if out_path is not None:
+        out = Path(out_path)
+        hpath = header_path(out)
+        if resume and out.exists() and out.stat().st_size and hpath.exists():
+            previous = json.loads(hpath.read_text(encoding="utf-8"))
+            if previous.get("run_key") != header["run_key"]:
+                differ = sorted(k for k in header["run_key"] if previous.get("run_key", {}).get(k) != header["run_key"][k])
+                raise AnswerError(
+                    f"{out} holds answers made with other settings ({', '.join(differ)}); "
+                    "write to another --out, or start over with --no-resume"
+                )
+            header["created"] = previous.get("created")
+        writer = _Writer(out, resume)
+        header.setdefault("created", None)
+        header["created"] = header["created"] or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        _write_json_atomic(hpath, header)
+
+    todo = [q for q in questions if writer is None or q.id not in writer.done_ids]
+    summary: dict[str, Any] = {
+        "out": str(out_path) if out_path is not None else None,
+        "questions": len(questions),
+        "skipped_done": len(questions) - len(todo),
+        "written": 0,
+        "failed": [],
+        "with_citation": 0,
+        "truncated": 0,
+        "n_sloppy": 0,
+        "retrieval_s": 0.0,
+        "generation_s": 0.0,
+        "device": run.model.get("device"),
+        "n_gpu_layers": run.model.get("n_gpu_layers"),
+    }
+    started = time.perf_counter()
+    interrupted = False
+    try:
+        for done, question in enumerate(todo, 1):
+            try:
+                record = answer_one(store, llm, ner, question, run, knowledge_filter)
+            except StoreError:
+                raise  # the store is gone: every further question would fail the same way
+            except (LLMError, ValueError, RuntimeError) as exc:
+                summary["failed"].append({"id": question.id, "error": f"{type(exc).__name__}: {exc}"})
+                if progress:
+                    progress(done, len(todo), {"id": question.id, "failed": True})
+                continue
+            if writer is not None:
+                writer.write(record)
+            else:
+                records.append(record)
+            summary["written"] += 1
+            summary["with_citation"] += any(s["citations"] for s in record["sentences"])
+            summary["truncated"] += record["truncated"]
+            summary["n_sloppy"] += record["n_sloppy"]
+            summary["retrieval_s"] += record["timings"]["retrieval_s"]
+            summary["generation_s"] += record["timings"]["generation_s"]
+            if progress:
+                progress(done, len(todo), {"id": question.id, "failed": False})
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if writer is not None:
+            writer.close()
+    elapsed = time.perf_counter() - started
+    summary["interrupted"] = interrupted
+    summary["seconds"] = round(elapsed, 3)
+    summary["questions_per_s"] = round(summary["written"] / elapsed, 4) if elapsed > 0 and summary["written"] else 0.0
+    summary["retrieval_s"] = round(summary["retrieval_s"], 3)
+    summary["generation_s"] = round(summary["generation_s"], 3)
+    if out_path is not None:
+        header["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        header["last_run"] = {k: v for k, v in summary.items() if k != "out"}
+        _write_json_atomic(header_path(Path(out_path)), header)
+    else:
+        summary["records"] = records
+    if interrupted:
+        raise KeyboardInterrupt(summary)
+    return summary
+
+
+def _grammar_mode(constrain: bool | str) -> str | None:
+    if constrain is False or constrain is None:
+        return None
+    if constrain is True:
+        return "marks"
+    if constrain in GRAMMAR_MODES:
+        return str(constrain)
+    raise AnswerError(f"constrain must be a bool or one of {GRAMMAR_MODES}, not {constrain!r}")
+
+
+def answer_one(
+    store: GraphStore, llm: Any, ner: Any, question: Question, run: _Run, knowledge_filter: KnowledgeFilter | None
+) -> dict[str, Any]:
+    """One record of the output schema (docs/answer.md)."""
+    text = question.text_for(run.variant)
+    t0 = time.perf_counter()
+    found = retrieve(store, text, ner, type_map=run.type_map, type_policy=run.type_policy, partial=run.partial)
+    retrieved = list(found.triples)
+    if knowledge_filter is not None:
+        shown, removed = knowledge_filter(question, retrieved)
+        shown, removed = list(shown), list(removed)
+    else:
+        shown, removed = retrieved, []
+    messages = build_messages(run.prompt, found.blocks(shown), text)
+    retrieval_s = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    try:
+        rendered = llm.chat_prompt(messages)
+    except LLMError:
+        rendered = None
+    prompt_sha = hashlib.sha256(rendered.encode("utf-8")).hexdigest() if rendered is not None else messages_sha256(messages)
+    if rendered is not None:
+        n_prompt = llm.count_tokens(rendered)
+        if n_prompt + _MIN_GENERATION_ROOM > llm.n_ctx:
+            raise LLMError(f"the prompt has {n_prompt} tokens, n_ctx is {llm.n_ctx}: raise --n-ctx")
+    grammar = None
+    if run.grammar_mode is not None:
+        grammar = llama_grammar(build_citation_grammar(found.entities, shown, mode=run.grammar_mode).text)
+    completion = llm.chat(messages, run.params, grammar=grammar)
+    generation_s = time.perf_counter() - t1
+
+    parsed = parse_answer(completion.text, known_props(found.entities, retrieved))
+    return {
+        "id": question.id,
+        "question": text,
+        "variant": run.variant,
+        "entities": [linked_dict(lm) for lm in found.linked],
+        "retrieved": [triple_dict(t) for t in retrieved],
+        "removed": [triple_dict(t) for t in removed],
+        "prompt_sha256": prompt_sha,
+        "answer": completion.text,
+        "sentences": [
+            {
+                "text": s.text,
+                "clean_text": s.clean_text,
+                "na": s.na,
+                "citations": [{"qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy} for c in s.citations],
+            }
+            for s in parsed.sentences
+        ],
+        "n_sloppy": parsed.n_sloppy,
+        "finish_reason": completion.finish_reason,
+        "truncated": completion.truncated,
+        "model": run.model,
+        "params": run.record_params(),
+        "timings": {"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4)},
+    }
+
+
+def records_by_id(records: Sequence[dict]) -> dict[str, dict]:
+    return {r["id"]: r for r in records}

@@ -1,0 +1,95 @@
+"""Retrieval for one question (seed 000, §3.1–3.2): NER → linking with the type filter → re-ranking →
+the one-hop subgraph of every selected entity, rendered as the paper's knowledge blocks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from kalma_graph.store.base import Entity, GraphStore, Triple
+
+from .linking import LinkedMention, TypeMap, link_entities, selected_entities
+from .subgraph import knowledge_block
+
+__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "known_props", "candidate_dict", "linked_dict", "triple_dict"]
+
+
+@dataclass
+class Retrieval:
+    """What retrieval found for a question: the linked mentions, the selected entities (each once, in
+    order of first mention) and their one-hop statements (grouped by entity in that order)."""
+
+    question: str
+    linked: list[LinkedMention]
+    entities: list[Entity]
+    triples: list[Triple] = field(default_factory=list)
+
+    def blocks(self, triples: Sequence[Triple] | None = None) -> list[str]:
+        """Knowledge blocks of the selected entities over `triples` (default: all retrieved)."""
+        return knowledge_blocks(self.entities, self.triples if triples is None else triples)
+
+
+def retrieve(
+    store: GraphStore,
+    question: str,
+    ner: Any,
+    *,
+    type_map: TypeMap | None = None,
+    type_policy: str = "strict",
+    partial: bool = True,
+) -> Retrieval:
+    linked = link_entities(store, question, ner, type_map=type_map, type_policy=type_policy, partial=partial)
+    entities = selected_entities(linked)
+    triples: list[Triple] = []
+    for entity in entities:
+        triples += store.one_hop(entity.id)
+    return Retrieval(question=question, linked=linked, entities=entities, triples=triples)
+
+
+def knowledge_blocks(entities: Sequence[Entity], triples: Sequence[Triple]) -> list[str]:
+    """One `{qid: …, name: …, property: value, …}` block per entity, in entity order. An entity whose
+    statements were all withheld keeps a block with its qid and name."""
+    by_subject: dict[str, list[Triple]] = {}
+    for t in triples:
+        by_subject.setdefault(t.subject, []).append(t)
+    return [knowledge_block(e, by_subject.get(e.id, [])) for e in entities]
+
+
+def known_props(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[str]]:
+    """Property labels per entity for the citation parser, with the pseudo-property `name` that the
+    knowledge block shows for every entity."""
+    out: dict[str, set[str]] = {e.id: {"name"} for e in entities}
+    for t in triples:
+        out.setdefault(t.subject, {"name"}).add(t.label)
+    return out
+
+
+def triple_dict(t: Triple) -> dict[str, Any]:
+    return {
+        "subject": t.subject,
+        "pid": t.pid,
+        "label": t.label,
+        "value": t.value,
+        "object_id": t.object_id,
+        "datatype": t.datatype,
+    }
+
+
+def candidate_dict(c: Any) -> dict[str, Any]:
+    return {
+        "id": c.entity.id,
+        "name": c.entity.name,
+        "score": c.score,
+        "types": list(c.entity.types),
+        "matched_labels": list(c.matched_labels),
+    }
+
+
+def linked_dict(lm: LinkedMention) -> dict[str, Any]:
+    return {
+        "mention": lm.mention,
+        "ner_label": lm.ner_label,
+        "selected": lm.selected.id if lm.selected is not None else None,
+        "reason": lm.reason,
+        "candidates": [candidate_dict(c) for c in lm.candidates],
+    }

