@@ -139,7 +139,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
 
     Writes OUT/results.json, OUT/per_answer.csv, OUT/answers_scored.jsonl, OUT/summary.md and
     OUT/plots/*.png; with --store, the run is written into the graph (browse it with the saved
-    queries in cypher/saved_queries/)."""
+    queries in cypher/browse/)."""
     from kalma_graph.evaluation.evaluate import evaluate_file
 
     out = Path(out_dir)

@@ -49,6 +49,7 @@ for _module, _attr in (
     ("build_cmd", "build"),
     ("caqa_cmd", "caqa"),
     ("score_cmd", "score"),
+    ("annotate_cmd", "annotate"),
 ):
     _add_optional(f"kalma_graph.cli.{_module}", _attr)
 

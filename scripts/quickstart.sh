@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # The main job on the embedded default store (no server): set up, load the bundled real samples
-# (Wikidata JSON, BioKaLMA records, Freebase N-Triples), print counts and one entity's subgraph.
+# (Wikidata JSON, BioKaLMA records, Freebase N-Triples), answer five questions of the bundled BioKaLMA
+# dataset with the packaged GGUF model citing graph triples, and evaluate the answers against the
+# dataset's minimum knowledge sets (report in runs/quickstart/report, table printed at the end).
+# KALMA_STORE=bolt://localhost:7687 runs the same on Neo4j; KALMA_NLI_MODEL picks the NLI model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 KG=.venv/bin/kalma-graph
-$KG ingest dumps/wikidata_sample.jsonl.gz dumps/biokalma_records.jsonl.gz dumps/freebase_sample.nt.gz "$@"
+RUN=${KALMA_RUN_DIR:-runs/quickstart}
+DATASET=dumps/biokalma_built/biokalma_built   # built by `kalma-graph build biokalma` (docs/biokalma.md)
+
+$KG ingest dumps/wikidata_sample.jsonl.gz dumps/biokalma_records.jsonl.gz dumps/freebase_sample.nt.gz
 $KG stats
 $KG show Q206534 --limit 12
+
+$KG answer --questions "$DATASET.questions.jsonl" --variant specific --limit "${KALMA_QUICKSTART_N:-5}" \
+    --out "$RUN/answers.jsonl"
+
+# Alignment and [NA] need an NLI model: $KALMA_NLI_MODEL, else the offline one beside the checkout.
+nli=(--no-nli)
+if [[ -n "${KALMA_NLI_MODEL:-}" ]]; then
+  nli=(--nli "$KALMA_NLI_MODEL")
+elif [[ -d ../shared/models/nli-minilm-l6-v1 ]]; then
+  nli=(--nli ../shared/models/nli-minilm-l6-v1)
+else
+  echo "no NLI model found (set KALMA_NLI_MODEL): evaluating citations without text-citation alignment" >&2
+fi
+$KG evaluate --answers "$RUN/answers.jsonl" --gold "$DATASET.gold.jsonl" "${nli[@]}" --out "$RUN/report"

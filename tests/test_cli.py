@@ -53,6 +53,20 @@ def test_store_from_environment_and_default(tmp_path):
     assert (tmp_path / "data" / "graph.lbdb").exists()
 
 
+def test_a_closed_embedded_store_opens_in_another_process(tmp_path):
+    """Ladybug keeps its file lock while a prepared statement lives; close() must drop them, or the
+    CLI cannot open a store a Python caller has read from and closed."""
+    from kalma_graph.ingest import ingest
+    from kalma_graph.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path / "g.lbdb")
+    ingest(store, [WIKIDATA_JSON])
+    assert store.one_hop("Q206534")  # reads go through prepared statements
+    store.close()
+    stats = json.loads(kg("stats", "--store", f"embedded:{tmp_path}/g.lbdb", "--json").stdout)
+    assert stats["entities"] > 0
+
+
 def test_bad_input_gets_a_clear_error_and_exit_code(tmp_path):
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"type": "item", "id": "Q1"}\n{oops\n', encoding="utf-8")

@@ -232,14 +232,14 @@ def test_run_written_to_neo4j_reads_back(neo4j_store, tmp_path, answers_file, go
 
 
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def test_saved_queries_run_on_a_written_run(backend, request, tmp_path, answers_file, gold_file):
-    """Every saved query in cypher/saved_queries/ runs unchanged against a written run."""
+def test_browse_run_on_a_written_run(backend, request, tmp_path, answers_file, gold_file):
+    """Every saved query in cypher/browse/ runs unchanged against a written run."""
     store = request.getfixturevalue(f"{backend}_store")
     _load_two_people(store, tmp_path)
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, store=store, plots=False)
     params = {"run_id": results["run_id"], "question_id": "hertwig-907", "entity_id": HERTWIG}
     found = {}
-    for path in sorted((REPO / "cypher" / "saved_queries").glob("*.cypher")):
+    for path in sorted((REPO / "cypher" / "browse").glob("*.cypher")):
         text = path.read_text()
         assert text.startswith("// kalma-graph · "), path.name  # the name Neo4j Browser shows
         used = {k: v for k, v in params.items() if f"${k}" in text}

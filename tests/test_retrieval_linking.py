@@ -16,7 +16,7 @@ import pytest
 
 from kalma_graph.models.ner import Mention, load_ner
 from kalma_graph.retrieval.linking import TypeMap, link_entities, load_type_map, selected_entities
-from kalma_graph.retrieval.retrieve import known_props, linked_dict, retrieve
+from kalma_graph.retrieval.retrieve import knowledge_blocks, known_props, linked_dict, retrieve
 
 from .conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 
@@ -252,6 +252,20 @@ def test_retrieve_renders_the_knowledge_block(sample_store, ner):
     assert found.blocks([])[0] == "{qid: Q206534, name: Stephen Crane}"
     props = known_props(found.entities, found.triples)
     assert {"name", "place of birth", "notable works"} <= props["Q206534"]
+
+
+def test_shown_entities_follow_what_an_experiment_shows(sample_store, ner):
+    found = retrieve(sample_store, "What were some of Stephen Crane's notable works?", ner)
+    # Knowledge withheld (conscious incompetence): the selected entity keeps its block, even empty.
+    assert [e.id for e in found.shown_entities(sample_store, found.triples[1:])] == ["Q206534"]
+    assert [e.id for e in found.shown_entities(sample_store, [])] == ["Q206534"]
+    # Graph replaced (retrieval ablation): only the stand-in entity is shown, by its stored name.
+    other = sample_store.one_hop("Q254")
+    shown = found.shown_entities(sample_store, other)
+    assert [(e.id, e.name) for e in shown] == [("Q254", "Wolfgang Amadeus Mozart")]
+    assert knowledge_blocks(shown, other)[0].startswith("{qid: Q254, name: Wolfgang Amadeus Mozart, ")
+    # Both: extra subjects come after the selected entity.
+    assert [e.id for e in found.shown_entities(sample_store, [*found.triples, *other])] == ["Q206534", "Q254"]
 
 
 def test_linked_dict_has_the_output_schema(sample_store, ner):

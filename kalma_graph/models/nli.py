@@ -157,18 +157,39 @@ def model_files_hash(model_dir: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+class NLIModelNotFound(FileNotFoundError):
+    """The NLI model is neither a local directory nor in the Hugging Face cache (and could not be
+    downloaded). A `FileNotFoundError` so callers that report missing files report this too."""
+
+
 def resolve_model_dir(name_or_path: str) -> Path:
     """The local directory holding a model: the path itself, or the hub snapshot `transformers`
-    downloaded (or finds offline in its cache)."""
+    finds in its cache (downloading it once when the machine is online)."""
     p = Path(name_or_path).expanduser()
     if p.is_dir():
         return p.resolve()
+    hint = (
+        f"pass a local model directory (--nli PATH or ${MODEL_ENV}), e.g. the offline "
+        "nli-minilm-l6-v1 shipped beside the repository"
+    )
+    if p.is_absolute() or name_or_path.startswith((".", "~")) or p.exists():
+        raise NLIModelNotFound(f"NLI model directory {name_or_path!r} does not exist; {hint}")
     from transformers.utils import cached_file
 
-    config_path = cached_file(name_or_path, "config.json")
-    if config_path is None:  # pragma: no cover - cached_file raises on failure in practice
-        raise FileNotFoundError(f"cannot find model {name_or_path!r}")
-    return Path(config_path).parent
+    # The cache first, so that an offline machine answers at once instead of retrying the hub.
+    for local_only in (True, False):
+        try:
+            config_path = cached_file(name_or_path, "config.json", local_files_only=local_only)
+        except OSError as exc:
+            if local_only and os.environ.get("HF_HUB_OFFLINE") not in ("1", "true", "True"):
+                continue
+            raise NLIModelNotFound(
+                f"NLI model {name_or_path!r} is not in the local Hugging Face cache and could not be "
+                f"downloaded ({type(exc).__name__}); {hint}"
+            ) from exc
+        if config_path is not None:
+            return Path(config_path).parent
+    raise NLIModelNotFound(f"cannot find NLI model {name_or_path!r}; {hint}")
 
 
 # --- the cache ----------------------------------------------------------------------------------

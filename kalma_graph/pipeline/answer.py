@@ -31,7 +31,7 @@ from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.llm import GenerationParams, LLMError
 from kalma_graph.retrieval.linking import TypeMap, load_type_map
-from kalma_graph.retrieval.retrieve import known_props, linked_dict, retrieve, triple_dict
+from kalma_graph.retrieval.retrieve import knowledge_blocks, known_props, linked_dict, retrieve, triple_dict
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [
@@ -459,9 +459,11 @@ def answer_one(
     if knowledge_filter is not None:
         shown, removed = knowledge_filter(question, retrieved)
         shown, removed = list(shown), list(removed)
+        shown_entities = found.shown_entities(store, shown)
     else:
         shown, removed = retrieved, []
-    messages = build_messages(run.prompt, found.blocks(shown), text)
+        shown_entities = found.entities
+    messages = build_messages(run.prompt, knowledge_blocks(shown_entities, shown), text)
     retrieval_s = time.perf_counter() - t0
 
     t1 = time.perf_counter()
@@ -476,12 +478,14 @@ def answer_one(
             raise LLMError(f"the prompt has {n_prompt} tokens, n_ctx is {llm.n_ctx}: raise --n-ctx")
     grammar = None
     if run.grammar_mode is not None:
-        grammar = llama_grammar(build_citation_grammar(found.entities, shown, mode=run.grammar_mode).text)
+        grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
     completion = llm.chat(messages, run.params, grammar=grammar)
     generation_s = time.perf_counter() - t1
 
-    parsed = parse_answer(completion.text, known_props(found.entities, retrieved))
-    return {
+    # Property names of everything the model saw or could have seen, so that values holding commas
+    # or colons split right whichever graph was shown.
+    parsed = parse_answer(completion.text, known_props([*found.entities, *shown_entities], [*retrieved, *shown]))
+    record = {
         "id": question.id,
         "question": text,
         "variant": run.variant,
@@ -506,6 +510,10 @@ def answer_one(
         "params": run.record_params(),
         "timings": {"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4)},
     }
+    if knowledge_filter is not None:
+        # What the prompt showed; evaluation checks citations against it (it may hold other entities).
+        record["shown"] = [triple_dict(t) for t in shown]
+    return record
 
 
 def records_by_id(records: Sequence[dict]) -> dict[str, dict]:

@@ -145,7 +145,7 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
                   f"Run `{results.get('run_id')}` written to `{store.get('uri')}`: {store.get('answers')} answers, "
                   f"{store.get('sentences')} sentences, {store.get('cites')} CITES links "
                   f"({store.get('citations_without_entity')} citations name no entity in the store). Browse with the "
-                  "saved queries in `cypher/saved_queries/` (`:param run_id => '…'`)."]
+                  "saved queries in `cypher/browse/` (`:param run_id => '…'`)."]
     files = results.get("files") or {}
     if files:
         lines += ["", "## Files", ""] + [f"- {k}: `{v}`" for k, v in files.items()]

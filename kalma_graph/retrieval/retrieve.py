@@ -28,6 +28,22 @@ class Retrieval:
         """Knowledge blocks of the selected entities over `triples` (default: all retrieved)."""
         return knowledge_blocks(self.entities, self.triples if triples is None else triples)
 
+    def shown_entities(self, store: GraphStore, shown: Sequence[Triple]) -> list[Entity]:
+        """The entities whose blocks the prompt shows when an experiment changed the graph to `shown`.
+
+        Knowledge withheld from the selected entities (conscious incompetence) keeps their blocks,
+        empty ones included: the model still learns who the question is about. A graph replaced by
+        other entities' subgraphs (retrieval ablation: no shown triple is about a selected entity)
+        shows only those other entities. Subjects not selected by retrieval are looked up in the
+        store, in order of first appearance in `shown`."""
+        selected = {e.id: e for e in self.entities}
+        subjects = list(dict.fromkeys(t.subject for t in shown))
+        replaced = bool(shown) and not any(s in selected for s in subjects)
+        extra_ids = [s for s in subjects if s not in selected]
+        found = {e.id: e for e in store.get_entities(extra_ids)} if extra_ids else {}
+        extra = [found.get(s) or Entity(id=s, name=s) for s in extra_ids]
+        return extra if replaced else [*self.entities, *extra]
+
 
 def retrieve(
     store: GraphStore,

@@ -128,8 +128,12 @@ class EmbeddedStore(ReadOps):
         self._run("delete_all")
 
     def close(self) -> None:
-        self._conn.close()
-        self._db.close()
+        # A live prepared statement keeps Ladybug's file lock after Database.close(), so another
+        # process (the CLI after a Python caller) could not open the store: drop them first.
+        with self._lock:
+            self._prepared.clear()
+            self._conn.close()
+            self._db.close()
 
     def __enter__(self) -> "EmbeddedStore":
         return self

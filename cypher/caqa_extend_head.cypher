@@ -1,0 +1,11 @@
+// CAQA query extension, first intersection (§4.2): triples (e1, rn, e0) into the query's subject
+// e0 ($id) from an entity outside the query ($exclude_ids) under a relation the query does not use
+// ($exclude_pids). Appended at the head, e0 becomes a variable and the path grows by one hop.
+MATCH (s:Entity {id: $id})<-[r:STATEMENT]-(m:Entity)
+WHERE NOT r.pid IN $exclude_pids AND NOT m.id IN $exclude_ids
+OPTIONAL MATCH (m)<-[r2:STATEMENT]-(o:Entity)
+WHERE m.cvt AND NOT o.id IN $exclude_ids
+RETURN s.id AS subject, s.name AS subject_name, r.sid AS sid, r.pid AS pid, r.label AS label,
+       m.id AS mid, m.name AS mid_name, m.types AS mid_types, coalesce(m.cvt, false) AS mid_cvt,
+       r2.sid AS sid2, r2.pid AS pid2, r2.label AS label2,
+       o.id AS end_id, o.name AS end_name, o.types AS end_types, coalesce(o.cvt, false) AS end_cvt

@@ -1,0 +1,244 @@
+"""`build_biokalma`: the whole construction pipeline, resumable, writing three JSON-lines files.
+
+    pairs (graph or file) ─▶ disambiguation ─▶ knowledge pools ─▶ Count_r over the 2N persons
+        ─▶ per entry: evolve (round 1 + rounds 2..R by eq. 1, questions) ─▶ OUT (one line each)
+        ─▶ OUT.gold.jsonl, OUT.questions.jsonl, OUT.checks.json
+
+Files, for `--out data/bk.jsonl`:
+
+- `data/bk.jsonl` — one entry per line (`evolve.evolve_entry` + `provenance`);
+- `data/bk.gold.jsonl` — `{"id", "gold": [[qid, property, value], ...]}` per entry, what
+  `kalma-graph evaluate --gold` reads as minimum knowledge sets;
+- `data/bk.questions.jsonl` — `{"id", "question", "variants": {"general", "specific"},
+  "reference_qids"}` per entry, what `kalma-graph answer --questions` reads (`--variant` picks the
+  general or the specific wording; both share the id and the gold set);
+- `data/bk.checks.json` — the quality checks and the run summary.
+
+Resuming: entries whose id is already in OUT are skipped, after checking that OUT was built with the
+same settings (seed, α, rounds, model sha256, dataset size, ...). A half-written last line (a crash)
+is cut off. The side files are rewritten from OUT at the end of every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from kalma_graph import __version__
+from kalma_graph.prompts import load_prompt
+from kalma_graph.store.base import GraphStore
+
+from .checks import check_dataset
+from .disambiguation import Resolution, disambiguate
+from .evolve import PROMPTS, EvolveConfig, evolve_entry
+from .pairs import HUMAN, PERSON_RELATIONS, PersonPair, pairs_from_graph, read_pairs, shuffled
+from .pool import Pool, knowledge_pool
+from .scoring import relation_counts
+
+Progress = Callable[[int, int, str], None]  # (done, total, entry id)
+
+
+class BuildError(RuntimeError):
+    """The build cannot go on (incompatible --out, no pairs); the message says what to do."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    limit: int | None = 100  # entries to build (None: every pair that resolves)
+    pairs_file: str | None = None  # JSON lines of name pairs; None: pairs from the graph
+    relations: tuple[str, ...] = tuple(PERSON_RELATIONS)
+    type_id: str = HUMAN
+    evolve: EvolveConfig = field(default_factory=EvolveConfig)
+    nli_threshold: float = 0.5
+
+
+def side_paths(out: str | Path) -> dict[str, Path]:
+    out = Path(out)
+    stem = out.with_suffix("") if out.suffix == ".jsonl" else out
+    return {
+        "gold": stem.with_name(stem.name + ".gold.jsonl"),
+        "questions": stem.with_name(stem.name + ".questions.jsonl"),
+        "checks": stem.with_name(stem.name + ".checks.json"),
+    }
+
+
+@dataclass
+class Plan:
+    resolutions: list[Resolution]
+    pools: dict[str, Pool]
+    counts: dict[str, int]
+    statuses: dict[str, int]
+    pairs_considered: int
+
+    @property
+    def n(self) -> int:
+        return len(self.resolutions)
+
+
+def plan_dataset(store: GraphStore, options: BuildOptions) -> Plan:
+    """Pairs → resolved entries (the first `limit` that resolve, in seeded order) → pools → counts."""
+    if options.pairs_file:
+        pairs: list[PersonPair] = read_pairs(options.pairs_file)
+    else:
+        pairs = shuffled(pairs_from_graph(store, options.relations, type_id=options.type_id), options.evolve.seed)
+    resolutions: list[Resolution] = []
+    statuses = {"resolved": 0, "not_found": 0, "ambiguous": 0, "duplicate": 0}
+    seen: set[str] = set()
+    considered = 0
+    for pair in pairs:
+        if options.limit is not None and len(resolutions) >= options.limit:
+            break
+        considered += 1
+        found = disambiguate(store, pair, type_id=options.type_id)
+        if not found.ok:
+            statuses[found.status] += 1
+            continue
+        if found.entry_id in seen:
+            statuses["duplicate"] += 1
+            continue
+        seen.add(found.entry_id)
+        statuses["resolved"] += 1
+        resolutions.append(found)
+    if not resolutions:
+        raise BuildError("no person pair could be resolved in the graph: ingest Wikidata persons first "
+                         "(kalma-graph ingest dumps/wikidata_sample.jsonl.gz) or check --pairs")
+    pools = {r.entry_id: knowledge_pool(store, r.a_id, r.b_id) for r in resolutions}
+    counts = relation_counts(
+        pool.relations_of(person_id) for r in resolutions for pool in [pools[r.entry_id]] for person_id in pool.ids
+    )
+    return Plan(resolutions, pools, dict(counts), statuses, considered)
+
+
+def settings_of(options: BuildOptions, plan: Plan, model: dict) -> dict:
+    """What must be equal for two runs to write the same dataset (checked on resume)."""
+    return {
+        "seed": options.evolve.seed,
+        "alpha": options.evolve.alpha,
+        "rounds": options.evolve.rounds,
+        "evolve": options.evolve.as_dict(),
+        "dataset_size": plan.n,
+        "pairs": options.pairs_file and Path(options.pairs_file).name,
+        "relations": list(options.relations),
+        "model_file": model.get("model_file"),
+        "model_sha256": model.get("model_sha256"),
+        "prompts": {name: load_prompt(name)["sha256"] for name in PROMPTS},
+        "kalma_graph": __version__,
+    }
+
+
+def read_entries(path: Path) -> list[dict]:
+    """Finished entries of OUT; a half-written last line is cut off the file."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        cut = raw.rfind(b"\n") + 1
+        with open(path, "r+b") as handle:
+            handle.truncate(cut)
+        raw = raw[:cut]
+    return [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+
+
+def _comparable(settings: dict) -> dict:
+    return {k: v for k, v in settings.items() if k != "kalma_graph"}
+
+
+def build_biokalma(
+    store: GraphStore,
+    llm: Any,
+    out: str | Path,
+    options: BuildOptions = BuildOptions(),
+    *,
+    scorer_llm: Any | None = None,
+    nli: Any | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Build (or resume) the dataset into `out`; returns the run summary with the quality checks.
+
+    `llm` writes sentences and questions; `scorer_llm` (default `llm`) computes eq. 1's
+    perplexities and must be loaded with `logits=True` — a second instance of the same GGUF keeps the
+    chat prompts' cached prefix alive (see `evolve.evolve_entry`). Both must be the same model file."""
+    if scorer_llm is not None and hasattr(llm, "header") and hasattr(scorer_llm, "header"):
+        if llm.header()["model_sha256"] != scorer_llm.header()["model_sha256"]:
+            raise BuildError("the writing and the scoring model must be the same GGUF file")
+    started = time.perf_counter()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plan = plan_dataset(store, options)
+    header = llm.header() if hasattr(llm, "header") else {}
+    settings = settings_of(options, plan, header)
+
+    finished = read_entries(out)
+    for entry in finished[:1]:
+        if _comparable(entry["provenance"]) != _comparable(settings):
+            differ = sorted(k for k in _comparable(settings) if entry["provenance"].get(k) != settings.get(k))
+            raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
+                             "resume with the same options, or write to a new --out")
+    done_ids = {e["id"] for e in finished}
+    todo = [r for r in plan.resolutions if r.entry_id not in done_ids]
+    built = 0
+    generation_seconds = 0.0
+    if progress:
+        progress(plan.n - len(todo), plan.n, "")
+    with open(out, "a", encoding="utf-8") as handle:
+        for resolution in todo:
+            t0 = time.perf_counter()
+            entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n, options.evolve,
+                                 scorer_llm=scorer_llm)
+            generation_seconds += time.perf_counter() - t0
+            entry["provenance"] = settings
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+            built += 1
+            if progress:
+                progress(plan.n - len(todo) + built, plan.n, resolution.entry_id)
+
+    entries = read_entries(out)
+    order = {r.entry_id: i for i, r in enumerate(plan.resolutions)}
+    entries.sort(key=lambda e: order.get(e["id"], len(order)))
+    paths = side_paths(out)
+    write_side_files(entries, paths)
+    checks = check_dataset(store, entries, nli=nli, threshold=options.nli_threshold)
+    summary = {
+        "out": str(out),
+        "gold": str(paths["gold"]),
+        "questions": str(paths["questions"]),
+        "checks_file": str(paths["checks"]),
+        "store": store.uri,
+        "entries": len(entries),
+        "built_now": built,
+        "resumed": len(done_ids),
+        "pairs_considered": plan.pairs_considered,
+        "disambiguation": plan.statuses,
+        "dataset_size_N": plan.n,
+        "seconds": round(time.perf_counter() - started, 2),
+        "generation_seconds": round(generation_seconds, 2),
+        "entries_per_minute": round(60 * built / generation_seconds, 3) if generation_seconds else None,
+        "settings": settings,
+        "model": header,
+        "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+        "checks": checks,
+    }
+    paths["checks"].write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return summary
+
+
+def write_side_files(entries: Sequence[dict], paths: dict[str, Path]) -> None:
+    """The `evaluate --gold` file and the `answer --questions` file, one line per entry: the general
+    and the specific question are the two `variants` of one question (answer picks one with
+    `--variant`) and share the entry's id and minimum knowledge set."""
+    with open(paths["gold"], "w", encoding="utf-8") as gold, open(paths["questions"], "w", encoding="utf-8") as qs:
+        for entry in entries:
+            triples = [[g["qid"], g["property"], g["value"]] for g in entry["minimum_knowledge_set"]]
+            gold.write(json.dumps({"id": entry["id"], "gold": triples}, ensure_ascii=False) + "\n")
+            qs.write(json.dumps({
+                "id": entry["id"],
+                "question": entry["general_question"],
+                "variants": {"general": entry["general_question"], "specific": entry["specific_question"]},
+                "reference_qids": entry["qids"],
+            }, ensure_ascii=False) + "\n")

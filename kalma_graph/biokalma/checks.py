@@ -1,0 +1,146 @@
+"""Quality checks of a built BioKaLMA dataset.
+
+- **in graph**: share of minimum-set triples `(qid, property, value)` (with their PID) that are
+  statements of the graph — must be 1.0, since every triple is taken from the knowledge pool;
+- **set sizes**: mean / median / min / max and the histogram (paper, §2.3: 6.8 on average);
+- **relations**: how often each property is in the sets (all, and those chosen by eq. 1);
+- **generation**: rounds whose sentence is the template (the model's did not mention the value),
+  fallback questions, truncated generations;
+- **relevance** (with an NLI model): does the final paragraph entail each triple? Premise = each
+  sentence of the paragraph (the best one counts), hypothesis = the triple's template sentence
+  (`templates.verbalise`); entailed when P(entailment) ≥ `threshold`. Micro over triples, macro over entries, and per source
+  (`link` / `annotation` / `eq1`, eq1 split by whether the model's sentence or the template was used).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from typing import Any, Iterable, Sequence
+
+from kalma_graph.store.base import GraphStore
+
+from .evolve import split_sentences
+from .templates import verbalise
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def triples_in_graph(store: GraphStore, entries: Sequence[dict]) -> dict:
+    subjects = sorted({g["qid"] for e in entries for g in e["minimum_knowledge_set"]})
+    known: set[tuple] = set()
+    for subject in subjects:
+        known.update((t.subject, t.pid, t.label, t.value) for t in store.one_hop(subject))
+    total = missing = 0
+    missing_rows: list[list[str]] = []
+    for entry in entries:
+        for g in entry["minimum_knowledge_set"]:
+            total += 1
+            if (g["qid"], g["pid"], g["property"], g["value"]) not in known:
+                missing += 1
+                missing_rows.append([entry["id"], g["qid"], g["property"], g["value"]])
+    return {"triples": total, "in_graph": total - missing, "share": _ratio(total - missing, total),
+            "missing": missing_rows[:20]}
+
+
+def set_sizes(entries: Sequence[dict]) -> dict:
+    sizes = [len(e["minimum_knowledge_set"]) for e in entries]
+    if not sizes:
+        return {"entries": 0}
+    return {
+        "entries": len(sizes),
+        "mean": statistics.fmean(sizes),
+        "median": statistics.median(sizes),
+        "min": min(sizes),
+        "max": max(sizes),
+        "histogram": {str(k): v for k, v in sorted(Counter(sizes).items())},
+        "paper_mean": 6.8,
+    }
+
+
+def relations_used(entries: Sequence[dict], top: int = 25) -> dict:
+    every = Counter(g["property"] for e in entries for g in e["minimum_knowledge_set"])
+    chosen = Counter(g["property"] for e in entries for g in e["minimum_knowledge_set"] if g["source"] == "eq1")
+    return {
+        "distinct": len(every),
+        "distinct_eq1": len(chosen),
+        "all": dict(every.most_common(top)),
+        "eq1": dict(chosen.most_common(top)),
+    }
+
+
+def generation_figures(entries: Sequence[dict]) -> dict:
+    rounds = [r for e in entries for r in e["rounds"]]
+    questions = [q for e in entries for q in e["questions"].values()]
+    return {
+        "rounds": len(rounds),
+        "template_sentences": sum(r["sentence_source"] == "template" for r in rounds),
+        "template_sentence_share": _ratio(sum(r["sentence_source"] == "template" for r in rounds), len(rounds)),
+        "questions": len(questions),
+        "fallback_questions": sum(q["source"] == "fallback" for q in questions),
+        "truncated": sum(e["stats"]["truncated"] for e in entries),
+        "mean_candidates": _ratio(sum(r["candidates"] for r in rounds), len(rounds)),
+    }
+
+
+def relevance(entries: Sequence[dict], nli: Any, threshold: float = 0.5) -> dict:
+    """NLI of each triple (as its template sentence) against the entry's final paragraph: the best
+    entailment probability over the paragraph's sentences (a small NLI model trained on sentence
+    pairs misjudges a five-sentence premise: with the whole paragraph as premise, template sentences
+    copied verbatim into it were "entailed" only half of the time)."""
+    premises: list[str] = []
+    hypotheses: list[str] = []
+    owners: list[int] = []
+    kinds: list[tuple[int, str]] = []
+    for i, entry in enumerate(entries):
+        names = dict(zip(entry["qids"], entry["names"]))
+        sources = {tuple(r["triple"]): r["sentence_source"] for r in entry["rounds"]}
+        sentences = split_sentences(entry["paragraph"])
+        for g in entry["minimum_knowledge_set"]:
+            hypothesis = verbalise(names.get(g["qid"], g["qid"]), g["property"], g["value"])
+            kind = g["source"]
+            if kind == "eq1":
+                kind = f"eq1/{sources.get((g['qid'], g['property'], g['value']), 'llm')}"
+            for sentence in sentences:
+                premises.append(sentence)
+                hypotheses.append(hypothesis)
+                owners.append(len(kinds))
+            kinds.append((i, kind))
+    if not kinds:
+        return {"pairs": 0}
+    probs = nli.entailment_prob(premises, hypotheses)
+    best = [0.0] * len(kinds)
+    for owner, p in zip(owners, probs):
+        best[owner] = max(best[owner], float(p))
+    entailed = [p >= threshold for p in best]
+    per_entry: dict[int, list[bool]] = {}
+    per_source: dict[str, list[bool]] = {}
+    for (i, kind), ok in zip(kinds, entailed):
+        per_entry.setdefault(i, []).append(ok)
+        per_source.setdefault(kind, []).append(ok)
+    return {
+        "pairs": len(kinds),
+        "threshold": threshold,
+        "premise": "the paragraph sentence with the highest P(entailment)",
+        "hypothesis": "template sentence of the triple",
+        "entailed_micro": sum(entailed) / len(entailed),
+        "entailed_macro": statistics.fmean(sum(v) / len(v) for v in per_entry.values()),
+        "mean_entailment_prob": statistics.fmean(best),
+        "per_source": {k: {"pairs": len(v), "entailed": sum(v) / len(v)} for k, v in sorted(per_source.items())},
+        "model": nli.describe().get("name_or_path") if hasattr(nli, "describe") else None,
+    }
+
+
+def check_dataset(store: GraphStore, entries: Iterable[dict], nli: Any | None = None, threshold: float = 0.5) -> dict:
+    entries = list(entries)
+    report = {
+        "entries": len(entries),
+        "in_graph": triples_in_graph(store, entries),
+        "set_sizes": set_sizes(entries),
+        "relations": relations_used(entries),
+        "generation": generation_figures(entries),
+    }
+    report["relevance"] = relevance(entries, nli, threshold) if nli is not None else None
+    return report

@@ -1,0 +1,474 @@
+"""Evolutionary question generation (BioKaLMA, seed 000, Appendix A.3, Tables 9–12, Table 18).
+
+One entry from a resolved pair and its knowledge pool:
+
+1. **round 1** annotates the seed sentence with pool knowledge: the statements behind the resolved
+   link always (the seed sentence states them), plus — with `annotate="llm"` — what the model
+   labels with the Table 9 prompt, kept only when it is a pool triple whose value the sentence
+   mentions (and is not one of the persons' own names). Matching values against the sentence
+   without the model was tried and rejected: "London" in "born in London" also matched the
+   father's place of death;
+2. **rounds 2..R** (R = 5 in the paper) each score every candidate pool triple by eq. 1
+   (`scoring.py`; perplexities from the local GGUF model's logprobs), take the best, and let the
+   model write one sentence with it (Table 10 prompt); a sentence that does not mention the
+   triple's value, or no sentence, is replaced by the triple's template sentence (counted);
+3. the model writes a general and a specific question about the final paragraph (Tables 11, 12);
+   an answer with no question, or one that names neither person, falls back to a template question
+   (counted).
+
+Everything is seeded: candidates are scored in pool order, ties keep that order, and every model
+call gets a seed derived from (seed, entry id, step) with temperature 0 by default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, Protocol, Sequence
+
+from kalma_graph.evaluation.citation_marks import locate_marks
+from kalma_graph.models.llm import GenerationParams
+from kalma_graph.prompts import load_prompt
+from kalma_graph.store.base import Triple
+
+from .disambiguation import Resolution
+from .pairs import PERSON_RELATIONS
+from .pool import DEFAULT_EXCLUDED_PIDS, Pool
+from .scoring import DEFAULT_ALPHA, rank
+from .templates import verbalise
+
+PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
+           "biokalma/seed_sentences")
+PERPLEXITY_SCOPES = ("paragraph", "sentence")
+ANNOTATE_MODES = ("link", "llm")
+
+
+class LanguageModel(Protocol):
+    """What evolution needs from a model (`kalma_graph.models.llm.LocalLLM` has it)."""
+
+    def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = ...) -> Any: ...
+
+    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    rounds: int = 5  # round 1 (annotation) + rounds 2..rounds
+    alpha: float = DEFAULT_ALPHA
+    seed: int = 0
+    temperature: float = 0.0
+    perplexity_scope: str = "paragraph"  # perplexity of the extended paragraph, or of the new sentence given it
+    annotate: str = "link"  # round 1: "link" (the resolved link's statements) or "llm" (+ the model's Table 9
+    # annotations that are pool triples the sentence mentions)
+    require_mention: bool = True  # an LLM sentence must mention the value, else the template sentence is used
+    max_candidates: int | None = None  # None: every pool triple is scored (eq. 1 as written); K: the K most
+    # specific ones and all tied with the K-th
+    excluded_pids: tuple[str, ...] = DEFAULT_EXCLUDED_PIDS
+    record_candidates: bool = False  # keep every candidate's (pid, Count_r, perp_r) per round (analysis of α)
+
+    def __post_init__(self) -> None:
+        if self.rounds < 1:
+            raise ValueError("rounds must be at least 1")
+        if not 0.0 <= self.alpha <= 1.0:
+            raise ValueError("alpha must be in [0, 1]")
+        if self.perplexity_scope not in PERPLEXITY_SCOPES:
+            raise ValueError(f"perplexity_scope must be one of {PERPLEXITY_SCOPES}")
+        if self.annotate not in ANNOTATE_MODES:
+            raise ValueError(f"annotate must be one of {ANNOTATE_MODES}")
+        if self.max_candidates is not None and self.max_candidates < 1:
+            raise ValueError("max_candidates must be positive")
+
+    def as_dict(self) -> dict:
+        return asdict(self) | {"excluded_pids": list(self.excluded_pids)}
+
+
+# --- prompts -------------------------------------------------------------------------------------
+
+
+def chat_messages(prompt: Mapping[str, Any], **fields: str) -> list[dict[str, str]]:
+    """Few-shot chat: each demonstration as a user turn and its output as the assistant's turn."""
+    messages: list[dict[str, str]] = []
+    if prompt.get("system"):
+        messages.append({"role": "system", "content": prompt["system"]})
+    for demo in prompt.get("demos", []):
+        shown = {k: v for k, v in demo.items() if k != "output"}
+        messages.append({"role": "user", "content": prompt["template"].format(instruction=prompt["instruction"], **shown)})
+        messages.append({"role": "assistant", "content": demo["output"]})
+    messages.append({"role": "user", "content": prompt["template"].format(instruction=prompt["instruction"], **fields)})
+    return messages
+
+
+def call_seed(seed: int, *parts: object) -> int:
+    """A per-call seed derived from the run seed and where the call happens."""
+    text = "\x1f".join([str(seed), *map(str, parts)])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "big") & 0x7FFFFFFF
+
+
+def knowledge_text(triple: Triple, name: str) -> str:
+    """Table 10's knowledge form: `{qid: Q212657, name: Artemisia Gentileschi, notable works: …}`."""
+    return f"{{qid: {triple.subject}, name: {name}, {triple.label}: {triple.value}}}"
+
+
+# --- cleaning model output -----------------------------------------------------------------------
+
+_BRACKET_RE = re.compile(r"\s*\[[^\[\]]*\]")
+_LEAD_RE = re.compile(r"^\s*(?:[\"'*#>\-]+\s*)?(?:generated (?:answer|question)|new sentence|sentence|question|answer|output)\s*:\s*", re.I)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(])")
+_NO_SENTENCE_END = re.compile(r"(?:\b[A-Z]|\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|Gen|Col|Lt|Sgt|Capt|Rev|No|Co|Inc|Ltd|vs|etc))\.$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph; a period after an initial or a common abbreviation ends none
+    ("J. D. Salinger", "St. Louis").
+
+    >>> split_sentences("Updike read J. D. Salinger. He lived in St. Louis! Did he?")
+    ['Updike read J. D. Salinger.', 'He lived in St. Louis!', 'Did he?']
+    """
+    parts = _SENTENCE_END_RE.split(text.strip())
+    out: list[str] = []
+    for part in parts:
+        if out and _NO_SENTENCE_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return [p.strip() for p in out if p.strip()]
+_ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})-\d{2}-\d{2}")
+
+
+def clean_sentence(text: str, paragraph: str) -> str:
+    """The one new sentence of an extension answer: no labels, annotations, quotes or repeats of
+    the paragraph's sentences; "" when nothing usable is left."""
+    text = text.strip()
+    if text.startswith(paragraph.strip()):  # the model copied the paragraph back (the paper's format)
+        text = text[len(paragraph.strip()):]
+    lines = [line for line in text.splitlines() if line.strip()]
+    text = _LEAD_RE.sub("", lines[0]) if lines else ""
+    text = _BRACKET_RE.sub("", text)
+    text = " ".join(text.split()).strip(" \"'*")
+    known = {_sentence_key(s) for s in split_sentences(paragraph)}
+    for sentence in split_sentences(text):
+        sentence = sentence.strip(" \"'*")
+        if not any(ch.isalpha() for ch in sentence) or _sentence_key(sentence) in known:
+            continue
+        return sentence if sentence[-1] in ".!?" else sentence + "."
+    return ""
+
+
+def _sentence_key(sentence: str) -> str:
+    return " ".join(sentence.casefold().split()).rstrip(".!? ")
+
+
+def mentions(text: str, value: str) -> bool:
+    """Does `text` mention `value`? Case-insensitive substring; an ISO date counts when its year
+    appears; `Name (qualifier)` counts when `Name` appears."""
+    haystack = " ".join(text.casefold().split())
+    needle = " ".join(value.casefold().split())
+    if not needle:
+        return False
+    if needle in haystack:
+        return True
+    date = _ISO_DATE_RE.match(needle)
+    if date:
+        return re.search(rf"\b{int(date.group(1))}\b", haystack) is not None
+    main = needle.split(" (", 1)[0].strip()
+    return bool(main) and main != needle and main in haystack
+
+
+def clean_question(text: str) -> str:
+    """The question of a question-generation answer, "" when there is none."""
+    for line in text.strip().splitlines():
+        line = _LEAD_RE.sub("", line).strip().strip("\"'*#").strip()
+        if not line:
+            continue
+        if "?" in line:
+            line = line[: line.index("?") + 1]
+        elif line[-1] in ".!":
+            line = line[:-1] + "?"
+        else:
+            line += "?"
+        return line if len(line.split()) >= 3 else ""
+    return ""
+
+
+def names_a_person(question: str, names: Sequence[str]) -> bool:
+    """Does the question name one of the persons (any word of their names, 3+ letters)? A BioKaLMA
+    question is about the two persons; "What's the answer?" is not one."""
+    words = {w for name in names for w in re.findall(r"[^\W\d_]{3,}", name.casefold())}
+    return any(re.search(rf"\b{re.escape(w)}\b", question.casefold()) for w in words)
+
+
+def parse_annotations(text: str, pool: Pool) -> list[Triple]:
+    """Pool triples cited in a Table 9 style annotation (`[qid: Q1, place of birth: Rome]`);
+    anything the pool does not hold is dropped."""
+    props: dict[str, set[str]] = {}
+    for t in pool.triples:
+        props.setdefault(t.subject, set()).add(t.label)
+    index = {(t.subject, t.label.casefold(), " ".join(t.value.casefold().split())): t for t in pool.triples}
+    marks, _ = locate_marks(text, props)
+    found: list[Triple] = []
+    for mark in marks:
+        for citation in mark.citations:
+            key = (citation.qid, " ".join(citation.prop.replace("_", " ").casefold().split()),
+                   " ".join(citation.value.casefold().split()))
+            triple = index.get(key)
+            if triple is not None and triple not in found:
+                found.append(triple)
+    return found
+
+
+# --- perplexity -----------------------------------------------------------------------------------
+
+
+def continuation_logprobs_many(llm: Any, prefix: str, continuations: Sequence[str]) -> list[list[float]]:
+    """`llm.continuation_logprobs(prefix, c)` for every `c`, the prefix evaluated once.
+
+    Uses `llm.continuation_logprobs_many` when the model wrapper has it. For `LocalLLM` (which has
+    not, yet) the llama.cpp context is driven directly: the prefix is evaluated once and its KV
+    cache kept; each continuation is evaluated after it (`Llama.eval` drops the cache past
+    `n_tokens`). Token ids and scoring are those of `LocalLLM.continuation_logprobs`. Anything
+    else falls back to one `continuation_logprobs` call per continuation."""
+    many = getattr(llm, "continuation_logprobs_many", None)
+    if many is not None:
+        return many(prefix, continuations)
+    raw = getattr(llm, "_llm", None)
+    if raw is None or not getattr(llm, "logits_all", False) or not hasattr(llm, "_lock"):
+        return [llm.continuation_logprobs(prefix, c) for c in continuations]
+    import numpy as np
+
+    from kalma_graph.models.llm import _logsumexp
+
+    out: list[list[float]] = []
+    with llm._lock:
+        pre = raw.tokenize(prefix.encode("utf-8"), add_bos=True, special=True)
+        if not pre:
+            raise ValueError("an empty prefix cannot be scored without a BOS token")
+        llm._check_ctx(len(pre))
+        raw.reset()
+        raw.eval(pre)
+        last = np.array(raw.scores[len(pre) - 1], dtype=np.float64)
+        for text in continuations:
+            cont = raw.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            if not cont:
+                out.append([])
+                continue
+            llm._check_ctx(len(pre) + len(cont))
+            raw.n_tokens = len(pre)
+            raw.eval(cont)
+            rows = [last] + [np.array(raw.scores[len(pre) + i], dtype=np.float64) for i in range(len(cont) - 1)]
+            out.append([float(row[token] - _logsumexp(row)) for row, token in zip(rows, cont)])
+        raw.reset()
+    return out
+
+
+class Perplexity:
+    """Perplexities of `paragraph + " " + sentence` for many sentences (eq. 1's `perp_r`).
+
+    scope `paragraph` (default, as the paper words it): perplexity of the whole extended paragraph,
+    `exp(−(log P(paragraph) + log P(sentence | paragraph)) / (n_paragraph + n_sentence))`, where the
+    paragraph's first word is its context (a model without BOS token cannot score it);
+    scope `sentence`: perplexity of the new sentence given the paragraph. `log P(paragraph)` is
+    computed once per round."""
+
+    def __init__(self, llm: LanguageModel, scope: str = "paragraph") -> None:
+        self.llm = llm
+        self.scope = scope
+        self.calls = 0
+        self.tokens = 0
+        self._base: tuple[str, float, int] | None = None
+
+    def _paragraph(self, paragraph: str) -> tuple[float, int]:
+        if self._base is None or self._base[0] != paragraph:
+            head, _, tail = paragraph.partition(" ")
+            lps = self.llm.continuation_logprobs(head, " " + tail) if tail else []
+            self.calls += 1
+            self._base = (paragraph, float(sum(lps)), len(lps))
+        return self._base[1], self._base[2]
+
+    def __call__(self, paragraph: str, sentences: Sequence[str]) -> list[float]:
+        all_lps = continuation_logprobs_many(self.llm, paragraph, [" " + s for s in sentences])
+        self.calls += len(sentences)
+        base_sum, base_n = self._paragraph(paragraph) if self.scope == "paragraph" else (0.0, 0)
+        out = []
+        for lps in all_lps:
+            if not lps:
+                raise ValueError("a template sentence produced no tokens to score")
+            self.tokens += len(lps)
+            out.append(math.exp(-(base_sum + sum(lps)) / (base_n + len(lps))))
+        return out
+
+
+# --- one entry ------------------------------------------------------------------------------------
+
+
+def fresh_context(llm: Any) -> None:
+    """Forget the writer's cached prompt prefix, so that an entry's generations do not depend on
+    which entry came before (llama.cpp reuses the previous call's KV cache for a shared prefix, and a
+    prefix evaluated in another batch layout may differ in the last bits): a resumed run then writes
+    the same entries as an uninterrupted one."""
+    reset = getattr(llm, "reset", None)
+    if callable(reset):
+        reset()
+    elif hasattr(llm, "_llm") and hasattr(llm, "_lock"):  # LocalLLM has no reset() yet
+        with llm._lock:
+            llm._llm.reset()
+
+
+
+@dataclass
+class EntryStats:
+    llm_calls: int = 0
+    truncated: int = 0
+    template_sentences: int = 0
+    fallback_questions: int = 0
+    scored_candidates: int = 0
+
+
+def gold_item(triple: Triple, round_no: int, source: str) -> dict:
+    return {
+        "qid": triple.subject,
+        "property": triple.label,
+        "value": triple.value,
+        "pid": triple.pid,
+        "object_id": triple.object_id,
+        "round": round_no,
+        "source": source,
+    }
+
+
+def evolve_entry(
+    llm: LanguageModel,
+    resolution: Resolution,
+    pool: Pool,
+    counts: Mapping[str, int],
+    n: int,
+    config: EvolveConfig = EvolveConfig(),
+    *,
+    scorer_llm: LanguageModel | None = None,
+) -> dict:
+    """Build one dataset entry (without provenance). `counts[pid]` is `Count_r` over the `n`
+    entries of the dataset being built (`scoring.relation_counts`).
+
+    `llm` writes (chat); `scorer_llm` (default: `llm`) gives the perplexities and must keep every
+    position's logits (`load_llm(logits=True)`). Two instances of the same GGUF are faster: scoring
+    resets the llama.cpp context, which would throw away the chat prompt's cached prefix."""
+    entry_id = resolution.entry_id
+    pair = resolution.pair
+    fresh_context(llm)
+    scorer = Perplexity(scorer_llm or llm, config.perplexity_scope)
+    stats = EntryStats()
+
+    def ask(prompt_name: str, step: str, **fields: str):
+        prompt = load_prompt(prompt_name)
+        params = GenerationParams(max_tokens=int(prompt.get("max_tokens", 128)), temperature=config.temperature,
+                                  seed=call_seed(config.seed, entry_id, step))
+        out = llm.chat(chat_messages(prompt, **fields), params)
+        stats.llm_calls += 1
+        stats.truncated += int(getattr(out, "finish_reason", "stop") == "length")
+        return out
+
+    # round 1 -------------------------------------------------------------------------------------
+    paragraph = pair.sentence
+    chosen: list[Triple] = []
+    gold: list[dict] = []
+    for triple in pool.link_triples(resolution):
+        chosen.append(triple)
+        gold.append(gold_item(triple, 1, "link"))
+    if config.annotate == "llm":
+        out = ask("biokalma/annotate", "annotate", sentence=paragraph, knowledge=pool.knowledge_blocks())
+        own_names = " ".join(p.name or "" for p in pool.persons)
+        for triple in parse_annotations(out.text, pool):
+            if (triple in chosen or triple.pid in config.excluded_pids or not mentions(paragraph, triple.value)
+                    or mentions(own_names, triple.value)):
+                continue
+            chosen.append(triple)
+            gold.append(gold_item(triple, 1, "annotation"))
+
+    # rounds 2..R ---------------------------------------------------------------------------------
+    rounds: list[dict] = []
+    for round_no in range(2, config.rounds + 1):
+        candidates = pool.candidates(chosen, config.excluded_pids)
+        if config.max_candidates is not None and len(candidates) > config.max_candidates:
+            # Keep the most specific ones: the K rarest relations' triples and every triple tied with
+            # the K-th (coherence decides between equally specific ones, so a tie is never split).
+            cutoff = sorted(counts[t.pid] for t in candidates)[config.max_candidates - 1]
+            candidates = [t for t in candidates if counts[t.pid] <= cutoff]
+        if not candidates:
+            break
+        templates = [verbalise(pool.name_of(t.subject), t.label, t.value) for t in candidates]
+        perps = scorer(paragraph, templates)
+        ranked = rank([counts[t.pid] for t in candidates], perps, n, config.alpha)
+        best = ranked[0]
+        triple = candidates[best.index]
+        stats.scored_candidates += len(candidates)
+
+        out = ask("biokalma/extend", f"extend-{round_no}", paragraph=paragraph,
+                  knowledge=knowledge_text(triple, pool.name_of(triple.subject)), fact=templates[best.index])
+        sentence = clean_sentence(out.text, paragraph)
+        source = "llm"
+        if not sentence or (config.require_mention and not mentions(sentence, triple.value)):
+            sentence, source = templates[best.index], "template"
+            stats.template_sentences += 1
+        paragraph = f"{paragraph} {sentence}"
+        chosen.append(triple)
+        gold.append(gold_item(triple, round_no, "eq1"))
+        rounds.append({
+            "round": round_no,
+            "triple": [triple.subject, triple.label, triple.value],
+            "pid": triple.pid,
+            "candidates": len(candidates),
+            "count": counts[triple.pid],
+            "specificity": round(best.specificity, 6),
+            "coherence": round(best.coherence, 6),
+            "perplexity": round(best.perplexity, 4),
+            "score": round(best.score, 6),
+            "template": templates[best.index],
+            "sentence": sentence,
+            "sentence_source": source,
+            "finish_reason": getattr(out, "finish_reason", "stop"),
+        })
+        if config.record_candidates:
+            rounds[-1]["scored"] = [[t.pid, counts[t.pid], round(p, 4)] for t, p in zip(candidates, perps)]
+
+    # questions -----------------------------------------------------------------------------------
+    names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
+    questions: dict[str, str] = {}
+    question_info: dict[str, dict] = {}
+    for kind in ("general", "specific"):
+        prompt_name = f"biokalma/question_{kind}"
+        out = ask(prompt_name, f"question-{kind}", paragraph=paragraph)
+        question = clean_question(out.text)
+        source = "llm"
+        if not question or not names_a_person(question, names):
+            facts = ", ".join(f"{g['property']}" for g in gold if g["source"] == "eq1") or "their relation"
+            question = load_prompt(prompt_name)["fallback"].format(a=names[0], b=names[1], facts=facts)
+            source = "fallback"
+            stats.fallback_questions += 1
+        questions[kind] = question
+        question_info[kind] = {"source": source, "finish_reason": getattr(out, "finish_reason", "stop"), "raw": out.text}
+
+    relation = PERSON_RELATIONS[pair.relation]
+    return {
+        "id": entry_id,
+        "qids": [resolution.a_id, resolution.b_id],
+        "names": list(names),
+        "relation": {"pid": relation.pid, "label": relation.label},
+        "seed_sentence": pair.sentence,
+        "seed_source": pair.sentence_source,
+        "general_question": questions["general"],
+        "specific_question": questions["specific"],
+        "paragraph": paragraph,
+        "minimum_knowledge_set": gold,
+        "rounds": rounds,
+        "questions": question_info,
+        "stats": {
+            "llm_calls": stats.llm_calls,
+            "perplexity_calls": scorer.calls,
+            "scored_candidates": stats.scored_candidates,
+            "truncated": stats.truncated,
+            "template_sentences": stats.template_sentences,
+            "fallback_questions": stats.fallback_questions,
+            "pool_size": len(pool.triples),
+        },
+    }

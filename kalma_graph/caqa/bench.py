@@ -1,0 +1,158 @@
+"""`caqa bench`: run attribution evaluators on built samples and write the Table 5-style report.
+
+    report = run_bench(samples, [evaluator, ...], out_dir="runs/caqa-bench")
+
+Output directory:
+
+| file | what |
+|---|---|
+| `predictions/<evaluator>.jsonl` | first line: the evaluator's description; then one judgement per sample id |
+| `report.json` | header (versions, models, prompts, seed, split, subset) + per-evaluator scores, confusion matrices, FActScore |
+| `report.md` | Table 5 layout, FActScore table (Table 6 layout), header |
+| `confusion_<evaluator>.png` | gold × predicted counts (incl. unparsed) |
+
+Resumable: judgements are appended in batches; a re-run with the same evaluator description (model
+hash, prompt version, parameters) reuses them and judges only what is missing; a changed
+description starts that evaluator's file afresh.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from kalma_graph.caqa.evaluators.base import Evaluator, Judgement
+from kalma_graph.caqa.factscore import factscore_markdown, factscore_report
+from kalma_graph.caqa.metrics import confusion, confusion_png, scores, table5_markdown
+from kalma_graph.caqa.model import Sample
+
+ProgressFn = Callable[[str, int, int], None]  # (evaluator, done, total)
+
+
+def load_samples(path: str | Path, split: str = "test", limit: int | None = None, seed: int = 0) -> list[Sample]:
+    """Samples of a build (directory or samples.jsonl), optionally one split and a seeded subset of
+    `limit` samples (sorted by id, then a seeded shuffle: the same subset for every evaluator)."""
+    from kalma_graph.caqa.build import read_samples
+
+    rows = read_samples(path)
+    samples = [Sample.from_dict(r) for r in rows if split == "all" or r["split"] == split]
+    samples.sort(key=lambda s: s.id)
+    if limit is not None and limit < len(samples):
+        random.Random(seed).shuffle(samples)
+        samples = sorted(samples[:limit], key=lambda s: s.id)
+    return samples
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def _judge_all(evaluator: Evaluator, samples: Sequence[Sample], path: Path, batch_size: int,
+               progress: ProgressFn | None) -> dict[str, Judgement]:
+    description = evaluator.describe()
+    done: dict[str, Judgement] = {}
+    if path.exists():
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+        try:
+            header = json.loads(lines[0]) if lines else None
+        except json.JSONDecodeError:
+            header = None
+        if header == {"evaluator": description}:
+            for line in lines[1:]:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    break
+                done[row["id"]] = Judgement.from_dict(row)
+        else:
+            path.unlink()
+    if not path.exists():
+        path.write_text(json.dumps({"evaluator": description}, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    todo = [s for s in samples if s.id not in done]
+    total = len(samples)
+    with open(path, "a", encoding="utf-8") as out:
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start:start + batch_size]
+            for s, j in zip(batch, evaluator.judge(batch)):
+                done[s.id] = j
+                out.write(json.dumps({"id": s.id, **j.as_dict()}, ensure_ascii=False) + "\n")
+            out.flush()
+            if progress:
+                progress(evaluator.name, total - len(todo) + start + len(batch), total)
+    return done
+
+
+def run_bench(
+    samples: Sequence[Sample],
+    evaluators: Sequence[Evaluator],
+    out_dir: str | Path,
+    *,
+    batch_size: int = 16,
+    factscore_limit: int | None = 200,
+    header: dict[str, Any] | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
+    out = Path(out_dir)
+    (out / "predictions").mkdir(parents=True, exist_ok=True)
+    gold = [s.category for s in samples]
+    complexity = [s.complexity for s in samples]
+    results: dict[str, Any] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for ev in evaluators:
+        t0 = time.perf_counter()
+        judged = _judge_all(ev, samples, out / "predictions" / f"{_safe(ev.name)}.jsonl", batch_size, progress)
+        seconds = time.perf_counter() - t0
+        pred = [judged[s.id].label for s in samples]
+        row = scores(gold, pred, complexity, ev.labels)
+        conf = confusion(gold, pred, ev.labels)
+        png = out / f"confusion_{_safe(ev.name)}.png"
+        confusion_png(conf, png, f"{ev.name} (n={len(samples)})")
+        rows[ev.name] = row
+        results[ev.name] = {"scores": row, "confusion": conf, "confusion_png": png.name,
+                            "seconds_this_run": round(seconds, 1), "describe": ev.describe()}
+    fs = factscore_report(evaluators, samples, limit=factscore_limit) if factscore_limit != 0 else {"n": 0, "skipped": True}
+    report = {
+        "header": {**(header or {}), **_versions(), "samples": len(samples),
+                   "by_category": {c: gold.count(c) for c in dict.fromkeys(gold)}},
+        "evaluators": results,
+        "factscore": fs,
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(report_markdown(report, rows), encoding="utf-8")
+    return report
+
+
+def report_markdown(report: dict[str, Any], rows: dict[str, dict[str, Any]]) -> str:
+    h = report["header"]
+    lines = ["# CAQA benchmark report", ""]
+    for key in ("samples_file", "split", "samples", "subset", "seed"):
+        if key in h:
+            lines.append(f"- {key}: {h[key]}")
+    lines.append(f"- categories: {h.get('by_category')}")
+    lines.append(f"- python {h['python']}, torch {h.get('torch')}, transformers {h.get('transformers')}")
+    lines += ["", "F1 per category; micro-F1 overall and per complexity (Table 5 layout). "
+              "'-' = the evaluator cannot output that category; unparsed = judge outputs naming no category.", ""]
+    lines.append(table5_markdown(rows))
+    lines.append(factscore_markdown(report["factscore"]))
+    lines.append("## Evaluators")
+    for name, r in report["evaluators"].items():
+        lines.append(f"- **{name}**: `{json.dumps(r['describe'], default=str)}`")
+    return "\n".join(lines) + "\n"
+
+
+def _versions() -> dict[str, Any]:
+    from importlib import metadata
+
+    out: dict[str, Any] = {"python": platform.python_version()}
+    for dist in ("torch", "transformers", "llama-cpp-python", "kalma-graph"):
+        try:
+            out[dist.replace("-", "_")] = metadata.version(dist)  # no import: llama_cpp may not load here
+        except metadata.PackageNotFoundError:
+            out[dist.replace("-", "_")] = None
+    return out

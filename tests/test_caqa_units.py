@@ -1,0 +1,167 @@
+"""CAQA pieces that need no graph and no model: query semantics, label parsing, the CoT rule,
+metrics, FActScore, templates, KGQA line parsing. Each table row is (input, expected)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import pytest
+
+from kalma_graph.caqa import evaluators, factscore, metrics, model, verbalise
+from kalma_graph.caqa.evaluators import base, cot
+from kalma_graph.caqa.kgqa import _freebase_id
+from kalma_graph.caqa.model import (
+    CATEGORIES,
+    CONTRADICTORY,
+    IRRELEVANT,
+    PARTIAL,
+    SUPPORTIVE,
+    Branch,
+    Fact,
+    Hop,
+    Query,
+    evaluate,
+)
+
+# Real facts (Appendix B's Rick Scott example uses the same shapes): Cambridge (Q350) is in the
+# United Kingdom (Q145), whose capital is London (Q84); Cambridge, Massachusetts (Q49111) is in the USA.
+F_UK = Fact("Q350", "P17", "Q145", "Cambridge", "country", "United Kingdom", ("s1",))
+F_CAP = Fact("Q145", "P36", "Q84", "United Kingdom", "capital", "London", ("s2",))
+F_US = Fact("Q49111", "P17", "Q30", "Cambridge", "country", "United States of America", ("s3",))
+F_LON = Fact("Q84", "P17", "Q145", "London", "country", "United Kingdom", ("s4",))
+
+PATH = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"), Hop("P36", "capital"))),))
+TREE = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"),)), Branch("Q84", "London", (Hop("P17", "country"),))))
+UNION = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"),)), Branch("Q49111", "Cambridge", (Hop("P17", "country"),))), op="or")
+REVERSE = Query((Branch("Q145", "United Kingdom", (Hop("P17", "country", reverse=True),)),))
+
+
+@pytest.mark.parametrize("query, facts, expected", [
+    (PATH, [F_UK, F_CAP], {"Q84"}),
+    (PATH, [F_UK], set()),                       # partial: the chain is broken
+    (TREE, [F_UK, F_LON], {"Q145"}),
+    (TREE, [F_UK], set()),                       # one branch deleted: the intersection is empty
+    (UNION, [F_UK, F_US], {"Q145", "Q30"}),
+    (UNION, [F_UK], {"Q145"}),                   # one namesake's path deleted
+    (REVERSE, [F_UK, F_LON, F_US], {"Q350", "Q84"}),
+])
+def test_query_evaluation_over_a_subgraph(query, facts, expected):
+    assert evaluate(query, facts) == expected
+
+
+def test_query_structures_and_round_trip():
+    assert [q.structure for q in (PATH, TREE, UNION, REVERSE)] == ["path", "tree", "union", "single"]
+    assert [q.complexity for q in (PATH, TREE, UNION, REVERSE)] == ["concatenation", "intersection", "union", "single"]
+    for q in (PATH, TREE, UNION, REVERSE):
+        assert Query.from_dict(json.loads(json.dumps(q.as_dict()))) == q
+    assert Fact.from_dict(F_UK.as_dict()) == F_UK and Fact.from_dict(F_UK.as_dict()).sids == ("s1",)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Supportive", SUPPORTIVE),
+    ("supportive.", SUPPORTIVE),
+    ("Insufficient", PARTIAL),
+    ("Partially Supportive", PARTIAL),
+    ("partially_supportive", PARTIAL),
+    ("Relationship Category: 3. Contradictory", CONTRADICTORY),
+    ("Irrelevant\nThe reference is about another actor.", IRRELEVANT),
+    ("Extrapolatory", IRRELEVANT),  # AttrScore's name for irrelevant
+    ("Attributable", SUPPORTIVE),   # AutoIS wording
+    ("2.", PARTIAL),                # a bare option number, Table 12's numbering
+    ("The citation does not support the answer: irrelevant.", IRRELEVANT),
+    ("The reference contradicts the answer because it names another director.", CONTRADICTORY),
+    ("Supportive, Insufficient, Contradictory or Irrelevant", None),  # the options echoed back
+    ("1. Supportive: it says so.\n2. Insufficient: no.\n3. Contradictory: no.", None),  # ... as a list
+    ("Supportive\nThe reference is not insufficient or contradictory.", SUPPORTIVE),
+    ("", None),
+    ("I am not sure.", None),
+    ("unsupported", None),
+])
+def test_judge_labels_are_parsed_or_refused(text, expected):
+    assert base.parse_label(text) == expected
+
+
+@pytest.mark.parametrize("facts, expected", [
+    ([SUPPORTIVE, SUPPORTIVE], SUPPORTIVE),
+    ([SUPPORTIVE, IRRELEVANT], PARTIAL),
+    ([SUPPORTIVE, CONTRADICTORY], CONTRADICTORY),
+    ([IRRELEVANT, IRRELEVANT], IRRELEVANT),
+    ([SUPPORTIVE, None], None),
+    ([], None),
+])
+def test_cot_final_label_rule(facts, expected):
+    assert base.final_label(facts) == expected
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("The capital of the country of Cambridge is London.", ["The capital of the country of Cambridge is London"]),
+    ("United Kingdom is the country of Cambridge and the country of London.",
+     ["United Kingdom is the country of Cambridge", "United Kingdom is the country of London"]),
+    ("The country of Cambridge is United Kingdom and United States of America.",
+     ["The country of Cambridge is United Kingdom", "The country of Cambridge is United States of America"]),
+    ("Ann is a painter. She was born in Rome.", ["Ann is a painter", "She was born in Rome"]),
+])
+def test_rule_based_decomposition(statement, expected):
+    assert cot.decompose(statement) == expected
+
+
+def test_metrics_table5_row():
+    gold = [SUPPORTIVE, PARTIAL, CONTRADICTORY, IRRELEVANT, SUPPORTIVE, PARTIAL]
+    pred = [SUPPORTIVE, SUPPORTIVE, CONTRADICTORY, None, SUPPORTIVE, PARTIAL]
+    comp = ["single", "concatenation", "single", "union", "intersection", "intersection"]
+    row = metrics.scores(gold, pred, comp, CATEGORIES)
+    assert row["category"] == {SUPPORTIVE: 0.8, PARTIAL: 0.6667, CONTRADICTORY: 1.0, IRRELEVANT: 0.0}
+    # micro: TP 4, FP 1 (partial called supportive), FN 2 (that one + the unparsed) -> 8/11
+    assert row["overall"] == round(8 / 11, 4) and row["accuracy"] == round(4 / 6, 4) and row["unparsed"] == 1
+    assert row["complexity"] == {"single": 1.0, "concatenation": 0.0, "intersection": 1.0, "union": 0.0}
+    three = metrics.scores(gold, [SUPPORTIVE, IRRELEVANT, CONTRADICTORY, IRRELEVANT, SUPPORTIVE, IRRELEVANT],
+                           comp, (SUPPORTIVE, CONTRADICTORY, IRRELEVANT))
+    assert three["category"][PARTIAL] is None and three["overall"] == 0.6667
+    two = metrics.scores(gold, [SUPPORTIVE, "not_supportive", "not_supportive", None, SUPPORTIVE, SUPPORTIVE],
+                         comp, (SUPPORTIVE, "not_supportive"))
+    assert two["overall"] is None and two["category"][SUPPORTIVE] == 0.8 and two["category"][PARTIAL] is None
+    conf = metrics.confusion(gold, pred, CATEGORIES)
+    assert conf["columns"][-1] == "unparsed" and sum(map(sum, conf["matrix"])) == len(gold)
+    assert "| Evaluator | Sup. | Par. | Con. | Irr. | Overall | Single |" in metrics.table5_markdown({"x": row})
+
+
+def test_caqa_factscore_from_triples_before_and_after_deletion():
+    partial = {"facts": [F_UK.as_dict()], "supportive_facts": [F_UK.as_dict(), F_CAP.as_dict()]}
+    assert factscore.caqa_factscore(partial) == 0.5
+
+
+def test_template_verbalisation():
+    assert verbalise.template_question(PATH) == "What is the capital of the country of Cambridge?"
+    assert verbalise.template_question(TREE) == "Which entity is both the country of Cambridge and the country of London?"
+    assert verbalise.template_question(UNION) == "What is the country of Cambridge?"  # namesakes share the question
+    assert verbalise.template_question(REVERSE) == "What is the entity whose country is United Kingdom?"
+    assert verbalise.template_answer_statement(PATH, ["London"]) == "The capital of the country of Cambridge is London."
+    assert verbalise.template_answer_statement(UNION, ["United Kingdom", "United States of America"]) == \
+        "The country of Cambridge is United Kingdom and United States of America."
+    assert verbalise.fact_sentence(F_UK) == "The country of Cambridge is United Kingdom."
+    educated = Fact("Q1", "P69", "Q2", "Rick Scott", "educated at", "Southern Methodist University")
+    assert verbalise.fact_sentence(educated) == "Rick Scott is educated at Southern Methodist University."
+    assert verbalise.triples_text([F_UK]) == '[("Cambridge", "country", "United Kingdom")]'
+
+
+def test_kgqa_freebase_ids():
+    assert _freebase_id("www.freebase.com/m/090s_0") == "m.090s_0"
+    assert _freebase_id("www.freebase.com/film/film/story_by") == "film.film.story_by"
+
+
+def test_prompts_are_data_with_the_papers_wording():
+    from kalma_graph.prompts import load_prompt
+
+    assert "convert a specific subgraph" in load_prompt("caqa/verbalise_subgraph")["instruction"]
+    assert "Insufficient" in load_prompt("caqa/judge_zero_shot")["instruction"]
+    few = load_prompt("caqa/judge_few_shot")
+    assert [d["category"] for d in few["demos"]] == list(CATEGORIES)
+    assert "True or False?" in load_prompt("caqa/factscore_fact")["template"]
+    with pytest.raises(ValueError, match="needs an NLI model"):
+        evaluators.make_evaluator("nli-3way")
+
+
+@pytest.mark.parametrize("module", [base, cot, metrics, factscore, model])
+def test_docstring_examples(module):
+    assert doctest.testmod(module).failed == 0
