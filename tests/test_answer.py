@@ -158,12 +158,14 @@ def llm():
 
 
 def _check_schema(record: dict) -> None:
-    assert set(record) == RECORD_KEYS
+    # `shown` is there exactly when a knowledge filter ran (what the prompt showed).
+    with_filter = record["params"].get("knowledge_filter") is not None
+    assert set(record) == RECORD_KEYS | ({"shown"} if with_filter else set())
     for entity in record["entities"]:
         assert set(entity) == {"mention", "ner_label", "selected", "reason", "candidates"}
         for cand in entity["candidates"]:
             assert set(cand) == {"id", "name", "score", "types", "matched_labels"}
-    for triple in record["retrieved"] + record["removed"]:
+    for triple in record["retrieved"] + record["removed"] + record.get("shown", []):
         assert set(triple) == TRIPLE_KEYS
     for sentence in record["sentences"]:
         assert set(sentence) == {"text", "clean_text", "na", "citations"}
@@ -252,6 +254,7 @@ def test_constrained_citations_cite_only_retrieved_knowledge(tmp_path, sample_st
         assert len(record["removed"]) == 1 and record["removed"][0] == record["retrieved"][0]
         removed = {(t["subject"], t["label"], t["value"]) for t in record["removed"]}
         shown = {(t["subject"], t["label"], t["value"]) for t in record["retrieved"]} - removed
+        assert shown == {(t["subject"], t["label"], t["value"]) for t in record["shown"]}
         names = {(e["selected"], "name", c["name"]) for e in record["entities"] for c in e["candidates"] if c["id"] == e["selected"]}
         subjects = {e["selected"] for e in record["entities"] if e["selected"]}
         for sentence in record["sentences"]:

@@ -33,6 +33,28 @@ def _gold() -> dict[str, set[tuple[str, str, str]]]:
     return {r["id"]: {tuple(t) for t in r["gold"]} for r in map(json.loads, lines)}
 
 
+def test_the_committed_dataset_is_complete_and_its_gold_is_in_the_graph(store):
+    """dumps/biokalma_built: at least 200 entries, one seed/α/model for all, the side files agree with
+    the entries, and every minimum-set triple is a statement of the bundled graph."""
+    from kalma_graph.store import open_store
+
+    entries = [json.loads(line) for line in Path(f"{BUILT}.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(entries) >= 200 and len({e["id"] for e in entries}) == len(entries)
+    assert len({(e["provenance"]["seed"], e["provenance"]["alpha"], e["provenance"]["model_sha256"],
+                 e["provenance"]["dataset_size"]) for e in entries}) == 1
+    gold = _gold()
+    assert list(gold) == [e["id"] for e in entries]
+    for e in entries:
+        assert gold[e["id"]] == {(g["qid"], g["property"], g["value"]) for g in e["minimum_knowledge_set"]}
+        assert e["general_question"].strip() and e["specific_question"].strip()
+        assert [g["round"] for g in e["minimum_knowledge_set"]] == sorted(g["round"] for g in e["minimum_knowledge_set"])
+    with open_store(store, read_only=True) as graph:
+        subjects = sorted({t[0] for triples in gold.values() for t in triples})
+        statements = {(t.subject, t.label, t.value) for hop in graph.one_hop_many(subjects).values() for t in hop}
+    missing = [t for triples in gold.values() for t in triples if t not in statements]
+    assert not missing, missing[:5]
+
+
 def test_ingest_answer_evaluate_on_the_built_dataset(store, tmp_path):
     if not NLI.is_dir():
         pytest.skip(f"offline NLI model not found at {NLI}")
