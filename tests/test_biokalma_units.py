@@ -308,3 +308,18 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_persons_named_counts_each_questions_persons():
+    from kalma_graph.biokalma.checks import persons_named
+
+    entries = [
+        {"names": ["Mary Shelley", "William Godwin"], "general_question": "Who were Mary Shelley and Godwin?",
+         "specific_question": "What did Shelley write?"},
+        {"names": ["Oscar Hertwig", "Ernst Haeckel"], "general_question": "What's the answer?",
+         "specific_question": "Who influenced Oscar Hertwig, and how did Haeckel teach?"},
+    ]
+    assert persons_named(entries) == {
+        "general": {"both": 1, "one": 0, "none": 1, "both_share": 0.5},
+        "specific": {"both": 1, "one": 1, "none": 0, "both_share": 0.5},
+    }

@@ -55,6 +55,17 @@ def test_perplexity_prefers_the_true_continuation(llm):
     assert llm.perplexity("Stephen Crane was born in", " Newark.") < llm.perplexity("Stephen Crane was born in", " purple banana.")
 
 
+def test_batched_continuations_equal_one_call_each(llm):
+    prefix = "Oscar Hertwig was a German zoologist. He studied under Ernst Haeckel at Jena."
+    sentences = [" Hertwig's place of birth is Friedberg.", " Hertwig was influenced by Ernst Haeckel.", ""]
+    many = llm.continuation_logprobs_many(prefix, sentences)
+    assert many[2] == []
+    for got, sentence in zip(many[:2], sentences[:2]):
+        assert got == pytest.approx(llm.continuation_logprobs(prefix, sentence), abs=1e-4)
+    # The context is left clean: a later call does not depend on the batch before it.
+    assert llm.continuation_logprobs(prefix, sentences[0]) == pytest.approx(many[0], abs=1e-4)
+
+
 def test_clear_errors():
     with pytest.raises(LLMError, match="not found"):
         load_llm("/nonexistent/model.gguf")
@@ -62,6 +73,8 @@ def test_clear_errors():
     try:
         with pytest.raises(LLMError, match="logits=True"):
             plain.continuation_logprobs("a", "b")
+        with pytest.raises(LLMError, match="logits=True"):
+            plain.continuation_logprobs_many("a", ["b"])
         with pytest.raises(LLMError, match="n_ctx"):
             plain.next_token_logprobs("word " * 400, ["1"])
     finally:

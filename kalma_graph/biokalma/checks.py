@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from kalma_graph.store.base import GraphStore
 
-from .evolve import split_sentences
+from .evolve import names_a_person, split_sentences
 from .templates import verbalise
 
 
@@ -85,6 +85,18 @@ def generation_figures(entries: Sequence[dict]) -> dict:
     }
 
 
+def persons_named(entries: Sequence[dict]) -> dict:
+    """How many of the entry's two persons each question names (a word of 3+ letters of the name, as
+    `evolve.names_a_person`). Answering retrieves the persons a question names, so a question naming
+    one person leaves the other's gold triples out of reach of a KaLMA-style pipeline."""
+    out: dict[str, dict] = {}
+    for kind in ("general", "specific"):
+        named = Counter(sum(names_a_person(e[f"{kind}_question"], [name]) for name in e["names"]) for e in entries)
+        out[kind] = {"both": named[2], "one": named[1], "none": named[0],
+                     "both_share": _ratio(named[2], len(entries))}
+    return out
+
+
 def relevance(entries: Sequence[dict], nli: Any, threshold: float = 0.5) -> dict:
     """NLI of each triple (as its template sentence) against the entry's final paragraph: the best
     entailment probability over the paragraph's sentences (a small NLI model trained on sentence
@@ -141,6 +153,7 @@ def check_dataset(store: GraphStore, entries: Iterable[dict], nli: Any | None = 
         "set_sizes": set_sizes(entries),
         "relations": relations_used(entries),
         "generation": generation_figures(entries),
+        "persons_named": persons_named(entries),
     }
     report["relevance"] = relevance(entries, nli, threshold) if nli is not None else None
     return report

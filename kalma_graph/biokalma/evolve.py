@@ -222,44 +222,12 @@ def parse_annotations(text: str, pool: Pool) -> list[Triple]:
 
 
 def continuation_logprobs_many(llm: Any, prefix: str, continuations: Sequence[str]) -> list[list[float]]:
-    """`llm.continuation_logprobs(prefix, c)` for every `c`, the prefix evaluated once.
-
-    Uses `llm.continuation_logprobs_many` when the model wrapper has it. For `LocalLLM` (which has
-    not, yet) the llama.cpp context is driven directly: the prefix is evaluated once and its KV
-    cache kept; each continuation is evaluated after it (`Llama.eval` drops the cache past
-    `n_tokens`). Token ids and scoring are those of `LocalLLM.continuation_logprobs`. Anything
-    else falls back to one `continuation_logprobs` call per continuation."""
+    """`llm.continuation_logprobs(prefix, c)` for every `c`: through the model's batch form when it
+    has one (`LocalLLM.continuation_logprobs_many` evaluates the prefix once), else one call each."""
     many = getattr(llm, "continuation_logprobs_many", None)
     if many is not None:
         return many(prefix, continuations)
-    raw = getattr(llm, "_llm", None)
-    if raw is None or not getattr(llm, "logits_all", False) or not hasattr(llm, "_lock"):
-        return [llm.continuation_logprobs(prefix, c) for c in continuations]
-    import numpy as np
-
-    from kalma_graph.models.llm import _logsumexp
-
-    out: list[list[float]] = []
-    with llm._lock:
-        pre = raw.tokenize(prefix.encode("utf-8"), add_bos=True, special=True)
-        if not pre:
-            raise ValueError("an empty prefix cannot be scored without a BOS token")
-        llm._check_ctx(len(pre))
-        raw.reset()
-        raw.eval(pre)
-        last = np.array(raw.scores[len(pre) - 1], dtype=np.float64)
-        for text in continuations:
-            cont = raw.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-            if not cont:
-                out.append([])
-                continue
-            llm._check_ctx(len(pre) + len(cont))
-            raw.n_tokens = len(pre)
-            raw.eval(cont)
-            rows = [last] + [np.array(raw.scores[len(pre) + i], dtype=np.float64) for i in range(len(cont) - 1)]
-            out.append([float(row[token] - _logsumexp(row)) for row, token in zip(rows, cont)])
-        raw.reset()
-    return out
+    return [llm.continuation_logprobs(prefix, c) for c in continuations]
 
 
 class Perplexity:

@@ -235,6 +235,37 @@ class LocalLLM:
             out.append(float(row[token] - _logsumexp(row)))
         return out
 
+    def continuation_logprobs_many(self, prefix: str, continuations: Sequence[str]) -> list[list[float]]:
+        """`continuation_logprobs(prefix, c)` for every `c`, with the prefix evaluated once: its KV
+        cache is kept and each continuation is evaluated after it (`Llama.eval` drops the cache past
+        `n_tokens`). Same token ids and log-probabilities as one call per continuation, several
+        times faster when the prefix is long (BioKaLMA's eq. 1 scores ~40 sentences per paragraph)."""
+        import numpy as np
+
+        if not self.logits_all:
+            raise LLMError("continuation_logprobs_many needs the model loaded with load_llm(..., logits=True)")
+        out: list[list[float]] = []
+        with self._lock:
+            pre = self._llm.tokenize(prefix.encode("utf-8"), add_bos=True, special=True)
+            if not pre:
+                raise ValueError("an empty prefix cannot be scored without a BOS token")
+            self._check_ctx(len(pre))
+            self._llm.reset()
+            self._llm.eval(pre)
+            last = np.array(self._llm.scores[len(pre) - 1], dtype=np.float64)
+            for text in continuations:
+                cont = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+                if not cont:
+                    out.append([])
+                    continue
+                self._check_ctx(len(pre) + len(cont))
+                self._llm.n_tokens = len(pre)
+                self._llm.eval(cont)
+                rows = [last] + [np.array(self._llm.scores[len(pre) + i], dtype=np.float64) for i in range(len(cont) - 1)]
+                out.append([float(row[token] - _logsumexp(row)) for row, token in zip(rows, cont)])
+            self._llm.reset()
+        return out
+
     def perplexity(self, prefix: str, continuation: str) -> float:
         lps = self.continuation_logprobs(prefix, continuation)
         if not lps:
