@@ -99,8 +99,8 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
     try:
         with progress:
             summary = build_biokalma(store, llm, out, options, scorer_llm=scorer, nli=nli, progress=hook)
-    except BuildError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
+    except (BuildError, ValueError) as exc:  # ValueError: a malformed --pairs line (file:line: why)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print(f"[yellow]interrupted: finished entries are kept in {escape(out)}; "

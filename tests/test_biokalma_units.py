@@ -169,7 +169,13 @@ def test_read_pairs_keeps_complete_names_and_reports_bad_lines(tmp_path):
     ]
     assert pairs[1].sentence == "William Godwin was the father of Mary Shelley."
     path.write_text(json.dumps({"a": "A B", "relation": "enemy", "b": "C D"}) + "\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"pairs.jsonl:1"):
+    with pytest.raises(ValueError, match=r"pairs.jsonl:1: unknown person relation 'enemy'"):
+        read_pairs(path)
+    path.write_text(json.dumps({"a": "A B", "relation": "father"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"pairs.jsonl:1: .*missing b$"):
+        read_pairs(path)
+    path.write_text("\n" + json.dumps(rows[0]) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"pairs.jsonl:3: not JSON"):
         read_pairs(path)
 
 

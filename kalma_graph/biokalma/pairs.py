@@ -159,10 +159,16 @@ def read_pairs(path: str | Path) -> list[PersonPair]:
                 continue
             try:
                 row = json.loads(line)
-                a, b = str(row["a"]).strip(), str(row["b"]).strip()
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
+            missing = [k for k in ("a", "relation", "b") if not isinstance(row, dict) or not row.get(k)]
+            if missing:
+                raise ValueError(f"{path}:{number}: a pair needs \"a\", \"relation\" and \"b\"; missing {', '.join(missing)}")
+            a, b = str(row["a"]).strip(), str(row["b"]).strip()
+            try:
                 relation = relation_of(str(row["relation"])).pid
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: {exc}") from exc
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: {exc}") from None
             if not (is_complete_name(a) and is_complete_name(b)):
                 continue
             sentence = (row.get("sentence") or "").strip()
