@@ -100,6 +100,11 @@ def test_report_files_exist_and_parse(answers_file, gold_file, tmp_path):
         rows = list(csv.DictReader(handle))
     assert [r["id"] for r in rows] == [r["id"] for r in answer_records()]
     assert rows[2]["correct"] == "4" and rows[3]["precision"] == ""  # undefined is empty, never 0
+    with files["citations_csv"].open() as handle:
+        cited = list(csv.DictReader(handle))
+    assert len(cited) == sum(int(r["citations"]) for r in rows)  # one row per citation
+    assert sum(c["correct"] == "True" for c in cited) == sum(int(r["correct"]) for r in rows)
+    assert {c["answer_id"] for c in cited} <= {r["id"] for r in rows}
     details = [json.loads(line) for line in files["details"].read_text().splitlines()]
     assert len(details) == 5 and details[0]["sentences"][0]["citations"][0]["qid"] == "Q206534"
     md = files["markdown"].read_text()

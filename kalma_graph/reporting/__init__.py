@@ -5,6 +5,7 @@
 - `results.json` — header (every choice, model ids and hashes, prompt versions, library versions),
   summary, metrics, skipped parts with reasons, notes, timings, per-answer rows;
 - `per_answer.csv` — one row per answer;
+- `per_citation.csv` — one row per citation with its verdicts (correct, precise, entailment, entailed);
 - `answers_scored.jsonl` — per answer, its sentences and every citation's verdicts;
 - `summary.md` — the same for people, tables in the paper's layout;
 - `plots/*.png` — citation quality, G-Eval, citations per answer (matplotlib, Agg backend).

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from kalma_graph.reporting.markdown import summary_markdown
 
 CSV_NAME = "per_answer.csv"
+CITATIONS_CSV_NAME = "per_citation.csv"
 JSON_NAME = "results.json"
 DETAILS_NAME = "answers_scored.jsonl"
 MARKDOWN_NAME = "summary.md"
@@ -26,6 +27,7 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *,
     files: dict[str, Path] = {
         "json": out / JSON_NAME,
         "csv": out / CSV_NAME,
+        "citations_csv": out / CITATIONS_CSV_NAME,
         "details": out / DETAILS_NAME,
         "markdown": out / MARKDOWN_NAME,
     }
@@ -38,10 +40,23 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *,
     view = {**view, "files": {k: str(v) for k, v in files.items()}}
     _atomic_write(files["json"], json.dumps(view, indent=2, ensure_ascii=False, default=str) + "\n")
     _atomic_write(files["csv"], per_answer_csv(results.get("per_answer") or []))
+    _atomic_write(files["citations_csv"], per_answer_csv(per_citation_rows(results.get("answers") or [])))
     _atomic_write(files["details"], "".join(json.dumps(a, ensure_ascii=False, default=str) + "\n"
                                             for a in results.get("answers") or []))
     _atomic_write(files["markdown"], summary_markdown(view))
     return files
+
+
+def per_citation_rows(answers: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per citation of every scored answer: where it stands (answer, sentence), what it
+    cites, and each verdict the run computed (`correct`, `precise`, `entailment`, `entailed`, …)."""
+    rows: list[dict[str, Any]] = []
+    for answer in answers:
+        for sentence in answer.get("sentences") or []:
+            for k, citation in enumerate(sentence.get("citations") or []):
+                rows.append({"answer_id": answer.get("id"), "sentence": sentence.get("position"), "citation": k,
+                             "sentence_text": sentence.get("clean_text"), **citation})
+    return rows
 
 
 def per_answer_csv(rows: list[Mapping[str, Any]]) -> str:
