@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kalma_graph.models.llm import GenerationParams, load_llm  # noqa: E402
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.pipeline.answer import answer_questions, load_questions  # noqa: E402
-from kalma_graph.store import open_store  # noqa: E402
+from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = {"unconstrained": False, "constrained": "marks", "every_sentence": "every_sentence"}
@@ -76,15 +76,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "answer_throughput.jsonl"))
     args = parser.parse_args()
 
-    tmp = None
-    if args.ingest:
-        from kalma_graph.ingest import ingest
-
-        tmp = tempfile.TemporaryDirectory()
-        store = open_store(f"embedded:{tmp.name}/graph.lbdb")
-        ingest(store, [REPO / "dumps/wikidata_sample.jsonl.gz", REPO / "dumps/biokalma_records.jsonl.gz"])
-    else:
-        store = open_store(args.store)
+    tmp = tempfile.TemporaryDirectory() if args.ingest else None
+    store = open_sample_store(args.store, tmp.name if tmp else None)
     ner = load_ner()
     llm = load_llm(args.model, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
     questions = load_questions(args.questions)[: args.limit]

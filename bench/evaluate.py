@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kalma_graph.evaluation.citations import parse_answer  # noqa: E402
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
 from kalma_graph.retrieval.retrieve import known_props, linked_dict, retrieve, triple_dict  # noqa: E402
-from kalma_graph.store import open_store  # noqa: E402
+from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
@@ -130,13 +130,7 @@ def main() -> None:
     answers = Path(args.answers) if args.answers else RESULTS / "evaluate_answers.jsonl.gz"
     tmp = tempfile.TemporaryDirectory()
     if not answers.exists():
-        if args.ingest:
-            from kalma_graph.ingest import ingest
-
-            store = open_store(f"embedded:{tmp.name}/graph.lbdb")
-            ingest(store, [REPO / "dumps/wikidata_sample.jsonl.gz", REPO / "dumps/biokalma_records.jsonl.gz"])
-        else:
-            store = open_store(args.store)
+        store = open_sample_store(args.store, tmp.name if args.ingest else None)
         answers.parent.mkdir(parents=True, exist_ok=True)
         write_answers(store, answers, Path(args.questions))
         store.close()

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.retrieval.linking import link_entities, load_type_map, selected_entities  # noqa: E402
-from kalma_graph.store import open_store  # noqa: E402
+from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = [REPO / "dumps/biokalma/simple_question_graph.json.gz", REPO / "dumps/biokalma/complex_question_graph.json.gz"]
@@ -158,15 +158,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "retrieval_agreement.jsonl"))
     args = parser.parse_args()
 
-    tmp = None
-    if args.ingest:
-        from kalma_graph.ingest import ingest
-
-        tmp = tempfile.TemporaryDirectory()
-        store = open_store(f"embedded:{tmp.name}/graph.lbdb")
-        ingest(store, [REPO / "dumps/wikidata_sample.jsonl.gz", REPO / "dumps/biokalma_records.jsonl.gz"])
-    else:
-        store = open_store(args.store)
+    tmp = tempfile.TemporaryDirectory() if args.ingest else None
+    store = open_sample_store(args.store, tmp.name if tmp else None)
     ner = load_ner(args.ner)
     rows = []
     for policy in args.policies.split(","):
