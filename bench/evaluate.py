@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kalma_graph.evaluation.citations import parse_answer  # noqa: E402
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
-from kalma_graph.retrieval.retrieve import known_props, linked_dict, retrieve, triple_dict  # noqa: E402
+from kalma_graph.retrieval.retrieve import known_pairs, known_props, linked_dict, retrieve, triple_dict  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +56,7 @@ def synthetic_answer(index: int, question, found, names: dict[str, str]) -> dict
     if index % 3 == 0 or not sentences:
         sentences.append("Little else is recorded about this. [NA]")
     text = " ".join(sentences)
-    parsed = parse_answer(text, known_props(found.entities, found.triples))
+    parsed = parse_answer(text, known_props(found.entities, found.triples), known_pairs(found.entities, found.triples))
     return {
         "id": question.id,
         "question": question.text,

@@ -40,17 +40,15 @@ def grammar():
 
 
 def test_grammar_text(grammar):
-    assert grammar.text.splitlines() == [
-        "root ::= text? (cite text?)*",
-        "text ::= [^\\[\\]]+",
-        'cite ::= "[NA]" | "[" body "]"',
-        "body ::= e0 | e1",
-        'e0 ::= "Q212657" (", " p0)+',
+    lines = grammar.text.splitlines()
+    assert lines[-4:] == [
+        'c0 ::= "[" "Q212657" (", " p0){1,6} "]"',
         'p0 ::= "name: Artemisia Gentileschi" | "place of birth: Rome" | "occupation: painter" | "notable works: Love, Death: Robots"',
-        'e1 ::= "Q367360" (", " p1)+',
+        'c1 ::= "[" "Q367360" (", " p1){1,6} "]"',
         'p1 ::= "name: Orazio Gentileschi" | "place of death: London" | "date of death: 1639-02-07" | '
         '"nickname: the \\"Tuscan\\" \\\\ painter"',
     ]
+    assert lines[0] == "root ::= [ \\t\\n]* s?"
     assert [t.value for t in grammar.left_out] == ["x [y]"]
     assert grammar.n_pairs == 8
 
@@ -78,6 +76,11 @@ ACCEPTED = [
     "He died in 1639 [Q367360, date of death: 1639-02-07]",
     'Nicknamed [Q367360, nickname: the "Tuscan" \\ painter].',
     "Sentence one [NA]. Sentence two [NA].\n\nA new paragraph [Q367360, place of death: London].",
+    "Three marks [Q212657, occupation: painter] [NA] [Q367360, place of death: London] are the most.",
+    "Same entity after words [Q212657, occupation: painter] and [Q212657, place of birth: Rome].",
+    "Six pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, "
+    "occupation: painter, occupation: painter, occupation: painter].",
+    "Right after a mark [Q212657, occupation: painter][NA] is fine.",
 ]
 
 REJECTED = [
@@ -92,6 +95,16 @@ REJECTED = [
     "A stray ] bracket.",
     "Left out [Q367360, odd: x [y]].",
     "Repeated value [Q212657, place of birth: Rome, Rome].",
+    # Bounds against loops: one [NA] per sentence, at most three marks, no entity twice in a row.
+    "Looping [NA] [NA] [NA] [NA] [NA].",
+    "Two na in one sentence [NA] and again [NA].",
+    "Too many [Q212657, occupation: painter] marks [Q367360, place of death: London] in one "
+    "[Q212657, place of birth: Rome] sentence [NA].",
+    "Same entity twice [Q212657, occupation: painter] [Q212657, occupation: painter].",
+    "Same entity, no space [Q212657, occupation: painter][Q212657, place of birth: Rome].",
+    "Seven pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, "
+    "occupation: painter, occupation: painter, occupation: painter, occupation: painter].",
+    "A mark alone after the end. [NA]",
 ]
 
 

@@ -203,10 +203,12 @@ def parse_annotations(text: str, pool: Pool) -> list[Triple]:
     """Pool triples cited in a Table 9 style annotation (`[qid: Q1, place of birth: Rome]`);
     anything the pool does not hold is dropped."""
     props: dict[str, set[str]] = {}
+    pairs: dict[str, set[tuple[str, str]]] = {}
     for t in pool.triples:
         props.setdefault(t.subject, set()).add(t.label)
+        pairs.setdefault(t.subject, set()).add((t.label, t.value))
     index = {(t.subject, t.label.casefold(), " ".join(t.value.casefold().split())): t for t in pool.triples}
-    marks, _ = locate_marks(text, props)
+    marks, _ = locate_marks(text, props, pairs)
     found: list[Triple] = []
     for mark in marks:
         for citation in mark.citations:

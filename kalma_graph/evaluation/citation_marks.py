@@ -6,9 +6,14 @@ one the generation prompt demonstrates (seed 000, Table 13); every other accepte
 and flagged so that reports can count it. Brackets that hold no citation (`[sic]`, `[1]`) stay text.
 
 Grammar of a bracket body (after the subject id and `, `): `key: value` pairs separated by `, `.
-A separator is a comma (or, sloppily, a semicolon) that is followed by one of
+The body is read pair by pair, left to right. A pair that starts with a known `label: value` of the
+cited entity (given as `known_pairs`; longest first) and is followed by a separator or the end is
+taken whole, whatever commas or colons its value holds. Otherwise its key is the longest known
+property label followed by `:` (labels may hold commas: `languages spoken, written or signed`), or
+else the text up to the first colon; the value then runs to the next separator. A separator is a
+comma (or, sloppily, a semicolon) that is followed by one of
 
-  (a) a known property label of the cited entity, then `:`;
+  (a) a known property label of the cited entity (or a known `label: value`), then `:`;
   (b) another entity id, then a separator or the end (the model switched subject);
   (c) `NA`, then a separator or the end;
   (d) an unknown key: without known labels any colon-terminated key; with known labels only a
@@ -30,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Collection, Mapping
+from typing import Any, Collection, Mapping
 
 # Wikidata QIDs and Freebase MIDs (`m.0c94fn`, `g.11b...`); `/m/0c94fn` is FB15k's spelling.
 _ID = r"(?:[Qq][1-9][0-9]*|[mg]\.[0-9a-z_]+|/[mg]/[0-9a-z_]+)(?![\w])"
@@ -46,6 +51,7 @@ _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t\r\f\v]*\n")
 _KEY_RE = re.compile(r"([^:,;\[\]]{1,200}):")
 _RESERVED_KEYS = frozenset({"qid", "mid", "id"})
 _MAX_KEY_CHARS = 80
+_MAX_LABEL_CHARS = 200  # how far a known label is looked for (the longest bundled Wikidata label has 87)
 _MAX_INVENTED_KEY_WORDS = 6
 
 
@@ -114,6 +120,8 @@ class _Segment:
 
 
 KnownProps = Mapping[str, Collection[str]] | Collection[str] | None
+# Known `(label, value)` pairs per entity id: the statements the answer was shown.
+KnownPairs = Mapping[str, Collection[tuple[str, str]]] | None
 
 
 def label_key(label: str) -> str:
@@ -130,13 +138,15 @@ def canonical_id(raw_id: str) -> tuple[str, bool]:
     return raw_id, False
 
 
-def locate_marks(text: str, known_props: KnownProps = None) -> tuple[list[Mark], list[ParseIssue]]:
+def locate_marks(
+    text: str, known_props: KnownProps = None, known_pairs: KnownPairs = None
+) -> tuple[list[Mark], list[ParseIssue]]:
     """All citation marks of `text` in order, and the problems met on the way. Never raises."""
     issues: list[ParseIssue] = []
     spans = _square_bracket_spans(text, issues)
     spans += _parenthesis_spans(text, spans)
     spans.sort()
-    marks = [read_mark(text, start, end, known_props, issues) for start, end in spans]
+    marks = [read_mark(text, start, end, known_props, issues, known_pairs) for start, end in spans]
     return marks, sorted(issues, key=lambda issue: issue.start)
 
 
@@ -219,7 +229,8 @@ def _inside(position: int, spans: list[tuple[int, int]], starts: list[int]) -> b
 
 
 def read_mark(
-    text: str, start: int, end: int, known_props: KnownProps, issues: list[ParseIssue]
+    text: str, start: int, end: int, known_props: KnownProps, issues: list[ParseIssue],
+    known_pairs: KnownPairs = None,
 ) -> Mark:
     """Read one bracket `text[start:end]` (delimiters included)."""
     raw = text[start:end]
@@ -251,9 +262,13 @@ def read_mark(
             return Mark(start, end, raw, is_text=True)
         pairs_text, first_separator = body, ""
         bracket_sloppy = True
-    props = _props_for(known_props, subject, body)
-    segments = _split_segments(pairs_text, first_separator, props)
-    return _mark_from_segments(start, end, raw, subject, segments, bracket_sloppy, issues)
+    ids = {subject} | {canonical_id(m.group())[0] for m in _ID_RE.finditer(body)}
+    props = _props_for(known_props, ids)
+    pairs, pair_labels = _pairs_for(known_pairs, ids)
+    if pair_labels:
+        props = (props or frozenset()) | pair_labels
+    segments = _split_segments(pairs_text, first_separator, _Known(props, pairs))
+    return _mark_from_segments(start, end, raw, subject, segments, bracket_sloppy, issues, props)
 
 
 def _unwrap(body: str) -> tuple[str, bool]:
@@ -273,23 +288,89 @@ def _looks_like_key(key: str) -> bool:
     return 0 < len(key) <= _MAX_KEY_CHARS and not any(c in key for c in "[](){}")
 
 
-def _props_for(known_props: KnownProps, subject: str, body: str) -> frozenset[str] | None:
-    """Known labels (as `label_key`s) for this bracket: its subjects' labels when given per entity,
-    all labels when the cited entity is not in the mapping (the model may cite a wrong id)."""
+def _chosen(known: Mapping[str, Collection[Any]], ids: set[str]) -> list[Collection[Any]]:
+    """The collections for the bracket's ids; all of them when none is cited (the model may cite a
+    wrong id)."""
+    chosen = [values for qid, values in known.items() if qid in ids]
+    return chosen or list(known.values())
+
+
+def _props_for(known_props: KnownProps, ids: set[str]) -> frozenset[str] | None:
+    """Known labels (as `label_key`s) for a bracket citing `ids`."""
     if known_props is None:
         return None
     if isinstance(known_props, Mapping):
-        ids = {subject} | {canonical_id(m.group())[0] for m in _ID_RE.finditer(body)}
-        chosen = [labels for qid, labels in known_props.items() if qid in ids]
-        if not chosen:
-            chosen = list(known_props.values())
-        return frozenset(label_key(label) for labels in chosen for label in labels)
+        return frozenset(label_key(label) for labels in _chosen(known_props, ids) for label in labels)
     return frozenset(label_key(label) for label in known_props)
 
 
-def _split_segments(pairs_text: str, first_separator: str, props: frozenset[str] | None) -> list[_Segment]:
-    cuts = [i for i in range(len(first_separator), len(pairs_text))
-            if pairs_text[i] in ",;" and _is_pair_boundary(pairs_text, i + 1, props)]
+def _pairs_for(known_pairs: KnownPairs, ids: set[str]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Known pairs for a bracket citing `ids`, written as `label: value` (longest first), and their
+    labels as `label_key`s."""
+    if not known_pairs:
+        return (), frozenset()
+    chosen = [pair for pairs in _chosen(known_pairs, ids) for pair in pairs]
+    written = {f"{label}: {value}" for label, value in chosen}
+    labels = frozenset(label_key(label) for label, _ in chosen)
+    return tuple(sorted(written, key=lambda pair: (-len(pair), pair))), labels
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What the parser knows about a bracket's entities: label keys and `label: value` strings."""
+
+    props: frozenset[str] | None
+    pairs: tuple[str, ...] = ()
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _known_key_colon(text: str, position: int, props: frozenset[str] | None) -> int | None:
+    """The index of the colon that ends the longest known label starting at `position`, if any.
+    Labels may hold commas (`languages spoken, written or signed`), so this looks past them."""
+    if not props:
+        return None
+    limit = min(len(text), position + _MAX_LABEL_CHARS)
+    colons = [i for i in range(position, limit) if text[i] == ":"]
+    for colon in reversed(colons):
+        if label_key(text[position:colon]) in props:
+            return colon
+    return None
+
+
+def _known_pair_end(text: str, position: int, known: _Known) -> int | None:
+    """The end of the longest known `label: value` starting at `position` that is followed by the
+    end of the body or by a pair boundary."""
+    for pair in known.pairs:
+        if text.startswith(pair, position):
+            after = position + len(pair)
+            rest = _skip_space(text, after)
+            if rest == len(text) or (text[rest] in ",;" and _is_pair_boundary(text, rest + 1, known)):
+                return after
+    return None
+
+
+def _split_segments(pairs_text: str, first_separator: str, known: _Known) -> list[_Segment]:
+    """Cut the bracket body into pair segments, reading one pair at a time so that a known label's
+    or value's own commas never cut it."""
+    cuts: list[int] = []
+    position = len(first_separator)
+    while position < len(pairs_text):
+        body_start = _skip_space(pairs_text, position)
+        scan_from = _known_pair_end(pairs_text, body_start, known)
+        if scan_from is None:
+            colon = _known_key_colon(pairs_text, body_start, known.props)
+            scan_from = body_start if colon is None else colon + 1
+        cut = next((i for i in range(scan_from, len(pairs_text))
+                    if pairs_text[i] in ",;" and _is_pair_boundary(pairs_text, i + 1, known)), None)
+        if cut is None:
+            break
+        cuts.append(cut)
+        position = cut + 1
     segments = []
     for index, (a, b) in enumerate(zip([0] + cuts, cuts + [len(pairs_text)])):
         raw = pairs_text[a:b]
@@ -299,20 +380,20 @@ def _split_segments(pairs_text: str, first_separator: str, props: frozenset[str]
     return segments
 
 
-def _is_pair_boundary(text: str, position: int, props: frozenset[str] | None) -> bool:
+def _is_pair_boundary(text: str, position: int, known: _Known) -> bool:
     """Whether the separator just before `position` starts a new segment (rules a-e above)."""
-    while position < len(text) and text[position].isspace():
-        position += 1
+    position = _skip_space(text, position)
     if position == len(text) or _ID_SEGMENT_RE.match(text, position) or _NA_SEGMENT_RE.match(text, position):
         return True
-    found = _KEY_RE.match(text, position)  # a key runs to the next colon, across no separator
+    props = known.props
+    if _known_key_colon(text, position, props) is not None:
+        return True
+    found = _KEY_RE.match(text, position)  # an unknown key runs to the next colon, across no separator
     if not found:
         return False
     key = found.group(1)
     if props is None:
         return _looks_like_key(key)
-    if label_key(key) in props:
-        return True
     key = key.strip()
     after_colon = found.end()
     return (
@@ -325,7 +406,7 @@ def _is_pair_boundary(text: str, position: int, props: frozenset[str] | None) ->
 
 def _mark_from_segments(
     start: int, end: int, raw: str, subject: str, segments: list[_Segment], bracket_sloppy: bool,
-    issues: list[ParseIssue],
+    issues: list[ParseIssue], props: frozenset[str] | None = None,
 ) -> Mark:
     pending: list[tuple[str, str, bool]] = []  # (prop, value, sloppy) awaiting a subject
     citations: list[Citation] = []
@@ -344,7 +425,9 @@ def _mark_from_segments(
         if _NA_SEGMENT_RE.fullmatch(body):
             na += 1
             continue
-        colon = body.find(":")
+        colon = _known_key_colon(body, 0, props)
+        if colon is None:
+            colon = body.find(":")
         prop, value = (body[:colon].strip(), body[colon + 1:].strip()) if colon >= 0 else (body, "")
         if label_key(prop) in _RESERVED_KEYS and _ID_RE.fullmatch(value):
             # `{..., qid: Q1}`: the knowledge-pool format of Table 12, with the id last.

@@ -26,6 +26,7 @@ from typing import Iterable
 from kalma_graph.evaluation.citation_marks import (
     ISSUE_KINDS,
     Citation,
+    KnownPairs,
     KnownProps,
     Mark,
     ParseIssue,
@@ -89,19 +90,24 @@ class ParsedAnswer:
         return [s for s in self.sentences if s.na]
 
 
-def parse_answer(text: str, known_props: KnownProps = None) -> ParsedAnswer:
+def parse_answer(text: str, known_props: KnownProps = None, known_pairs: KnownPairs = None) -> ParsedAnswer:
     """Parse an attributed answer.
 
     `known_props` are the property labels of the retrieved graph, either per entity id
     (`{"Q212657": {"occupation", ...}}`) or one set for all; with them a value may contain
-    `, word:` without being split. Without them pairs split at every `, key:`.
+    `, word:` without being split, and a label may contain commas. `known_pairs` are the shown
+    `(label, value)` pairs per entity id; a pair written exactly so is read whole, whatever its value
+    holds. Without either, pairs split at every `, key:`.
 
     >>> parse_answer("Born in Rome. [Q212657, place of birth: Rome]").sentences[0].citations[0].value
     'Rome'
     >>> parse_answer("A [Q1, notable works: Love, Death: Robots]", {"notable works"}).n_citations
     1
+    >>> parse_answer("Spoke [Q4985, movement: Romanticism, languages spoken, written or signed: English]",
+    ...              {"Q4985": {"movement", "languages spoken, written or signed"}}).citations[1].prop
+    'languages spoken, written or signed'
     """
-    marks, issues = locate_marks(text, known_props)
+    marks, issues = locate_marks(text, known_props, known_pairs)
     cited = [m for m in marks if not m.is_text]
     drafts: list[tuple[tuple[int, int], list[Mark]]] = []
     pending: list[Mark] = []

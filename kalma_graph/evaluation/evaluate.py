@@ -217,9 +217,12 @@ def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | No
     removed = [to_triple(t) for t in record.get("removed") or []]
     shown = shown_triples(record)
     known: dict[str, set[str]] = {}
+    pairs: dict[str, set[tuple[str, str]]] = {}
+    names = dict(extra_names or {}) | subject_names_of(record)
     for t in retrieved + removed + shown:
         known.setdefault(t.subject, {"name"}).add(t.label)
-    names = dict(extra_names or {}) | subject_names_of(record)
+        pairs.setdefault(t.subject, {("name", names[t.subject])} if names.get(t.subject) else set()).add(
+            (t.label, t.value))
     return ScoredAnswer(
         id=str(record["id"]),
         question=str(record.get("question") or ""),
@@ -228,7 +231,7 @@ def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | No
         retrieved=retrieved,
         removed=removed,
         shown=shown,
-        parsed=parse_answer(record["answer"], known or None),
+        parsed=parse_answer(record["answer"], known or None, pairs or None),
         subject_names=names,
         record=dict(record),
     )

@@ -1,7 +1,7 @@
 """Constrained decoding of citations: a llama.cpp GBNF grammar built per question (`--constrain-citations`).
 
-The grammar lets the model write any text without square brackets, and every bracket it opens must
-be either `[NA]` or one citation mark of the canonical form (seed 000, Table 13)
+The grammar lets the model write sentences of text without square brackets, and every bracket it
+opens must be either `[NA]` or one citation mark of the canonical form (seed 000, Table 13)
 
     [QID, property: value, property: value, ...]
 
@@ -9,14 +9,12 @@ whose subject is an entity of the question's retrieved subgraph and whose pairs 
 that entity which exist in the subgraph (the knowledge shown to the model, after any removal), plus
 the pseudo-pair `name: <entity name>` that every knowledge block shows. So every citation parses,
 and every cited triple is one the model was given; the grammar cannot make it cite the *right* one.
+Marks are bounded per sentence, so a small model cannot loop on them until the token limit.
 
 >>> from kalma_graph.store.base import Entity, Triple
->>> print(citation_grammar([Entity("Q1", name="Ann")], [Triple("Q1", "P19", "place of birth", "Rome")]))
-root ::= text? (cite text?)*
-text ::= [^\\[\\]]+
-cite ::= "[NA]" | "[" body "]"
-body ::= e0
-e0 ::= "Q1" (", " p0)+
+>>> text = citation_grammar([Entity("Q1", name="Ann")], [Triple("Q1", "P19", "place of birth", "Rome")])
+>>> print("\\n".join(text.splitlines()[-2:]))
+c0 ::= "[" "Q1" (", " p0){1,6} "]"
 p0 ::= "name: Ann" | "place of birth: Rome"
 
 `GrammarChecker` parses a grammar with llama.cpp's own parser (through a model's vocabulary only,
@@ -86,16 +84,24 @@ class CitationGrammar:
 
 GRAMMAR_MODES = ("marks", "every_sentence")
 
+# Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
+MAX_MARKS_PER_SENTENCE = 3
+MAX_PAIRS_PER_MARK = 6
+# At most one `[NA]` per sentence, and two marks in a row (nothing but a space between them) never
+# cite the same entity, so the same mark never follows itself.
+
 
 def build_citation_grammar(
     entities: Sequence[Entity], triples: Sequence[Triple], *, allow_name: bool = True, mode: str = "marks"
 ) -> CitationGrammar:
     """The grammar for a question whose model is shown `triples` about `entities`.
 
-    `mode="marks"` (the default) constrains only what is inside brackets. `mode="every_sentence"`
-    also makes every sentence carry at least one mark before its final `.`, `!` or `?` (so a
-    sentence's text holds no such character) — it forces the model to attribute each claim, to a
-    shown triple or to `[NA]`; the answer ends after a complete sentence.
+    The answer is a sequence of sentences; each sentence starts with words, ends at `.`, `!` or `?`
+    and carries at most `MAX_MARKS_PER_SENTENCE` marks before its end (at most one `[NA]`; marks in
+    a row name different entities). `mode="marks"` (the default) lets a sentence carry no mark and the
+    answer stop anywhere. `mode="every_sentence"` makes every sentence carry at least one mark and
+    the answer end after a complete sentence — it forces the model to attribute each claim, to a
+    shown triple or to `[NA]`.
     """
     if mode not in GRAMMAR_MODES:
         raise ValueError(f"grammar mode must be one of {GRAMMAR_MODES}, not {mode!r}")
@@ -116,23 +122,67 @@ def build_citation_grammar(
                 own.append(pair)
         if own and not _UNCITABLE.intersection(e.id):
             pairs[e.id] = own
-    if mode == "marks":
-        lines = ["root ::= text? (cite text?)*", "text ::= [^\\[\\]]+"]
-    else:
-        lines = [
-            "root ::= sentence+",
-            'sentence ::= [ \\n]* words cite (" "? cite)* [.!?]',
-            "words ::= [^\\[\\].!? \\n] [^\\[\\].!?]*",
-        ]
-    if pairs:
-        lines.append('cite ::= "[NA]" | "[" body "]"')
-        lines.append("body ::= " + " | ".join(f"e{i}" for i in range(len(pairs))))
-        for i, (entity_id, own) in enumerate(pairs.items()):
-            lines.append(f'e{i} ::= {gbnf_literal(entity_id)} (", " p{i})+')
-            lines.append(f"p{i} ::= " + " | ".join(gbnf_literal(f"{label}: {value}") for label, value in own))
-    else:
-        lines.append('cite ::= "[NA]"')
+    lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
+    for i, (entity_id, own) in enumerate(pairs.items()):
+        lines.append(f'c{i} ::= "[" {gbnf_literal(entity_id)} (", " p{i}){{1,{MAX_PAIRS_PER_MARK}}} "]"')
+        lines.append(f"p{i} ::= " + " | ".join(gbnf_literal(f"{label}: {value}") for label, value in own))
     return CitationGrammar(text="\n".join(lines), pairs=pairs, left_out=left_out)
+
+
+def _sentence_rules(n_entities: int, *, min_marks: int) -> list[str]:
+    """The sentence automaton: `w<k><n>` after words, `m<k><n>-<p>` after a mark, with `k` marks and
+    `n` `[NA]`s so far in the sentence and `p` the previous mark (`na` or an entity index)."""
+    marks = ["na", *range(n_entities)]
+    optional_end = min_marks == 0  # the answer may stop anywhere, not only after a terminator
+
+    def mark_rule(p: object) -> str:
+        return "na" if p == "na" else f"c{p}"
+
+    def moves(k: int, n: int, previous: object | None) -> list[str]:
+        out = []
+        if k >= MAX_MARKS_PER_SENTENCE:
+            return out
+        space = '" "? ' if previous is not None else ""
+        for p in marks:
+            if p == "na" and n:
+                continue
+            if p == previous:
+                continue
+            out.append(f"{space}{mark_rule(p)} m{k + 1}{n + (p == 'na')}-{p}")
+        return out
+
+    def state(name: str, alternatives: list[str], may_stop: bool) -> str:
+        body = " | ".join(alternatives)
+        if may_stop and optional_end:
+            return f"{name} ::= ({body})?"
+        return f"{name} ::= {body}"
+
+    lines = [
+        "root ::= [ \\t\\n]* s" + ("?" if optional_end else ""),
+        "s ::= lead w00",
+        # A sentence starts with a character that is neither space, bracket nor terminator, so a
+        # sentence always has words and marks cannot follow a terminator on their own.
+        "lead ::= [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
+        "words ::= [ \\t\\n]* [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
+        "stop ::= [.!?]+ [ \\t\\n]* s?",
+        'na ::= "[NA]"',
+    ]
+    for k in range(MAX_MARKS_PER_SENTENCE + 1):
+        for n in (0, 1):
+            if n > k:
+                continue
+            can_stop = k >= min_marks
+            alternatives = (["stop"] if can_stop else []) + moves(k, n, None)
+            if alternatives:
+                lines.append(state(f"w{k}{n}", alternatives, can_stop))
+            if k == 0:
+                continue
+            for p in marks:
+                if (p == "na") != bool(n) and p == "na":
+                    continue
+                alternatives = ["stop", f"words w{k}{n}"] + moves(k, n, p)
+                lines.append(state(f"m{k}{n}-{p}", alternatives, True))
+    return lines
 
 
 def citation_grammar(

@@ -31,7 +31,7 @@ from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.llm import GenerationParams, LLMError
 from kalma_graph.retrieval.linking import TypeMap, load_type_map
-from kalma_graph.retrieval.retrieve import knowledge_blocks, known_props, linked_dict, retrieve, triple_dict
+from kalma_graph.retrieval.retrieve import knowledge_blocks, known_pairs, known_props, linked_dict, retrieve, triple_dict
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [
@@ -484,7 +484,8 @@ def answer_one(
 
     # Property names of everything the model saw or could have seen, so that values holding commas
     # or colons split right whichever graph was shown.
-    parsed = parse_answer(completion.text, known_props([*found.entities, *shown_entities], [*retrieved, *shown]))
+    everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
+    parsed = parse_answer(completion.text, known_props(*everything), known_pairs(*everything))
     record = {
         "id": question.id,
         "question": text,
