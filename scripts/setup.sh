@@ -17,16 +17,15 @@ stamp=.venv/.kalma-installed
 want=$(cat pyproject.toml setup.py constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade "pip>=24" wheel "setuptools>=69"
-  # llama-cpp-python ships only as source. A default build uses -march=native, which can emit
-  # instructions a VM advertises but does not run (AMX: SIGILL at the first token), and the wheel
-  # would not move between machines. Build one portable AVX2 wheel, once per machine.
+  # llama-cpp-python ships only as source: CUDA when nvcc is here, else one portable AVX2 wheel
+  # (scripts/llama_build_flags.py says why), built once per machine and flavour.
   llama=$(sed -n 's/^llama_cpp_python==//p' constraints.txt)
-  wheels="${KALMA_WHEEL_CACHE:-$HOME/.cache/kalma-graph/wheels}/llama-portable-avx2"
+  IFS=$'\t' read -r flavour cmake_args < <(.venv/bin/python scripts/llama_build_flags.py)
+  wheels="${KALMA_WHEEL_CACHE:-$HOME/.cache/kalma-graph/wheels}/llama-$flavour"
   if ! ls "$wheels"/llama_cpp_python-"$llama"-*.whl >/dev/null 2>&1; then
-    echo "building llama-cpp-python $llama (portable AVX2, ~11 min on 2 cores; cached in $wheels)"
+    echo "building llama-cpp-python $llama ($flavour, ~11 min on 2 cores; cached in $wheels)"
     mkdir -p "$wheels"
-    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF" \
-      CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
       .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir --no-binary llama-cpp-python \
       "llama-cpp-python==$llama" -w "$wheels"
   fi

@@ -30,7 +30,8 @@ SIMPLE = DUMPS / "biokalma/simple_question_graph.json.gz"
 COMPLEX = DUMPS / "biokalma/complex_question_graph.json.gz"
 
 RECORD_KEYS = {
-    "id", "question", "variant", "entities", "retrieved", "removed", "prompt_sha256", "answer", "sentences",
+    "id", "question", "variant", "entities", "retrieved", "removed", "prompt_sha256", "cite", "answer", "raw_answer",
+    "sentences",
     "n_sloppy", "finish_reason", "truncated", "model", "params", "timings",
 }
 TRIPLE_KEYS = {"subject", "pid", "label", "value", "object_id", "datatype"}
@@ -160,9 +161,10 @@ def llm():
 def _check_schema(record: dict) -> None:
     # `shown` is there exactly when a knowledge filter ran (what the prompt showed).
     with_filter = record["params"].get("knowledge_filter") is not None
-    assert set(record) == RECORD_KEYS | ({"shown"} if with_filter else set())
+    posthoc = record["cite"] == "posthoc"
+    assert set(record) == RECORD_KEYS | ({"shown"} if with_filter else set()) | ({"placements"} if posthoc else set())
     for entity in record["entities"]:
-        assert set(entity) == {"mention", "ner_label", "selected", "reason", "candidates"}
+        assert set(entity) == {"mention", "ner_label", "selected", "reason", "candidates", "source"}
         for cand in entity["candidates"]:
             assert set(cand) == {"id", "name", "score", "types", "matched_labels"}
     for triple in record["retrieved"] + record["removed"] + record.get("shown", []):
@@ -171,7 +173,7 @@ def _check_schema(record: dict) -> None:
         assert set(sentence) == {"text", "clean_text", "na", "citations"}
         for c in sentence["citations"]:
             assert set(c) == {"qid", "prop", "value", "sloppy"}
-    assert set(record["timings"]) == {"retrieval_s", "generation_s"}
+    assert set(record["timings"]) == {"retrieval_s", "generation_s", "citing_s"}
     assert record["finish_reason"] in ("stop", "length")
     assert record["truncated"] == (record["finish_reason"] == "length")
     assert len(record["prompt_sha256"]) == 64

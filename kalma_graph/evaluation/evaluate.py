@@ -441,6 +441,15 @@ def evaluate_records(
         details.append(_detail(a, q, pair_probs[i], na_flags[i], options.threshold, g))
 
     summary = _summary(metrics, answers)
+    # Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
+    # construction: say so wherever the figure is shown, never silently.
+    placed_by = {(a.record.get("params") or {}).get("cite_nli_sha256") for a in answers} - {None}
+    self_scored = nli is not None and getattr(nli, "model_hash", None) in placed_by
+    summary["alignment_self_scored"] = bool(self_scored) if "alignment" in metrics else None
+    if self_scored:
+        notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
+                     f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
+                     "score with another NLI model for an independent figure")
     timings["total"] = time.perf_counter() - started
     throughput = {
         "answers_per_second": len(answers) / timings["total"] if timings["total"] > 0 else None,
@@ -468,6 +477,7 @@ def evaluate_records(
             "answer_params": _distinct(a.record.get("params") for a in answers),
             "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
             "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+            "alignment_nli_placed_citations": bool(self_scored),
             "judge": judge.describe() if judge is not None else None,
             "libraries": library_versions(),
         },

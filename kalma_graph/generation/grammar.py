@@ -82,7 +82,7 @@ class CitationGrammar:
         return sum(len(p) for p in self.pairs.values())
 
 
-GRAMMAR_MODES = ("marks", "every_sentence")
+GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first")
 
 # Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
 MAX_MARKS_PER_SENTENCE = 3
@@ -101,7 +101,8 @@ def build_citation_grammar(
     a row name different entities). `mode="marks"` (the default) lets a sentence carry no mark and the
     answer stop anywhere. `mode="every_sentence"` makes every sentence carry at least one mark and
     the answer end after a complete sentence — it forces the model to attribute each claim, to a
-    shown triple or to `[NA]`.
+    shown triple or to `[NA]`. `mode="attribute_first"` makes every sentence *start* with its marks
+    (`[Q1, p: v] Sentence.`): the model chooses what it rests on before it writes it.
     """
     if mode not in GRAMMAR_MODES:
         raise ValueError(f"grammar mode must be one of {GRAMMAR_MODES}, not {mode!r}")
@@ -122,11 +123,41 @@ def build_citation_grammar(
                 own.append(pair)
         if own and not _UNCITABLE.intersection(e.id):
             pairs[e.id] = own
-    lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
+    if mode == "attribute_first":
+        lines = _attribute_first_rules(len(pairs))
+    else:
+        lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
     for i, (entity_id, own) in enumerate(pairs.items()):
         lines.append(f'c{i} ::= "[" {gbnf_literal(entity_id)} (", " p{i}){{1,{MAX_PAIRS_PER_MARK}}} "]"')
         lines.append(f"p{i} ::= " + " | ".join(gbnf_literal(f"{label}: {value}") for label, value in own))
     return CitationGrammar(text="\n".join(lines), pairs=pairs, left_out=left_out)
+
+
+def _attribute_first_rules(n_entities: int) -> list[str]:
+    """Sentences `MARKS SENTENCE.`: 1 to `MAX_MARKS_PER_SENTENCE` marks (one `[NA]` at most, no
+    entity twice in a row), a space, words, a terminator. `a<k><n>-<p>` is the state after `k` marks."""
+    marks = ["na", *range(n_entities)]
+    lines = [
+        "root ::= [ \\t\\n]* unit+",
+        "unit ::= " + " | ".join(f"{'na' if p == 'na' else f'c{p}'} a1{int(p == 'na')}-{p}" for p in marks),
+        "lead ::= [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
+        "said ::= \" \" lead [.!?]+ [ \\t\\n]*",
+        'na ::= "[NA]"',
+    ]
+    for k in range(1, MAX_MARKS_PER_SENTENCE + 1):
+        for n in (0, 1):
+            for previous in marks:
+                if previous == "na" and not n:
+                    continue
+                alternatives = ["said"]
+                if k < MAX_MARKS_PER_SENTENCE:
+                    for p in marks:
+                        if p == previous or (p == "na" and n):
+                            continue
+                        rule = "na" if p == "na" else f"c{p}"
+                        alternatives.append(f'" "? {rule} a{k + 1}{n + (p == "na")}-{p}')
+                lines.append(f"a{k}{n}-{previous} ::= " + " | ".join(alternatives))
+    return lines
 
 
 def _sentence_rules(n_entities: int, *, min_marks: int) -> list[str]:

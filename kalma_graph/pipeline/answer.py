@@ -30,6 +30,13 @@ from kalma_graph.evaluation.citations import parse_answer
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.pipeline.cite import (
+    CITE_STRATEGIES,
+    MAX_CITED,
+    POSTHOC_THRESHOLD,
+    from_attribute_first,
+    place_citations,
+)
 from kalma_graph.retrieval.linking import TypeMap, load_type_map
 from kalma_graph.retrieval.retrieve import knowledge_blocks, known_pairs, known_props, linked_dict, retrieve, triple_dict
 from kalma_graph.store.base import GraphStore, StoreError, Triple
@@ -270,6 +277,8 @@ class _Run:
     filter_name: str | None
     model: dict[str, Any] = field(default_factory=dict)
     ner: dict[str, Any] = field(default_factory=dict)
+    cite: str = "model"
+    nli: Any = None  # the NLI model that places post-hoc citations
 
     def record_params(self) -> dict[str, Any]:
         return {
@@ -282,6 +291,8 @@ class _Run:
             "type_policy": self.type_policy,
             "partial_names": self.partial,
             "knowledge_filter": self.filter_name,
+            "cite": self.cite,
+            "cite_nli_sha256": self.nli.model_hash if self.nli is not None else None,
         }
 
     def key(self) -> dict[str, Any]:
@@ -314,6 +325,9 @@ def answer_questions(
     type_policy: str = "strict",
     partial: bool = True,
     source: str | None = None,
+    cite: str = "model",
+    nli: Any = None,
+    model_choice: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Answer `questions`; returns a summary dict (with the records themselves when `out_path` is None).
 
@@ -322,10 +336,21 @@ def answer_questions(
     question wording (`Question.variant_texts`) and the prompt file `kalma/answer_<variant>`
     (`prompt_name` overrides the file). `constrain` adds the per-question citation grammar: True or
     "marks" constrains what is inside brackets, "every_sentence" also requires a mark in every
-    sentence (`kalma_graph.generation.grammar`).
+    sentence (`kalma_graph.generation.grammar`). `cite` picks how citations are made
+    (`kalma_graph.pipeline.cite`: `model`, `posthoc` with the NLI model `nli`, `attribute-first`,
+    which brings its own grammar and prompt). `model_choice` (name, why) goes into the header.
     """
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
+    if cite not in CITE_STRATEGIES:
+        raise AnswerError(f"cite must be one of {CITE_STRATEGIES}, not {cite!r}")
+    if cite == "posthoc" and nli is None:
+        raise AnswerError("--cite posthoc places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
+    if cite == "attribute-first":
+        constrain = "attribute_first"
+        prompt_name = prompt_name or f"kalma/answer_{variant}_attribute_first"
+    elif cite == "posthoc":
+        constrain = False  # the model answers freely; citations are placed afterwards
     params = params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS)
     questions = list(questions)
     ids = [q.id for q in questions]
@@ -342,6 +367,8 @@ def answer_questions(
         filter_name=_filter_name(knowledge_filter),
         model=llm.header(),
         ner=ner.header(),
+        cite=cite,
+        nli=nli if cite == "posthoc" else None,
     )
     header = {
         "kind": "kalma-graph answers",
@@ -349,6 +376,10 @@ def answer_questions(
         "questions_source": source,
         "variant": variant,
         "model": run.model,
+        "model_choice": dict(model_choice) if model_choice else None,
+        "cite": {"strategy": cite, **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash,
+                                        "threshold": POSTHOC_THRESHOLD, "max_cited": MAX_CITED}
+                                       if run.nli is not None else {})},
         "ner": run.ner,
         "type_map": run.type_map.header(),
         "prompt": {"name": run.prompt["name"], "version": run.prompt.get("version"), "sha256": run.prompt["sha256"],
@@ -481,11 +512,17 @@ def answer_one(
         grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
     completion = llm.chat(messages, run.params, grammar=grammar)
     generation_s = time.perf_counter() - t1
+    answer, placements = completion.text, None
+    if run.cite == "attribute-first":
+        answer = from_attribute_first(completion.text)
+    elif run.cite == "posthoc":
+        answer, placements = place_citations(completion.text, shown_entities, shown, run.nli.entailment_prob)
+    citing_s = time.perf_counter() - t1 - generation_s
 
     # Property names of everything the model saw or could have seen, so that values holding commas
     # or colons split right whichever graph was shown.
     everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
-    parsed = parse_answer(completion.text, known_props(*everything), known_pairs(*everything))
+    parsed = parse_answer(answer, known_props(*everything), known_pairs(*everything))
     record = {
         "id": question.id,
         "question": text,
@@ -494,7 +531,9 @@ def answer_one(
         "retrieved": [triple_dict(t) for t in retrieved],
         "removed": [triple_dict(t) for t in removed],
         "prompt_sha256": prompt_sha,
-        "answer": completion.text,
+        "cite": run.cite,
+        "answer": answer,
+        "raw_answer": completion.text,
         "sentences": [
             {
                 "text": s.text,
@@ -509,8 +548,11 @@ def answer_one(
         "truncated": completion.truncated,
         "model": run.model,
         "params": run.record_params(),
-        "timings": {"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4)},
+        "timings": {"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4),
+                    "citing_s": round(citing_s, 4)},
     }
+    if placements is not None:
+        record["placements"] = [p.as_dict() for p in placements]
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         record["shown"] = [triple_dict(t) for t in shown]

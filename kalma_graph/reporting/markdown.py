@@ -85,6 +85,9 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
     if al:
         lines.append(f"Alignment: {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
+        if (results.get("summary") or {}).get("alignment_self_scored"):
+            lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "
+                         "citations, so alignment agrees with its own choices by construction.")
 
     na = metrics.get("na_quality")
     lines += ["", "## [NA] quality (conscious incompetence) (%)", ""]

@@ -1,0 +1,209 @@
+"""How an answer gets its citations (`kalma-graph answer --cite STRATEGY`).
+
+- `model`: the paper's baseline (seed 000, §3.3): the model writes its own marks after each claim,
+  optionally under the citation grammar (`--constrain-citations`).
+- `posthoc`: ALCE's post-hoc citation (Gao et al. 2023, §3): the model answers, its own marks are
+  removed, and each sentence gets the shown triples an NLI model judges it entails (premise = the
+  sentence, hypothesis = the verbalised triple), at most `MAX_CITED` of them, or `[NA]` when none is.
+- `attribute-first`: the grammar makes the model choose the mark of each sentence (a shown triple
+  or `[NA]`) *before* writing the sentence, so a small model cannot forget to cite; its output
+  `[Q1, p: v] Sentence.` is rewritten to the canonical `Sentence [Q1, p: v].` for parsing.
+
+Every strategy's record keeps what the model wrote (`raw_answer`) beside the canonical `answer`.
+
+>>> to_attribute_first("Born in Rome [Q1, place of birth: Rome]. A painter [NA] of note [NA]. Famous.")
+'[Q1, place of birth: Rome] Born in Rome. [NA] A painter of note. [NA] Famous.'
+>>> from_attribute_first("[Q1, place of birth: Rome] Born in Rome. [NA] [Q2, name: B] A painter.")
+'Born in Rome [Q1, place of birth: Rome]. A painter [NA] [Q2, name: B].'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from kalma_graph.evaluation.citation_marks import locate_marks
+from kalma_graph.evaluation.citations import parse_answer, render_citation
+from kalma_graph.evaluation.metrics.entailment import hypothesis
+from kalma_graph.store.base import Entity, Triple
+
+CITE_STRATEGIES = ("model", "posthoc", "attribute-first")
+MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3 passages)
+POSTHOC_THRESHOLD = 0.5
+MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
+_TERMINATOR_RE = re.compile(r"([.!?]+)(\s*)$")
+_ISO_DATE_RE = re.compile(r"(\d{3,4})-(\d{2})-(\d{2})")
+_MONTHS = ("January February March April May June July August September October November December").split()
+_WORD_RE = re.compile(r"[^\W_]{3,}|\d{4}")
+# Words that tell nothing about which triple a sentence rests on.
+_STOP = frozenset(
+    "the and was were has had have with for from that this his her their its who whom which also "
+    "born died known being been into onto over under than then there where when what while about "
+    "of was are not but all any can may one two".split()
+)
+
+
+def strip_marks(text: str) -> str:
+    """`text` without its citation marks (`[NA]`, `[Q1, ...]`); brackets that are prose stay."""
+    marks, _ = locate_marks(text)
+    out, cursor = [], 0
+    for mark in marks:
+        if mark.is_text:
+            continue
+        out.append(text[cursor:mark.start].rstrip(" "))
+        cursor = mark.end
+    out.append(text[cursor:])
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(out)).strip()
+
+
+# --- attribute-first ---------------------------------------------------------------------------
+
+
+def to_attribute_first(answer: str) -> str:
+    """A canonical answer (marks before each sentence's end) rewritten with each sentence's marks
+    first: the demonstration of the attribute-first prompt is made from Table 13's this way. A
+    sentence without a mark gets `[NA]`, since under the attribute-first grammar every sentence
+    starts with one."""
+    parsed = parse_answer(answer)
+    out = []
+    for sentence in parsed.sentences:
+        marks = [render_citation(qid, pairs) for qid, pairs in _grouped(sentence.citations)]
+        marks += ["[NA]"] if sentence.na or not marks else []  # one [NA] per sentence at most
+        out.append(" ".join(marks + [sentence.clean_text]))
+    return " ".join(out)
+
+
+def _grouped(citations: Sequence[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for c in citations:
+        groups.setdefault(c.qid, []).append((c.prop, c.value))
+    return list(groups.items())
+
+
+def from_attribute_first(raw: str) -> str:
+    """`[marks] Sentence.` units back to the canonical `Sentence [marks].`; text that does not
+    follow the form (a truncated last unit) is kept as it is."""
+    marks, _ = locate_marks(raw)
+    marks = [m for m in marks if not m.is_text]
+    out: list[str] = []
+    cursor = 0
+    index = 0
+    while index < len(marks):
+        run = [marks[index]]
+        while index + 1 < len(marks) and not raw[run[-1].end:marks[index + 1].start].strip():
+            index += 1
+            run.append(marks[index])
+        index += 1
+        if raw[cursor:run[0].start].strip():
+            out.append(raw[cursor:run[0].start].strip())
+        end = marks[index].start if index < len(marks) else len(raw)
+        sentence = raw[run[-1].end:end].strip()
+        cursor = end
+        joined = " ".join(m.raw for m in run)
+        found = _TERMINATOR_RE.search(sentence)
+        if not sentence:
+            out.append(joined)
+        elif found:
+            out.append(f"{sentence[:found.start()].rstrip()} {joined}{found.group(1)}")
+        else:
+            out.append(f"{sentence} {joined}")
+    if raw[cursor:].strip():
+        out.append(raw[cursor:].strip())
+    return " ".join(out)
+
+
+# --- post-hoc ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Placement:
+    """What post-hoc citation decided for one sentence: the NLI probability of every candidate triple
+    (subject, label, value, p) and the triples cited."""
+
+    sentence: str
+    candidates: list[tuple[str, str, str, float]] = field(default_factory=list)
+    cited: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sentence": self.sentence, "candidates": [list(c) for c in self.candidates],
+                "cited": [list(c) for c in self.cited]}
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD_RE.findall(text.casefold()) if w not in _STOP}
+
+
+def candidate_triples(sentence: str, triples: Sequence[Triple], limit: int = MAX_CANDIDATES) -> list[Triple]:
+    """The shown triples worth an NLI call for `sentence`: those whose value shares a content word
+    (or a year) with it, most shared words first. A sentence about nothing shown has none."""
+    words = _words(sentence)
+    scored = []
+    for order, t in enumerate(triples):
+        shared = len(words & _words(t.value))
+        if shared:
+            scored.append((-shared, order, t))
+    return [t for _, _, t in sorted(scored, key=lambda x: x[:2])[:limit]]
+
+
+def triple_hypotheses(t: Triple, names: dict[str, str]) -> list[str]:
+    """The NLI hypotheses a triple is tried as; its score is the best of them. `prop: value` (the
+    paper's alignment format) holds for sentences that say "he"; the verbalised form names the
+    subject; an ISO date is also tried as written in prose (`November 1, 1871`)."""
+    out = [hypothesis((t.subject, t.label, t.value), "prop_value"),
+           hypothesis((t.subject, t.label, t.value), "verbalised", names)]
+    found = _ISO_DATE_RE.fullmatch(t.value)
+    if found:
+        year, month, day = (int(x) for x in found.groups())
+        if 1 <= month <= 12:
+            prose = f"{_MONTHS[month - 1]} {day}, {year}" if day else f"{_MONTHS[month - 1]} {year}"
+            out.append(f"{t.label}: {prose}")
+    return out
+
+
+def place_citations(
+    answer: str,
+    entities: Sequence[Entity],
+    triples: Sequence[Triple],
+    entail_prob: Any,
+    *,
+    threshold: float = POSTHOC_THRESHOLD,
+    max_cited: int = MAX_CITED,
+) -> tuple[str, list[Placement]]:
+    """Post-hoc citation of `answer` (its own marks removed first) with the shown `triples`.
+
+    `entail_prob(premises, hypotheses)` returns P(entailment) per pair (`NLIModel.entailment_prob`).
+    Each sentence cites the (at most `max_cited`) candidate triples with P >= `threshold`, grouped
+    into one mark per entity, or `[NA]` when none passes. Returns the canonical answer and what was
+    decided per sentence."""
+    names = {e.id: e.name or e.id for e in entities}
+    text = strip_marks(answer)
+    sentences = [s.clean_text for s in parse_answer(text).sentences if s.clean_text]
+    per_sentence = [candidate_triples(s, triples) for s in sentences]
+    premises, hypotheses, owners = [], [], []
+    for index, (sentence, cands) in enumerate(zip(sentences, per_sentence)):
+        for order, t in enumerate(cands):
+            for h in triple_hypotheses(t, names):
+                premises.append(sentence)
+                hypotheses.append(h)
+                owners.append((index, order))
+    best: dict[tuple[int, int], float] = {}
+    for owner, p in zip(owners, entail_prob(premises, hypotheses) if premises else []):
+        best[owner] = max(best.get(owner, 0.0), float(p))
+    out, placements = [], []
+    for index, (sentence, cands) in enumerate(zip(sentences, per_sentence)):
+        scored = [(t, best[(index, order)]) for order, t in enumerate(cands)]
+        chosen = sorted((x for x in scored if x[1] >= threshold), key=lambda x: -x[1])[:max_cited]
+        placement = Placement(sentence, [(t.subject, t.label, t.value, round(p, 4)) for t, p in scored],
+                              [(t.subject, t.label, t.value) for t, _ in chosen])
+        placements.append(placement)
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for t, _ in chosen:
+            groups.setdefault(t.subject, []).append((t.label, t.value))
+        marks = " ".join(render_citation(s, pairs) for s, pairs in groups.items()) or "[NA]"
+        found = _TERMINATOR_RE.search(sentence)
+        if found:
+            out.append(f"{sentence[:found.start()].rstrip()} {marks}{found.group(1)}")
+        else:
+            out.append(f"{sentence} {marks}")
+    return " ".join(out), placements
