@@ -192,7 +192,7 @@ def print_summary(results: dict) -> None:
             ("[NA] precision / recall / F1 %", f"{pct(summary['na_precision'])} / {pct(summary['na_recall'])} / "
                                                f"{pct(summary['na_f1'])}")]
     for key, value in summary.items():
-        if key.startswith("geval_") and not key.endswith("_missing"):
+        if key.startswith("geval_") and not key.endswith(("_missing", "_mass")):
             missing = summary.get(f"{key}_missing")
             rows.append((f"G-Eval {key[6:]}", ("n/a" if value is None else f"{value:.2f}") + f" (missing {missing})"))
     rows += [("answers without citation", str(summary["answers_without_citation"])),

@@ -241,3 +241,66 @@ def variants_cmd(general_file, specific_file, questions_file, gold, **kw):
         finally:
             ctx.close()
     _finish(result, kw["as_json"])
+
+
+@experiment.command("paper")
+@click.option("--questions", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Questions with both wordings (the built dataset's *.questions.jsonl).")
+@click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False), help="Gold minimum knowledge sets.")
+@click.option("--setting", "settings_", multiple=True, metavar="MODEL:STRATEGY",
+              help="A Table 3 row, e.g. qwen2.5-coder-1.5b-q4km:attribute-first (repeatable; the first is the "
+                   "headline setting the other parts use). Default: the 1.5B model with model, attribute-first "
+                   "and posthoc.")
+@click.option("--parts", default="table3,table5,figure5,table7", show_default=True,
+              help="Which tables: table3 (and Table 4 with --judge), table5 (+ Figure 4), figure5, table7.")
+@click.option("--placing-nli", default=None, metavar="MODEL",
+              help="NLI model that places post-hoc citations (default: the --nli model; alignment is then flagged self-scored).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
+@click.option("--results-md", type=click.Path(dir_okay=False), default="docs/results.md", show_default=True,
+              help="Where the tables beside the paper's rows go.")
+@pipeline_options
+@nli_options
+def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_md, **kw):
+    """KaLMA's result tables (Tables 3, 4, 5, 7; Figures 4, 5) on a local model, resumable, with the
+    paper's rows beside ours in --results-md."""
+    from kalma_graph.experiments import load_questions
+    from kalma_graph.experiments.paper import StrategySetting, paper
+    from kalma_graph.models.llm import load_llm
+    from kalma_graph.models.registry import choose_model
+
+    rows_of = [StrategySetting.parse(s) for s in settings_] or [
+        StrategySetting("qwen2.5-coder-1.5b-q4km", cite) for cite in ("model", "attribute-first", "posthoc")]
+    with experiment_errors():
+        qs = load_questions(questions, limit=kw["limit"])
+        ctx = _Context({**kw, "reuse_answers": True}, needs_store=True)  # models are loaded per setting below
+        try:
+            from kalma_graph.models.llm import GenerationParams
+
+            ctx.settings.reuse_answers = kw["reuse_answers"]
+            ctx.settings.params = GenerationParams(max_tokens=kw["max_tokens"], temperature=kw["temperature"],
+                                                   seed=kw["seed"])
+            ctx.settings.constrain = "marks"
+            ctx.settings.variant = "specific"
+            placing = ctx.nli
+            if placing_nli:
+                from kalma_graph.models.nli import load_nli
+
+                placing = load_nli(placing_nli)
+            ner = None if kw["reuse_answers"] else load_ner(kw["ner_model"])
+
+            def loader(model: str):
+                return load_llm(choose_model(model).path, n_ctx=kw["n_ctx"], n_gpu_layers=kw["gpu_layers"],
+                                n_threads=threads, seed=kw["seed"])
+
+            result = paper(qs, _gold(gold), store=ctx.store, ner=ner, load_llm=loader, settings=ctx.settings,
+                           rows_of=rows_of, nli=ctx.nli, judge=ctx.judge, placing_nli=placing,
+                           parts=[p.strip() for p in parts.split(",") if p.strip()], results_md=results_md,
+                           progress=_progress(True))
+        finally:
+            ctx.close()
+    if kw["as_json"]:
+        print_json(result)
+        return
+    for part, found in result["parts"].items():
+        _finish(found, False)
+    console.print(f"results: {escape(result.get('results_md') or '')}")

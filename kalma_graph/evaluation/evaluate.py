@@ -689,6 +689,7 @@ def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> di
     for aspect, row in (metrics.get("geval", {}).get("aspects") or {}).items():
         out[f"geval_{aspect}"] = row["mean"]
         out[f"geval_{aspect}_missing"] = row["missing"]
+        out[f"geval_{aspect}_mass"] = row.get("mean_mass")
     out |= {
         "answers_without_citation": d["answers_without_citation"],
         "citations_per_answer": d["citations_per_answer"],

@@ -19,8 +19,10 @@ TITLES = {
     "conscious": "Conscious incompetence: knowledge removal (KaLMA §5.2, Table 5 and Figure 4)",
     "retrieval": "Retrieval accuracy ablation (KaLMA §5.3, Figure 5)",
     "variants": "General vs specific questions (KaLMA §5.5, Table 7)",
+    "strategies": "Models and citation strategies (KaLMA §5.1, Tables 3 and 4)",
 }
-SETTING_LABELS = {"conscious": "Removed", "retrieval": "Retrieval accuracy", "variants": "Setting"}
+SETTING_LABELS = {"conscious": "Removed", "retrieval": "Retrieval accuracy", "variants": "Setting",
+                  "strategies": "Model / strategy"}
 
 
 def write_experiment_report(kind: str, rows: Sequence[Mapping[str, Any]], out_dir: str | os.PathLike[str], *,
@@ -90,6 +92,12 @@ def experiment_plots(kind: str, rows: Sequence[Mapping[str, Any]], plot_dir: Pat
             plot_dir / "retrieval_citation_quality.png", settings,
             {names[c]: [r.get(c) for r in rows] for c in CITATION_COLUMNS},
             title="Citation quality (micro) by retrieval accuracy (Figure 5)", xlabel="retrieval accuracy (%)")
+    elif kind == "strategies":
+        columns = ("alignment_micro",) + CITATION_COLUMNS
+        out["plot_citation_quality"] = grouped_bars(
+            plot_dir / "strategies_citation_quality.png", [names[c] for c in columns],
+            {str(r.get("setting")): [r.get(c) for c in columns] for r in rows},
+            title="Citation quality by model and strategy (Table 3)")
     else:
         columns = ("alignment_micro",) + CITATION_COLUMNS
         out["plot_citation_quality"] = grouped_bars(
