@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kalma_graph.evaluation.citations import parse_answer, render_citation
-from kalma_graph.generation.grammar import GrammarChecker, build_citation_grammar
+from kalma_graph.generation.grammar import MAX_PAIRS_PER_MARK, GrammarChecker, build_citation_grammar
 from kalma_graph.ingest.formats import detect_format, make_reader
 from kalma_graph.ingest.properties import freebase_label, wikidata_properties
 from kalma_graph.ingest.readers.base import ParsedLine
@@ -153,7 +153,7 @@ def test_every_string_the_grammar_accepts_parses_to_shown_triples(checker, data)
     text = "The answer"
     for _ in range(data.draw(st.integers(1, 3))):
         entity_id = data.draw(st.sampled_from(sorted(grammar.pairs)))
-        pairs = data.draw(st.lists(st.sampled_from(grammar.pairs[entity_id]), min_size=1, max_size=4))
+        pairs = data.draw(st.lists(st.sampled_from(grammar.pairs[entity_id]), min_size=1, max_size=MAX_PAIRS_PER_MARK))
         text += " " + render_citation(entity_id, pairs)
         chosen += [(entity_id, label, value) for label, value in pairs]
         text += data.draw(st.sampled_from([" and more", ". Then more", ", so", "! Next"]))

@@ -59,6 +59,7 @@ def test_attribute_first_demo_is_accepted_by_its_grammar():
     ("[Q1, p: v] One.", "One [Q1, p: v]."),
     ("[NA] [Q1, p: v] One! [Q2, q: w] Two?", "One [NA] [Q1, p: v]! Two [Q2, q: w]?"),
     ("[Q1, p: v] Truncated in the midd", "Truncated in the midd [Q1, p: v]"),
+    ("[Q1, p: v] One. [Q", "One [Q1, p: v]. [Q"),
     ("[Q1, p: v]", "[Q1, p: v]"),
     ("Text before [NA] a claim.", "Text before a claim [NA]."),
 ])

@@ -26,6 +26,7 @@ TRIPLES = [
     Triple("Q367360", "P570", "date of death", "1639-02-07", datatype="time"),
     Triple("Q367360", "P1449", "nickname", 'the "Tuscan" \\ painter'),
     Triple("Q367360", "P9999", "odd", "x [y]"),  # cannot be written inside a citation mark
+    Triple("Q367360", "P108", "employer", "Q999", object_id="Q999"),  # an object without a name
 ]
 
 
@@ -42,14 +43,14 @@ def grammar():
 def test_grammar_text(grammar):
     lines = grammar.text.splitlines()
     assert lines[-4:] == [
-        'c0 ::= "[" "Q212657" (", " p0){1,6} "]"',
+        'c0 ::= "[" "Q212657" (", " p0){1,3} "]"',
         'p0 ::= "name: Artemisia Gentileschi" | "place of birth: Rome" | "occupation: painter" | "notable works: Love, Death: Robots"',
-        'c1 ::= "[" "Q367360" (", " p1){1,6} "]"',
+        'c1 ::= "[" "Q367360" (", " p1){1,3} "]"',
         'p1 ::= "name: Orazio Gentileschi" | "place of death: London" | "date of death: 1639-02-07" | '
         '"nickname: the \\"Tuscan\\" \\\\ painter"',
     ]
     assert lines[0] == "root ::= [ \\t\\n]* s?"
-    assert [t.value for t in grammar.left_out] == ["x [y]"]
+    assert [t.value for t in grammar.left_out] == ["x [y]", "Q999"]
     assert grammar.n_pairs == 8
 
 
@@ -78,8 +79,7 @@ ACCEPTED = [
     "Sentence one [NA]. Sentence two [NA].\n\nA new paragraph [Q367360, place of death: London].",
     "Three marks [Q212657, occupation: painter] [NA] [Q367360, place of death: London] are the most.",
     "Same entity after words [Q212657, occupation: painter] and [Q212657, place of birth: Rome].",
-    "Six pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, "
-    "occupation: painter, occupation: painter, occupation: painter].",
+    "Three pairs [Q212657, occupation: painter, place of birth: Rome, occupation: painter].",
     "Right after a mark [Q212657, occupation: painter][NA] is fine.",
 ]
 
@@ -102,8 +102,8 @@ REJECTED = [
     "[Q212657, place of birth: Rome] sentence [NA].",
     "Same entity twice [Q212657, occupation: painter] [Q212657, occupation: painter].",
     "Same entity, no space [Q212657, occupation: painter][Q212657, place of birth: Rome].",
-    "Seven pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, "
-    "occupation: painter, occupation: painter, occupation: painter, occupation: painter].",
+    "Four pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, occupation: painter].",
+    "An object known only by its id [Q367360, employer: Q999].",
     "A mark alone after the end. [NA]",
 ]
 

@@ -14,7 +14,7 @@ Marks are bounded per sentence, so a small model cannot loop on them until the t
 >>> from kalma_graph.store.base import Entity, Triple
 >>> text = citation_grammar([Entity("Q1", name="Ann")], [Triple("Q1", "P19", "place of birth", "Rome")])
 >>> print("\\n".join(text.splitlines()[-2:]))
-c0 ::= "[" "Q1" (", " p0){1,6} "]"
+c0 ::= "[" "Q1" (", " p0){1,3} "]"
 p0 ::= "name: Ann" | "place of birth: Rome"
 
 `GrammarChecker` parses a grammar with llama.cpp's own parser (through a model's vocabulary only,
@@ -86,7 +86,7 @@ GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first")
 
 # Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
 MAX_MARKS_PER_SENTENCE = 3
-MAX_PAIRS_PER_MARK = 6
+MAX_PAIRS_PER_MARK = 3  # as many as Table 13's longest mark; more pairs make a mark vaguer, not better
 # At most one `[NA]` per sentence, and two marks in a row (nothing but a space between them) never
 # cite the same entity, so the same mark never follows itself.
 
@@ -115,7 +115,9 @@ def build_citation_grammar(
         for t in triples:
             if t.subject != e.id:
                 continue
-            if _UNCITABLE.intersection(t.label + t.value) or not t.value.strip():
+            # A bracket cannot hold a square bracket, and an object the graph knows only by its id
+            # (`occupation: Q6625963`) tells a reader nothing: neither is citable.
+            if _UNCITABLE.intersection(t.label + t.value) or not t.value.strip() or t.value == t.object_id:
                 left_out.append(t)
                 continue
             pair = (t.label, t.value)

@@ -33,6 +33,7 @@ MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
 _TERMINATOR_RE = re.compile(r"([.!?]+)(\s*)$")
+_FIRST_TERMINATOR_RE = re.compile(r"[.!?]+")
 _ISO_DATE_RE = re.compile(r"(\d{3,4})-(\d{2})-(\d{2})")
 _MONTHS = ("January February March April May June July August September October November December").split()
 _WORD_RE = re.compile(r"[^\W_]{3,}|\d{4}")
@@ -101,11 +102,15 @@ def from_attribute_first(raw: str) -> str:
         sentence = raw[run[-1].end:end].strip()
         cursor = end
         joined = " ".join(m.raw for m in run)
-        found = _TERMINATOR_RE.search(sentence)
+        found = _FIRST_TERMINATOR_RE.search(sentence)
         if not sentence:
             out.append(joined)
         elif found:
-            out.append(f"{sentence[:found.start()].rstrip()} {joined}{found.group(1)}")
+            # The grammar lets a sentence hold no terminator, so the first one ends it; what follows
+            # is the start of a unit cut off by the token limit.
+            out.append(f"{sentence[:found.start()].rstrip()} {joined}{found.group()}")
+            if sentence[found.end():].strip():
+                out.append(sentence[found.end():].strip())
         else:
             out.append(f"{sentence} {joined}")
     if raw[cursor:].strip():
@@ -140,6 +145,8 @@ def candidate_triples(sentence: str, triples: Sequence[Triple], limit: int = MAX
     words = _words(sentence)
     scored = []
     for order, t in enumerate(triples):
+        if t.value == t.object_id:
+            continue  # an object known only by its id is not citable (as in the grammar)
         shared = len(words & _words(t.value))
         if shared:
             scored.append((-shared, order, t))
