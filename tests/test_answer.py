@@ -30,7 +30,7 @@ SIMPLE = DUMPS / "biokalma/simple_question_graph.json.gz"
 COMPLEX = DUMPS / "biokalma/complex_question_graph.json.gz"
 
 RECORD_KEYS = {
-    "id", "question", "variant", "entities", "retrieved", "removed", "prompt_sha256", "cite", "answer", "raw_answer",
+    "id", "question", "variant", "entities", "retrieval_reason", "retrieved", "removed", "prompt_sha256", "cite", "answer", "raw_answer",
     "sentences",
     "n_sloppy", "finish_reason", "truncated", "model", "params", "timings",
 }

@@ -1,5 +1,6 @@
-"""Retrieval on the real sample graph: exact linking, the NER-type filter, same-name re-ranking, the
-partial-name fallback, one-hop knowledge blocks.
+"""Retrieval on the real sample graph: exact linking, the NER-type filter (the paper's `strict` policy
+and the default `graph` policy), same-name re-ranking, the partial-name fallback, one-hop knowledge
+blocks. Graph-aware mention detection on the full bundled graph: tests/test_retrieval_mentions.py.
 
 The graph is the embedded store loaded once per test session with the committed dumps (the same
 command as the quick start: `kalma-graph ingest dumps/wikidata_sample.jsonl.gz
@@ -115,11 +116,21 @@ def test_exact_match_is_case_insensitive_and_scored(sample_store, ner):
 def test_type_filter_drops_the_person_named_hong_kong(sample_store, ner):
     # Two entities are named "Hong Kong" in the sample: the city Q8646 and a person Q47120382.
     assert {e.id for e in sample_store.entities_by_name("Hong Kong")} == {"Q8646", "Q47120382"}
-    lm = _link(sample_store, ner, "Who was born in Hong Kong?")["Hong Kong"]
+    lm = _link(sample_store, ner, "Who was born in Hong Kong?", type_policy="strict")["Hong Kong"]
     assert lm.ner_label == "GPE"
     assert lm.selected.id == "Q8646"
     assert [c.entity.id for c in lm.candidates] == ["Q8646"]
     assert "removed Q47120382" in lm.reason
+
+
+def test_graph_policy_keeps_the_human_namesake_but_the_label_and_wording_pick_the_city(sample_store, ner):
+    # Under `graph` an exact human match is not vetoed by the GPE label: both compete. Neither has a
+    # neighbour in the question, so the class the NER label (and "born in") names decides.
+    lm = _link(sample_store, ner, "Who was born in Hong Kong?")["Hong Kong"]
+    assert lm.source == "ner+graph"
+    assert [c.entity.id for c in lm.candidates] == ["Q8646", "Q47120382"]
+    assert lm.selected.id == "Q8646"
+    assert lm.reason.endswith("tie broken by the class the NER label or wording names")
 
 
 def test_type_filter_follows_the_ner_label(sample_store, ner):
@@ -132,13 +143,17 @@ def test_type_filter_follows_the_ner_label(sample_store, ner):
 
 def test_strict_filter_leaves_a_mislabelled_person_unlinked_prefer_keeps_it(sample_store, ner):
     text = "Who was Cao Cao and what was his relationship to He Yan?"
-    strict = _link(sample_store, ner, text)
+    strict = _link(sample_store, ner, text, type_policy="strict")
     assert strict["Cao Cao"].ner_label == "ORG"  # the small spaCy model's label
     assert strict["Cao Cao"].selected is None
     assert "removed all (Q204077)" in strict["Cao Cao"].reason
     prefer = _link(sample_store, ner, text, type_policy="prefer")
     assert prefer["Cao Cao"].selected.id == "Q204077"
     assert "relaxed" in prefer["Cao Cao"].reason
+    # The default `graph` policy: the only exact match is human, so the ORG label does not veto it.
+    graph = _link(sample_store, ner, text)
+    assert graph["Cao Cao"].selected.id == "Q204077"
+    assert "NER label ORG overruled by the graph" in graph["Cao Cao"].reason
     with pytest.raises(ValueError):
         link_entities(sample_store, text, ner, type_policy="loose")
 
@@ -151,13 +166,17 @@ def test_non_entity_labels_are_reported_not_linked(sample_store, ner):
 
 def test_regnal_number_after_the_mention(sample_store, ner):
     text = "What were the succession plans of Shapur II, and how did the reigns of Ardashir I and Shapur I impact the empire?"
-    linked = link_entities(sample_store, text, ner)
+    linked = link_entities(sample_store, text, ner, type_policy="strict")
     shapur = [lm for lm in linked if lm.mention == "Shapur"]
     # spaCy leaves the "I" out of "Shapur I"; it is part of the name, so Shapur I (Q191455) is
     # selected, not Shapur II (Q234860) by a partial match.
     assert shapur and shapur[0].selected.id == "Q191455"
     assert "regnal number 'I'" in shapur[0].reason
     assert [lm.selected.id for lm in linked if lm.mention == "Shapur II"] == ["Q234860"]
+    # Graph-aware mentions find "Shapur I" whole, as the graph names him.
+    graph = {lm.mention: lm for lm in link_entities(sample_store, text, ner)}
+    assert graph["Shapur I"].selected.id == "Q191455" and graph["Shapur I"].source == "graph"
+    assert graph["Shapur II"].selected.id == "Q234860"
 
 
 # --- re-ranking among entities of the same name ---------------------------------------------------
@@ -192,10 +211,12 @@ def test_cambridge_by_neighbours_and_deterministic_tie(sample_store, ner):
     assert lm.selected.id == "Q49111"
     assert [(c.entity.id, c.score) for c in lm.candidates] == [("Q49111", 1.0), ("Q350", 0.0)]
     assert "removed Q35794" in lm.reason  # the University of Cambridge has the alias, not a place type
-    # No neighbour in the question: a tie, broken by the number of neighbours (Q350 has more).
-    tie = _link(sample_store, ner, "What happened at Cambridge?")["Cambridge"]
-    assert [(c.entity.id, c.score) for c in tie.candidates] == [("Q350", 0.0), ("Q49111", 0.0)]
-    assert tie.reason.endswith("tie broken by more neighbours")
+    # No neighbour in the question: a tie, broken by the prior, the number of statements (Q350 has
+    # 8, Q49111 4); the same under the paper's policy.
+    for policy in ("graph", "strict"):
+        tie = _link(sample_store, ner, "What happened at Cambridge?", type_policy=policy)["Cambridge"]
+        assert [(c.entity.id, c.score) for c in tie.candidates] == [("Q350", 0.0), ("Q49111", 0.0)]
+        assert tie.reason.endswith("tie broken by more statements (prior)")
     assert [_link(sample_store, ner, "What happened at Cambridge?")["Cambridge"].selected.id for _ in range(2)] == ["Q350"] * 2
 
 
@@ -271,7 +292,8 @@ def test_shown_entities_follow_what_an_experiment_shows(sample_store, ner):
 def test_linked_dict_has_the_output_schema(sample_store, ner):
     found = retrieve(sample_store, "Which films did Charlie Chaplin direct in London?", ner)
     row = linked_dict(found.linked[0])
-    assert set(row) == {"mention", "ner_label", "selected", "reason", "candidates"}
+    assert set(row) == {"mention", "ner_label", "source", "selected", "reason", "candidates"}
+    assert row["source"] == "ner+graph"
     assert set(row["candidates"][0]) == {"id", "name", "score", "types", "matched_labels"}
     assert row["selected"] == "Q882"
 

@@ -1,4 +1,6 @@
-"""Linking and retrieval give the same answers on both stores (embedded and a real Neo4j server).
+"""Linking and retrieval give the same answers on both stores (embedded and a real Neo4j server),
+under the paper's `strict` policy and the default `graph` policy (graph-aware mentions: the batched
+name lookup `cypher/name_matches.*.cypher` with its statement counts, type evidence, the prior).
 
 Each store gets a slice of the committed dumps, cut with the dumps' own lines: the items of a few
 entities the questions name, every item they point to and every item pointing at them, so their
@@ -19,15 +21,23 @@ from kalma_graph.retrieval.retrieve import retrieve
 from .conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 from .test_retrieval_linking import ner  # noqa: F401 (fixture)
 
-SEEDS = {"Q350", "Q49111", "Q35794", "Q882", "Q2960839", "Q8646", "Q47120382", "Q84292", "Q84233", "Q206534"}
+SEEDS = {"Q350", "Q49111", "Q35794", "Q882", "Q2960839", "Q8646", "Q47120382", "Q84292", "Q84233", "Q206534",
+         "Q229379", "Q204077", "Q8253555"}
 
+# (policy, question, mention, selected, [(candidate, score)], source)
 CASES = [
-    ("Did Stephen Wolfram study in Cambridge?", "Cambridge", "Q49111", [("Q49111", 1.0), ("Q350", 0.0)]),
-    ("What happened at Cambridge?", "Cambridge", "Q350", [("Q350", 0.0), ("Q49111", 0.0)]),
-    ("Which reggae songs did Charlie Chaplin record for Trojan Records in Jamaica?", "Charlie Chaplin", "Q2960839",
-     [("Q2960839", 3.0), ("Q882", 0.0)]),
-    ("Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0)]),
-    ("Who were the notable figures mentored by Ludwig and Richard von Mises?", "Ludwig", "Q84233", [("Q84233", 2.0)]),
+    ("graph", "Did Stephen Wolfram study in Cambridge?", "Cambridge", "Q49111", [("Q49111", 1.0), ("Q350", 0.0)], "ner+graph"),
+    ("graph", "What happened at Cambridge?", "Cambridge", "Q350", [("Q350", 0.0), ("Q49111", 0.0)], "ner+graph"),
+    ("graph", "Which reggae songs did Charlie Chaplin record for Trojan Records in Jamaica?", "Charlie Chaplin", "Q2960839",
+     [("Q2960839", 3.0), ("Q882", 0.0)], "ner+graph"),
+    ("strict", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0)], "ner"),
+    ("graph", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0), ("Q47120382", 0.0)], "ner+graph"),
+    ("graph", "Who were the notable figures mentored by Ludwig and Richard von Mises?", "Ludwig", "Q84233", [("Q84233", 2.0)], "ner"),
+    ("graph", "What is known about the lives of Miley CyrusCyrus and Lil' Kim: record label?", "Lil' Kim", "Q229379",
+     [("Q229379", 1.0)], "graph"),
+    ("graph", "What is known about the lives of Lady Liu and Cao Cao: ancestral home, military rank, conflict, relative?",
+     "Cao Cao", "Q204077", [("Q204077", 1.0)], "graph"),
+    ("graph", "Who was Lady Liu and what is her relationship with Cao Cao?", "Cao Cao", "Q204077", [("Q204077", 1.0)], "ner+graph"),
 ]
 
 
@@ -70,10 +80,11 @@ def slice_files(tmp_path_factory):
 
 def test_linking_and_retrieval_are_the_same_on_every_store(store, slice_files, ner):  # noqa: F811
     ingest(store, slice_files)
-    for question, mention, selected, scores in CASES:
-        linked = {lm.mention: lm for lm in link_entities(store, question, ner)}
+    for policy, question, mention, selected, scores, source in CASES:
+        linked = {lm.mention: lm for lm in link_entities(store, question, ner, type_policy=policy)}
         assert linked[mention].selected.id == selected, question
         assert [(c.entity.id, c.score) for c in linked[mention].candidates] == scores, question
+        assert linked[mention].source == source, question
     found = retrieve(store, "What were some of Stephen Crane's notable works?", ner)
     assert [e.id for e in found.entities] == ["Q206534"]
     assert ("place of birth", "Newark") in {(t.label, t.value) for t in found.triples}

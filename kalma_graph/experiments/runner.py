@@ -67,6 +67,9 @@ class ExperimentSettings:
     reuse_answers: bool = False  # evaluate `<setting>/answers.jsonl` as found; never call the pipeline
     write_store: bool = False  # write each setting's evaluation run into the store
     plots: bool = True
+    # The paper's retrieval (NER + strict type filter) for reproduction tables; the answer command's
+    # default is the graph-aware policy (kalma_graph.retrieval.linking.DEFAULT_TYPE_POLICY).
+    type_policy: str = "strict"
 
 
 def default_answer_fn() -> AnswerFn:
@@ -94,7 +97,7 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
     path.parent.mkdir(parents=True, exist_ok=True)
     fn(components.store, components.llm, components.ner, list(questions), variant=variant or settings.variant,
        params=settings.params, constrain=settings.constrain, knowledge_filter=knowledge_filter, out_path=path,
-       resume=True, progress=(lambda done, total, info: progress(name, "answer", done, total)) if progress else None)
+       type_policy=settings.type_policy, resume=True, progress=(lambda done, total, info: progress(name, "answer", done, total)) if progress else None)
     return path
 
 

@@ -37,7 +37,7 @@ from kalma_graph.pipeline.cite import (
     from_attribute_first,
     place_citations,
 )
-from kalma_graph.retrieval.linking import TypeMap, load_type_map
+from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.retrieval.retrieve import knowledge_blocks, known_pairs, known_props, linked_dict, retrieve, triple_dict
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
@@ -322,7 +322,7 @@ def answer_questions(
     progress: Progress | None = None,
     prompt_name: str | None = None,
     type_map: TypeMap | None = None,
-    type_policy: str = "strict",
+    type_policy: str = DEFAULT_TYPE_POLICY,
     partial: bool = True,
     source: str | None = None,
     cite: str = "model",
@@ -528,6 +528,7 @@ def answer_one(
         "question": text,
         "variant": run.variant,
         "entities": [linked_dict(lm) for lm in found.linked],
+        "retrieval_reason": found.reason,
         "retrieved": [triple_dict(t) for t in retrieved],
         "removed": [triple_dict(t) for t in removed],
         "prompt_sha256": prompt_sha,

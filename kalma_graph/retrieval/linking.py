@@ -1,27 +1,38 @@
-"""Entity linking for retrieval and re-ranking (seed 000, §3.1–3.2).
+"""Entity linking for retrieval and re-ranking (seed 000, §3.1–3.2; issue 18).
 
-For each NER mention of the question:
+For each mention of the question:
 
-1. **exact** — entities whose name or alias equals the mention, case-insensitively (one batched
-   `entities_by_names` lookup for all mentions; a trailing abbreviation dot and a leading honorific
-   such as "King" or "Dr" are tried next when the mention as written finds nothing);
-2. **type filter** — the NER label selects Wikidata classes (`kalma_graph/data/ner_type_map.json`:
-   PERSON → human, GPE/LOC → places, ORG → organisations, ...); a candidate passes when one of its
-   P31 classes is listed. Candidates without any class cannot contradict the label: they are kept
-   only when no typed candidate passes. With `type_policy="prefer"` a filter that would remove every
-   candidate is dropped instead (NER mislabels many names, e.g. "Cao Cao" as ORG);
+0. **mentions** — the NER mentions; under the `graph` type policy (the default) also the phrases of
+   the question that are names or aliases in the graph (`mentions.py`: longest match, n ≤ 8 words,
+   possessives stripped, punctuation-tolerant), merged with the NER spans. Every mention records its
+   `source` (`ner`, `graph`, `ner+graph`). All names of a question go to the store in one query
+   (`lookup.py`, `cypher/name_matches.*.cypher`);
+1. **exact** — entities whose name or alias equals the mention, case-insensitively (a trailing
+   abbreviation dot and a leading honorific such as "King" or "Dr" are tried next when an NER
+   mention as written finds nothing);
+2. **type filter** — `strict` (the paper): the NER label selects Wikidata classes
+   (`kalma_graph/data/ner_type_map.json`: PERSON → human, GPE/LOC → places, ORG → organisations,
+   ...); a candidate passes when one of its P31 classes is listed. Candidates without any class cannot
+   contradict the label: they are kept only when no typed candidate passes. `prefer`: a filter that
+   would remove every candidate is dropped instead. `graph`: the label, the question's wording and
+   the graph (an exact match that is human) all name right classes (`evidence.py`); a candidate
+   without a class never beats one of a right class;
 3. **re-ranking** — every remaining candidate is scored by how many of its one-hop neighbours'
    names/values occur in the question as whole words (exact match, case-insensitive); the best score
-   wins, ties go to the candidate with more neighbours, then to the smallest id;
-4. **partial names** — a mention left without a candidate ("Artemisia" in a question that also names
-   Orazio Gentileschi) is matched, as a whole-word part, against the names of entities already
-   linked in the question and of their one-hop neighbour entities, and composed with the other person
-   mentions' family names ("Artemisia" + "Gentileschi"); only those candidates compete, so the
+   wins. Ties: under `graph` first the candidate of a class the NER label or wording names, then
+   one with a class; under every policy then the **prior**: the candidate with more statements (its
+   outgoing statements, as Wikidata counts an item's statements — well-described entities are the
+   ones questions ask about), then the smallest id;
+4. **partial names** — a PERSON mention left without a candidate ("Artemisia" in a question that
+   also names Orazio Gentileschi) is matched, as a whole-word part, against the names of entities
+   already linked in the question and of their one-hop neighbour entities, and composed with the other
+   person mentions' family names ("Artemisia" + "Gentileschi"); only those candidates compete, so the
    fallback never searches the whole graph, and it links only when the answer is unambiguous.
    A Roman numeral right after a mention ("Shapur I") is part of the name and turns the fallback off.
 
 Every candidate keeps its score and the neighbour labels it matched, so a reader can see why one was
-chosen.
+chosen. Work is bounded: `MAX_CHARS` characters of a question are read, `MAX_MENTIONS` mentions
+linked and `MAX_CANDIDATES` candidates per mention scored (those with most statements).
 """
 
 from __future__ import annotations
@@ -34,18 +45,31 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kalma_graph.store.base import Entity, GraphStore, name_key
+from kalma_graph.store.base import Entity, GraphStore
+
+from .evidence import graph_type_filter, wording_classes
+from .lookup import lookup_names
+from .mentions import MAX_CHARS, DetectedMention, analysed_text, plan_mentions, resolve_mentions
 
 __all__ = [
     "Candidate",
+    "DEFAULT_TYPE_POLICY",
     "LinkedMention",
+    "Linking",
+    "TYPE_POLICIES",
     "TypeMap",
     "link_entities",
+    "link_question",
     "load_type_map",
     "selected_entities",
 ]
 
-TYPE_POLICIES = ("strict", "prefer")
+TYPE_POLICIES = ("strict", "prefer", "graph")
+# The default: graph-aware mentions and type evidence (issue 18). `strict` is the paper's and what
+# the paper-reproduction experiments use.
+DEFAULT_TYPE_POLICY = "graph"
+MAX_MENTIONS = 48  # linkable mentions per question; each costs re-ranking queries
+MAX_CANDIDATES = 24  # candidates scored per mention (those with most statements), for huge namesake sets
 _MIN_PARTIAL_CHARS = 3
 
 
@@ -62,13 +86,43 @@ class Candidate:
 @dataclass(frozen=True)
 class LinkedMention:
     """One mention and what linking made of it. `candidates` are those that survived the type filter,
-    best first; `selected` is the first of them, or None; `reason` says how it was decided."""
+    best first; `selected` is the first of them, or None; `reason` says how it was decided;
+    `source` where the mention came from (`ner`, `graph`: a name of the graph found in the question,
+    `ner+graph`: both); `ner_label` is "" for a graph-only mention; `start`/`end` its offsets."""
 
     mention: str
     ner_label: str
     candidates: list[Candidate]
     selected: Entity | None
     reason: str
+    source: str = "ner"
+    start: int = -1
+    end: int = -1
+
+
+@dataclass(frozen=True)
+class Linking:
+    """A question's linked mentions, and question-level notes (what was bounded, why nothing was
+    linked)."""
+
+    linked: list[LinkedMention]
+    notes: tuple[str, ...] = ()
+    graph_mentions: bool = False
+
+    @property
+    def reason(self) -> str:
+        """Why the question has no selected entity ("" when it has one), plus the notes."""
+        parts = list(self.notes)
+        if not any(lm.selected is not None for lm in self.linked):
+            linkable = [lm for lm in self.linked if not lm.reason.startswith("not linked: NER label")]
+            if not self.linked:
+                parts.insert(0, "no entity: NER found no mention" + (
+                    " and no phrase of the question is a name or alias in the graph" if self.graph_mentions else ""))
+            elif not linkable:
+                parts.insert(0, "no entity: the question's mentions are dates or numbers, not entities")
+            else:
+                parts.insert(0, f"no entity: {len(linkable)} mention(s), none linked")
+        return "; ".join(parts)
 
 
 class MentionSource(Protocol):
@@ -140,64 +194,95 @@ def load_type_map(path: str | None = None) -> TypeMap:
 # --- linking --------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Pending:
-    mention: Any
-    found: list[Entity]
-    how: str  # "exact" | "exact (without honorific 'King')" | ...
-
-
 def link_entities(
     store: GraphStore,
     text: str,
-    ner: MentionSource,
+    ner: MentionSource | None,
     *,
     type_map: TypeMap | None = None,
-    type_policy: str = "strict",
+    type_policy: str = DEFAULT_TYPE_POLICY,
     partial: bool = True,
     mentions: Sequence[Any] | None = None,
+    graph_mentions: bool | None = None,
 ) -> list[LinkedMention]:
-    """Link the NER mentions of `text` to entities of `store` (see the module docstring).
+    """Link the mentions of `text` to entities of `store` (see the module docstring).
 
     `mentions` may be given to skip running `ner` again (they must come from `ner.mentions(text)`).
-    Returns one `LinkedMention` per mention, in text order; mentions whose NER label is not an
-    entity type (DATE, CARDINAL, ...) are returned unlinked with the reason.
+    `graph_mentions` adds the phrases found in the graph's name index (default: under the `graph`
+    policy only, so `strict` stays the paper's NER-only pipeline). Returns one `LinkedMention` per
+    mention, in text order; mentions whose NER label is not an entity type (DATE, CARDINAL, ...) are
+    returned unlinked with the reason.
     """
+    return link_question(
+        store, text, ner, type_map=type_map, type_policy=type_policy, partial=partial, mentions=mentions,
+        graph_mentions=graph_mentions,
+    ).linked
+
+
+def link_question(
+    store: GraphStore,
+    text: str,
+    ner: MentionSource | None,
+    *,
+    type_map: TypeMap | None = None,
+    type_policy: str = DEFAULT_TYPE_POLICY,
+    partial: bool = True,
+    mentions: Sequence[Any] | None = None,
+    graph_mentions: bool | None = None,
+) -> Linking:
+    """`link_entities` with the question-level notes (`Linking.reason`)."""
     if type_policy not in TYPE_POLICIES:
         raise ValueError(f"type_policy must be one of {TYPE_POLICIES}, not {type_policy!r}")
     type_map = type_map or load_type_map()
-    found_mentions = list(mentions) if mentions is not None else ner.mentions(text)
+    use_graph = type_policy == "graph" if graph_mentions is None else graph_mentions
+    text = text if isinstance(text, str) else str(text or "")
+    analysed, cut = analysed_text(text)
+    notes = [f"only the first {len(analysed)} of {len(text)} characters were read (limit {MAX_CHARS})"] if cut else []
+    if mentions is not None:
+        found_mentions = list(mentions)
+    else:
+        found_mentions = ner.mentions(analysed) if ner is not None and analysed.strip() else []
+
     variants = {
         id(m): _name_variants(m.text, type_map.honorifics, _regnal_number_after(text, m.end))
         for m in found_mentions
         if type_map.linkable(m.label)
     }
-    lookup = store.entities_by_names({v for vs in variants.values() for v, _ in vs}) if variants else {}
+    plan = plan_mentions(analysed, found_mentions, variants, graph=use_graph)
+    notes += plan.notes
+    lookup = lookup_names(store, plan.names())
+    detected = resolve_mentions(plan, lookup, linkable=type_map.linkable, honorifics=type_map.honorifics)
 
-    scorer = _Scorer(store, text)
-    results: dict[int, LinkedMention] = {}
-    unresolved: list[Any] = []
-    for m in found_mentions:
-        if not type_map.linkable(m.label):
-            results[id(m)] = LinkedMention(m.text, m.label, [], None, f"not linked: NER label {m.label} is not an entity type")
+    scorer = _Scorer(store, analysed, lookup.statements, type_policy)
+    results: list[LinkedMention] = []
+    unresolved: list[tuple[int, DetectedMention]] = []
+    n_linkable = 0
+    for d in detected:
+        if not isinstance(d, DetectedMention):  # an NER mention of a DATE, CARDINAL, ... label
+            results.append(LinkedMention(d.text, d.label, [], None, f"not linked: NER label {d.label} is not an entity type",
+                                         "ner", d.start, d.end))
             continue
-        pending = _exact(m, variants[id(m)], lookup)
-        linked = _decide(m, pending.found, pending.how, type_map, type_policy, scorer)
-        results[id(m)] = linked
-        if linked.selected is None:
-            unresolved.append(m)
+        n_linkable += 1
+        if n_linkable > MAX_MENTIONS:
+            results.append(_unlinked(d, f"not linked: more than {MAX_MENTIONS} mentions in the question"))
+            continue
+        linked = _decide(d, type_map, type_policy, scorer, analysed)
+        results.append(linked)
+        if linked.selected is None and d.source == "ner":
+            unresolved.append((len(results) - 1, d))
 
     if partial and unresolved:
-        anchors = [r.selected for r in results.values() if r.selected is not None]
-        for m in unresolved:
+        anchors = [r.selected for r in results if r.selected is not None]
+        for index, d in unresolved:
+            m = d.ner_mention
             if m.label not in type_map.partial_name_labels or _regnal_number_after(text, m.end):
                 continue
-            found, how = _partial_candidates(store, m, found_mentions, anchors)
+            found, how = _partial_candidates(store, m, found_mentions, anchors, scorer.one_hop)
             if found:
                 linked = _decide_partial(m, found, how, anchors, type_map, scorer)
                 if linked is not None:
-                    results[id(m)] = linked
-    return [results[id(m)] for m in found_mentions]
+                    results[index] = linked
+    return Linking(results, tuple(notes), use_graph)
 
 
 def selected_entities(linked: Iterable[LinkedMention]) -> list[Entity]:
@@ -222,7 +307,7 @@ def _regnal_number_after(text: str, end: int) -> str:
 
 
 def _name_variants(text: str, honorifics: Sequence[str], numeral: str = "") -> list[tuple[str, str]]:
-    """Names to look up for a mention, in order of preference, with how each was derived."""
+    """Names to look up for an NER mention, in order of preference, with how each was derived."""
     out = [(f"{text} {numeral}", f"exact (with the regnal number {numeral!r} after the mention)")] if numeral else []
     out.append((text, "exact"))
     if text.endswith(".") and len(text) > 2:
@@ -238,35 +323,46 @@ def _name_variants(text: str, honorifics: Sequence[str], numeral: str = "") -> l
     return out
 
 
-def _exact(m: Any, variants: list[tuple[str, str]], lookup: Mapping[str, list[Entity]]) -> _Pending:
-    for variant, how in variants:
-        found = lookup.get(name_key(variant), [])
-        if found:
-            return _Pending(m, list(found), how)
-    return _Pending(m, [], "exact")
+def _unlinked(d: DetectedMention, reason: str) -> LinkedMention:
+    return LinkedMention(d.text, d.label, [], None, reason, d.source, d.start, d.end)
 
 
-def _decide(
-    m: Any, found: list[Entity], how: str, type_map: TypeMap, type_policy: str, scorer: "_Scorer"
-) -> LinkedMention:
-    if not found:
-        return LinkedMention(m.text, m.label, [], None, "no entity with this name or alias")
-    kept, filter_note = _type_filter(found, m.label, type_map, type_policy)
+def _decide(d: DetectedMention, type_map: TypeMap, type_policy: str, scorer: "_Scorer", text: str) -> LinkedMention:
+    prefix = _source_note(d)
+    if not d.found:
+        return _unlinked(d, prefix + "no entity with this name or alias")
+    preferred: frozenset[str] = frozenset()
+    if type_policy == "graph":
+        cue_classes, cue = wording_classes(text, d.start, d.end, type_map)
+        evidence = graph_type_filter(d.found, d.label, type_map, cue_classes, cue)
+        kept, filter_note, preferred = evidence.kept, evidence.note, evidence.preferred
+    else:
+        kept, filter_note = _type_filter(d.found, d.label, type_map, type_policy)
     if not kept:
-        return LinkedMention(m.text, m.label, [], None, f"{how}: {len(found)} found; {filter_note}")
-    ranked = scorer.rank(kept, span=(m.start, m.end))
-    best = ranked[0]
-    parts = [f"{how}: {len(found)} found"]
+        return _unlinked(d, f"{prefix}{d.how}: {len(d.found)} found; {filter_note}")
+    parts = [f"{prefix}{d.how}: {len(d.found)} found"]
     if filter_note:
         parts.append(filter_note)
+    if len(kept) > MAX_CANDIDATES:
+        kept = sorted(kept, key=lambda e: (-scorer.statements(e.id), _id_order(e.id)))[:MAX_CANDIDATES]
+        parts.append(f"scored the {MAX_CANDIDATES} with most statements")
+    ranked = scorer.rank(kept, span=(d.start, d.end), preferred=preferred)
     if len(ranked) > 1:
-        parts.append(_rerank_note(ranked, scorer))
-    return LinkedMention(m.text, m.label, ranked, best.entity, "; ".join(parts))
+        parts.append(_rerank_note(ranked, scorer, preferred))
+    return LinkedMention(d.text, d.label, ranked, ranked[0].entity, "; ".join(parts), d.source, d.start, d.end)
+
+
+def _source_note(d: DetectedMention) -> str:
+    if d.source != "graph":
+        return ""
+    return f"graph name ({d.note}): " if d.note else "graph name: "
 
 
 def _type_filter(found: list[Entity], label: str, type_map: TypeMap, policy: str) -> tuple[list[Entity], str]:
     classes = type_map.classes(label)
     if classes is None:
+        if not label:
+            return found, ""
         return found, "" if label in type_map.labels else f"no type filter for NER label {label}"
     groups = "/".join(type_map.label_groups.get(label) or ())
     typed_ok = [e for e in found if classes.intersection(e.types)]
@@ -283,26 +379,29 @@ def _type_filter(found: list[Entity], label: str, type_map: TypeMap, policy: str
     return [], f"type filter {label}→{groups} removed all ({', '.join(e.id for e in found)})"
 
 
-def _rerank_note(ranked: list[Candidate], scorer: "_Scorer") -> str:
+def _rerank_note(ranked: list[Candidate], scorer: "_Scorer", preferred: frozenset[str] = frozenset()) -> str:
     best, second = ranked[0], ranked[1]
     note = "re-ranked by neighbour matches " + ", ".join(f"{c.entity.id}={int(c.score)}" for c in ranked)
     if best.score == second.score:
-        if scorer.degree(best.entity.id) != scorer.degree(second.entity.id):
-            note += "; tie broken by more neighbours"
-        else:
-            note += "; tie broken by smallest id"
+        note += "; tie broken by " + scorer.tie_break(best.entity, second.entity, preferred)
     return note
 
 
 class _Scorer:
     """Re-ranking by exact match of neighbour labels in the question, with per-question caches. A
     mention's own words do not count for its candidates ("Stephen" does not support Stephen Crane
-    in "Stephen Crane"): the mention's span is blanked before matching."""
+    in "Stephen Crane"): the mention's span, and the same name elsewhere in the question, are blanked
+    before matching, and a label that is a word of the name (the given-name entity "Kim") does not
+    count. Ties go to the prior (more
+    statements), under `graph` after the class evidence."""
 
-    def __init__(self, store: GraphStore, question: str) -> None:
+    def __init__(self, store: GraphStore, question: str, statements: Mapping[str, int], policy: str) -> None:
         self.store = store
         self.question = question
+        self.policy = policy
+        self._statements = dict(statements)
         self._labels: dict[str, list[str]] = {}
+        self._one_hop: dict[str, list] = {}
         self._matched: dict[tuple[str, tuple[int, int]], list[str]] = {}
 
     def labels(self, entity_id: str) -> list[str]:
@@ -310,23 +409,50 @@ class _Scorer:
             self._labels[entity_id] = self.store.neighbour_labels(entity_id)
         return self._labels[entity_id]
 
-    def degree(self, entity_id: str) -> int:
-        return len(self.labels(entity_id))
+    def one_hop(self, entity_id: str) -> list:
+        """The entity's outgoing statements, fetched once per question."""
+        if entity_id not in self._one_hop:
+            self._one_hop[entity_id] = self.store.one_hop(entity_id)
+        return self._one_hop[entity_id]
+
+    def statements(self, entity_id: str) -> int:
+        """Outgoing statements: from the name lookup, else (partial-name candidates) counted once."""
+        if entity_id not in self._statements:
+            self._statements[entity_id] = len(self.one_hop(entity_id))
+        return self._statements[entity_id]
 
     def matched(self, entity_id: str, span: tuple[int, int] = (0, 0)) -> list[str]:
         key = (entity_id, span)
         if key not in self._matched:
             start, end = span
             text = self.question[:start] + " " * (end - start) + self.question[end:]
-            self._matched[key] = [lab for lab in self.labels(entity_id) if _occurs(lab, text)]
+            name = self.question[start:end].strip()
+            if len(name) >= 2:  # the same name elsewhere in the question ("Victor Hugo's ... Victor Hugo's")
+                text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+            # A label that is a word of the name itself (the given-name entity "Kim" of Kim Jong-il)
+            # supports every namesake alike: it does not count either.
+            self._matched[key] = [lab for lab in self.labels(entity_id) if _occurs(lab, text) and not _occurs(lab, name)]
         return self._matched[key]
 
-    def rank(self, entities: Sequence[Entity], span: tuple[int, int] = (0, 0)) -> list[Candidate]:
+    def _tie_key(self, e: Entity, preferred: frozenset[str]) -> tuple:
+        if self.policy == "graph":
+            return (not preferred.intersection(e.types), not e.types, -self.statements(e.id), _id_order(e.id))
+        return (-self.statements(e.id), _id_order(e.id))
+
+    def tie_break(self, best: Entity, second: Entity, preferred: frozenset[str]) -> str:
+        """Which part of the tie key decided between the two best (for the reason)."""
+        a, b = self._tie_key(best, preferred), self._tie_key(second, preferred)
+        names = (["the class the NER label or wording names", "having a class"] if self.policy == "graph" else [])
+        names += ["more statements (prior)", "smallest id"]
+        return next((n for n, x, y in zip(names, a, b) if x != y), "smallest id")
+
+    def rank(self, entities: Sequence[Entity], span: tuple[int, int] = (0, 0),
+             preferred: frozenset[str] = frozenset()) -> list[Candidate]:
         cands = []
         for e in entities:
             matched = self.matched(e.id, span)
             cands.append(Candidate(entity=e, score=float(len(matched)), matched_labels=matched))
-        return sorted(cands, key=lambda c: (-c.score, -self.degree(c.entity.id), _id_order(c.entity.id)))
+        return sorted(cands, key=lambda c: (-c.score, *self._tie_key(c.entity, preferred)))
 
 
 def _occurs(label: str, text: str) -> bool:
@@ -356,7 +482,7 @@ def _contains_tokens(name: str, part: list[str]) -> bool:
 
 
 def _partial_candidates(
-    store: GraphStore, m: Any, all_mentions: Sequence[Any], anchors: Sequence[Entity]
+    store: GraphStore, m: Any, all_mentions: Sequence[Any], anchors: Sequence[Entity], one_hop: Any = None
 ) -> tuple[list[Entity], str]:
     """Candidates for a person mention that matched nothing: (a) the entities already linked in the
     question and their one-hop neighbour entities whose *name* contains the mention as whole words,
@@ -371,7 +497,7 @@ def _partial_candidates(
     pool: dict[str, str] = {}  # entity id -> how it relates to the question
     for anchor in anchors:
         pool.setdefault(anchor.id, f"linked {anchor.id}")
-        for t in store.one_hop(anchor.id):
+        for t in (one_hop or store.one_hop)(anchor.id):
             if t.object_id and _contains_tokens(t.value, part):
                 pool.setdefault(t.object_id, f"{t.label} of {anchor.id}")
     if pool:
@@ -388,7 +514,7 @@ def _partial_candidates(
             if len(words) >= 2 and not _is_suffix_word(words[-1]):
                 composed.append(f"{m.text} {words[-1]}")
     if composed:
-        for ents in store.entities_by_names(composed).values():
+        for ents in lookup_names(store, composed).by_key.values():
             for e in ents:
                 if e.id not in found:
                     found[e.id] = e
@@ -415,12 +541,13 @@ def _decide_partial(
     anchor_ids = {a.id for a in anchors}
     linked_before = [c for c in ranked if c.entity.id in anchor_ids]
     if len(ranked) == 1:
-        return LinkedMention(m.text, m.label, ranked, ranked[0].entity, how)
+        return LinkedMention(m.text, m.label, ranked, ranked[0].entity, how, "ner", m.start, m.end)
     note = _rerank_note(ranked, scorer)
     if len(linked_before) == 1:
         best = linked_before[0]
         ordered = [best] + [c for c in ranked if c is not best]
-        return LinkedMention(m.text, m.label, ordered, best.entity, f"{how}; {note}; the one already linked wins")
+        reason = f"{how}; {note}; the one already linked wins"
+        return LinkedMention(m.text, m.label, ordered, best.entity, reason, "ner", m.start, m.end)
     if ranked[0].score > ranked[1].score:
-        return LinkedMention(m.text, m.label, ranked, ranked[0].entity, f"{how}; {note}")
-    return LinkedMention(m.text, m.label, ranked, None, f"{how}; {note}; ambiguous, not linked")
+        return LinkedMention(m.text, m.label, ranked, ranked[0].entity, f"{how}; {note}", "ner", m.start, m.end)
+    return LinkedMention(m.text, m.label, ranked, None, f"{how}; {note}; ambiguous, not linked", "ner", m.start, m.end)

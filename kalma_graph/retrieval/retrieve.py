@@ -1,4 +1,5 @@
-"""Retrieval for one question (seed 000, §3.1–3.2): NER → linking with the type filter → re-ranking →
+"""Retrieval for one question (seed 000, §3.1–3.2; issue 18): mentions (NER, and under the default
+`graph` policy the graph's names found in the question) → linking with type evidence → re-ranking →
 the one-hop subgraph of every selected entity, rendered as the paper's knowledge blocks."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any, Sequence
 
 from kalma_graph.store.base import Entity, GraphStore, Triple
 
-from .linking import LinkedMention, TypeMap, link_entities, selected_entities
+from .linking import DEFAULT_TYPE_POLICY, LinkedMention, TypeMap, link_question, selected_entities
 from .subgraph import knowledge_block
 
 __all__ = ["Retrieval", "retrieve", "knowledge_blocks", "known_props", "known_pairs", "candidate_dict", "linked_dict", "triple_dict"]
@@ -17,12 +18,15 @@ __all__ = ["Retrieval", "retrieve", "knowledge_blocks", "known_props", "known_pa
 @dataclass
 class Retrieval:
     """What retrieval found for a question: the linked mentions, the selected entities (each once, in
-    order of first mention) and their one-hop statements (grouped by entity in that order)."""
+    order of first mention) and their one-hop statements (grouped by entity in that order). `reason`
+    says why no entity was selected ("no entity: no mention in the question", ...) and what was
+    bounded; it is empty when entities were found and nothing was cut."""
 
     question: str
     linked: list[LinkedMention]
     entities: list[Entity]
     triples: list[Triple] = field(default_factory=list)
+    reason: str = ""
 
     def blocks(self, triples: Sequence[Triple] | None = None) -> list[str]:
         """Knowledge blocks of the selected entities over `triples` (default: all retrieved)."""
@@ -51,15 +55,19 @@ def retrieve(
     ner: Any,
     *,
     type_map: TypeMap | None = None,
-    type_policy: str = "strict",
+    type_policy: str = DEFAULT_TYPE_POLICY,
     partial: bool = True,
+    graph_mentions: bool | None = None,
 ) -> Retrieval:
-    linked = link_entities(store, question, ner, type_map=type_map, type_policy=type_policy, partial=partial)
-    entities = selected_entities(linked)
+    """Link `question` (`linking.link_question`) and fetch the one-hop statements of each selected
+    entity. Never raises for odd input: a question without any name gets no entities and a reason."""
+    linking = link_question(store, question, ner, type_map=type_map, type_policy=type_policy, partial=partial,
+                            graph_mentions=graph_mentions)
+    entities = selected_entities(linking.linked)
     triples: list[Triple] = []
     for entity in entities:
         triples += store.one_hop(entity.id)
-    return Retrieval(question=question, linked=linked, entities=entities, triples=triples)
+    return Retrieval(question=question, linked=linking.linked, entities=entities, triples=triples, reason=linking.reason)
 
 
 def knowledge_blocks(entities: Sequence[Entity], triples: Sequence[Triple]) -> list[str]:
@@ -113,7 +121,8 @@ def candidate_dict(c: Any) -> dict[str, Any]:
 def linked_dict(lm: LinkedMention) -> dict[str, Any]:
     return {
         "mention": lm.mention,
-        "ner_label": lm.ner_label,
+        "ner_label": lm.ner_label or None,
+        "source": lm.source,
         "selected": lm.selected.id if lm.selected is not None else None,
         "reason": lm.reason,
         "candidates": [candidate_dict(c) for c in lm.candidates],
