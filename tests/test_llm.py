@@ -79,3 +79,27 @@ def test_clear_errors():
             plain.next_token_logprobs("word " * 400, ["1"])
     finally:
         plain.close()
+
+
+def test_a_gguf_that_fails_to_load_names_the_file_and_the_reason(tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x00" * 64)  # a header and nothing else
+    with pytest.raises(LLMError, match=r"llama\.cpp could not load .*broken\.gguf"):
+        load_llm(broken)
+
+
+def test_prefix_reuse_and_prompt_lookup_change_speed_not_answers(llm):
+    """The KV cache of a shared prefix and prompt-lookup drafts are optimisations: greedy answers
+    stay the same token for token (bench/answer_throughput.py measures the speed)."""
+    from kalma_graph.models.llm import GenerationParams
+
+    params = GenerationParams(max_tokens=24)
+    system = {"role": "system", "content": "You answer in one short sentence. " * 20}
+    asks = [[system, {"role": "user", "content": q}] for q in ("Where is Rome?", "Who wrote Hamlet?")]
+    cached = [llm.chat(m, params).text for m in asks]
+    fresh = load_llm(n_ctx=4096, reuse_prefix=False, prompt_lookup=8)
+    try:
+        assert fresh.header()["reuse_prefix"] is False and fresh.header()["prompt_lookup"] == 8
+        assert [fresh.chat(m, params).text for m in asks] == cached
+    finally:
+        fresh.close()
