@@ -63,6 +63,8 @@ def side_paths(out: str | Path) -> dict[str, Path]:
         "gold": stem.with_name(stem.name + ".gold.jsonl"),
         "questions": stem.with_name(stem.name + ".questions.jsonl"),
         "checks": stem.with_name(stem.name + ".checks.json"),
+        # Seconds per entry, kept apart so that the dataset itself stays byte-identical across runs.
+        "timings": stem.with_name(stem.name + ".timings.jsonl"),
     }
 
 
@@ -184,7 +186,7 @@ def build_biokalma(
     generation_seconds = 0.0
     if progress:
         progress(plan.n - len(todo), plan.n, "")
-    with open(out, "a", encoding="utf-8") as handle:
+    with open(out, "a", encoding="utf-8") as handle, open(side_paths(out)["timings"], "a", encoding="utf-8") as timing:
         for resolution in todo:
             t0 = time.perf_counter()
             entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n, options.evolve,
@@ -194,6 +196,8 @@ def build_biokalma(
             handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+            timing.write(json.dumps({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
+            timing.flush()
             built += 1
             if progress:
                 progress(plan.n - len(todo) + built, plan.n, resolution.entry_id)
@@ -224,8 +228,41 @@ def build_biokalma(
         "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
         "checks": checks,
     }
+    summary["headline"] = headline(summary, read_timings(paths["timings"], {e["id"] for e in entries}))
     paths["checks"].write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     return summary
+
+
+def read_timings(path: Path, ids: set[str]) -> list[float]:
+    """Seconds of the finished entries, from every session that built some (a torn line is skipped)."""
+    seconds: dict[str, float] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if row.get("id") in ids:
+                seconds[row["id"]] = float(row["seconds"])
+    return list(seconds.values())
+
+
+def headline(summary: dict, seconds: list[float]) -> dict:
+    """The dataset's quality figures by name (what the gold data must meet, docs/biokalma.md)."""
+    checks = summary["checks"]
+    relevance = checks.get("relevance") or {}
+    return {
+        "entries": checks["entries"],
+        "persons_named_share": {kind: row["both_share"] for kind, row in checks["persons_named"].items()},
+        "template_sentence_share": checks["generation"]["template_sentence_share"],
+        "fallback_question_share": checks["generation"]["fallback_question_share"],
+        "gold_in_graph_share": checks["in_graph"]["share"],
+        "nli_relevance_share": relevance.get("entailed_micro"),
+        "model_file": (summary.get("model") or {}).get("model_file"),
+        "model_sha256": (summary.get("model") or {}).get("model_sha256"),
+        "seconds_per_entry": round(sum(seconds) / len(seconds), 2) if seconds else None,
+        "timed_entries": len(seconds),
+    }
 
 
 def write_side_files(entries: Sequence[dict], paths: dict[str, Path]) -> None:

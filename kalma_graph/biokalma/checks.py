@@ -80,6 +80,7 @@ def generation_figures(entries: Sequence[dict]) -> dict:
         "template_sentence_share": _ratio(sum(r["sentence_source"] == "template" for r in rounds), len(rounds)),
         "questions": len(questions),
         "fallback_questions": sum(q["source"] == "fallback" for q in questions),
+        "fallback_question_share": _ratio(sum(q["source"] == "fallback" for q in questions), len(questions)),
         "truncated": sum(e["stats"]["truncated"] for e in entries),
         "mean_candidates": _ratio(sum(r["candidates"] for r in rounds), len(rounds)),
     }

@@ -94,10 +94,15 @@ def chat_messages(prompt: Mapping[str, Any], **fields: str) -> list[dict[str, st
         messages.append({"role": "system", "content": prompt["system"]})
     for demo in prompt.get("demos", []):
         shown = {k: v for k, v in demo.items() if k != "output"}
-        messages.append({"role": "user", "content": prompt["template"].format(instruction=prompt["instruction"], **shown)})
+        messages.append({"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, shown), **shown)})
         messages.append({"role": "assistant", "content": demo["output"]})
-    messages.append({"role": "user", "content": prompt["template"].format(instruction=prompt["instruction"], **fields)})
+    messages.append({"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, fields), **fields)})
     return messages
+
+
+def _instruction(prompt: Mapping[str, Any], fields: Mapping[str, str]) -> str:
+    """The instruction with its `{subject}` filled (instructions may hold literal braces elsewhere)."""
+    return prompt["instruction"].replace("{subject}", fields.get("subject", "{subject}"))
 
 
 def call_seed(seed: int, *parts: object) -> int:
@@ -190,6 +195,26 @@ def clean_question(text: str) -> str:
             line += "?"
         return line if len(line.split()) >= 3 else ""
     return ""
+
+
+def _states(sentence: str, value: str, subject: str, require_mention: bool) -> bool:
+    """Whether a model's sentence may stand for a triple: it exists and, unless checks are off,
+    mentions the value and names the triple's subject (a paragraph about two persons needs that)."""
+    if not sentence:
+        return False
+    return not require_mention or (mentions(sentence, value) and names_a_person(sentence, [subject]))
+
+
+def names_both(question: str, names: Sequence[str]) -> bool:
+    """Does the question name each of the persons (`names_a_person` for each)? Answering retrieves
+    only the persons a question names, so a question naming one leaves the other's gold unreachable.
+
+    >>> names_both("How did Henry James influence John Updike?", ["John Updike", "Henry James"])
+    True
+    >>> names_both("Who influenced John Updike?", ["John Updike", "Henry James"])
+    False
+    """
+    return all(names_a_person(question, [name]) for name in names)
 
 
 def names_a_person(question: str, names: Sequence[str]) -> bool:
@@ -293,6 +318,8 @@ class EntryStats:
     template_sentences: int = 0
     fallback_questions: int = 0
     scored_candidates: int = 0
+    repaired_sentences: int = 0  # second tries asked for (`repair` in the prompt file)
+    repaired_questions: int = 0
 
 
 def gold_item(triple: Triple, round_no: int, source: str) -> dict:
@@ -329,11 +356,17 @@ def evolve_entry(
     scorer = Perplexity(scorer_llm or llm, config.perplexity_scope)
     stats = EntryStats()
 
-    def ask(prompt_name: str, step: str, **fields: str):
+    def ask(prompt_name: str, step: str, repair: str | None = None, **fields: str):
+        """One chat call; with `repair`, the model's first answer and the prompt's `repair` request
+        (formatted with `fields`) follow as a second exchange, so the prefix stays cached."""
         prompt = load_prompt(prompt_name)
         params = GenerationParams(max_tokens=int(prompt.get("max_tokens", 128)), temperature=config.temperature,
                                   seed=call_seed(config.seed, entry_id, step))
-        out = llm.chat(chat_messages(prompt, **fields), params)
+        messages = chat_messages(prompt, **fields)
+        if repair is not None:
+            messages += [{"role": "assistant", "content": repair},
+                         {"role": "user", "content": prompt["repair"].format(**fields)}]
+        out = llm.chat(messages, params)
         stats.llm_calls += 1
         stats.truncated += int(getattr(out, "finish_reason", "stop") == "length")
         return out
@@ -373,11 +406,19 @@ def evolve_entry(
         triple = candidates[best.index]
         stats.scored_candidates += len(candidates)
 
-        out = ask("biokalma/extend", f"extend-{round_no}", paragraph=paragraph,
-                  knowledge=knowledge_text(triple, pool.name_of(triple.subject)), fact=templates[best.index])
+        subject = pool.name_of(triple.subject)
+        fields = {"paragraph": paragraph, "knowledge": knowledge_text(triple, subject), "fact": templates[best.index],
+                  "subject": subject}
+        out = ask("biokalma/extend", f"extend-{round_no}", **fields)
         sentence = clean_sentence(out.text, paragraph)
         source = "llm"
-        if not sentence or (config.require_mention and not mentions(sentence, triple.value)):
+        if not _states(sentence, triple.value, subject, config.require_mention) and "repair" in load_prompt("biokalma/extend"):
+            # One second try in the same conversation: say what the sentence lacked.
+            out = ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text, **fields)
+            sentence = clean_sentence(out.text, paragraph)
+            source = "llm-repaired"
+            stats.repaired_sentences += 1
+        if not _states(sentence, triple.value, subject, config.require_mention):
             sentence, source = templates[best.index], "template"
             stats.template_sentences += 1
         paragraph = f"{paragraph} {sentence}"
@@ -396,6 +437,7 @@ def evolve_entry(
             "template": templates[best.index],
             "sentence": sentence,
             "sentence_source": source,
+            "raw": out.text,
             "finish_reason": getattr(out, "finish_reason", "stop"),
         })
         if config.record_candidates:
@@ -407,10 +449,15 @@ def evolve_entry(
     question_info: dict[str, dict] = {}
     for kind in ("general", "specific"):
         prompt_name = f"biokalma/question_{kind}"
-        out = ask(prompt_name, f"question-{kind}", paragraph=paragraph)
+        out = ask(prompt_name, f"question-{kind}", paragraph=paragraph, a=names[0], b=names[1])
         question = clean_question(out.text)
         source = "llm"
-        if not question or not names_a_person(question, names):
+        if (not question or not names_both(question, names)) and "repair" in load_prompt(prompt_name):
+            out = ask(prompt_name, f"question-{kind}-repair", repair=out.text, paragraph=paragraph, a=names[0], b=names[1])
+            question = clean_question(out.text)
+            source = "llm-repaired"
+            stats.repaired_questions += 1
+        if not question or not names_both(question, names):
             facts = ", ".join(f"{g['property']}" for g in gold if g["source"] == "eq1") or "their relation"
             question = load_prompt(prompt_name)["fallback"].format(a=names[0], b=names[1], facts=facts)
             source = "fallback"
@@ -439,6 +486,8 @@ def evolve_entry(
             "truncated": stats.truncated,
             "template_sentences": stats.template_sentences,
             "fallback_questions": stats.fallback_questions,
+            "repaired_sentences": stats.repaired_sentences,
+            "repaired_questions": stats.repaired_questions,
             "pool_size": len(pool.triples),
         },
     }

@@ -134,8 +134,14 @@ class LocalLLM:
         # (instruction + demonstration, identical across questions) re-evaluates only what differs.
         self.reuse_prefix = reuse_prefix
         # Prompt-lookup decoding drafts the next tokens by copying an n-gram continuation from the
-        # prompt (citations copy `label: value` from the knowledge blocks); 0 turns it off.
+        # prompt (citations copy `label: value` from the knowledge blocks); 0 turns it off. llama-cpp-
+        # python verifies drafts from the logits of every position, so it needs logits_all, which
+        # makes prompt evaluation ~10x slower on a 150k-token vocabulary (measured: docs/answer.md);
+        # hence off by default.
         self.prompt_lookup = prompt_lookup
+        if prompt_lookup:
+            logits_all = True
+            self.logits_all = True
         self._lock = threading.Lock()
         draft = None
         if prompt_lookup:
