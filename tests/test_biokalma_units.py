@@ -197,6 +197,14 @@ def test_clean_sentence():
     assert clean_sentence("Godwin admired J. D. Salinger. Later more.", para) == "Godwin admired J. D. Salinger."
 
 
+def test_names_both_persons():
+    from kalma_graph.biokalma.evolve import names_both
+
+    names = ["John Updike", "Henry James"]
+    assert names_both("How did Henry James's novels shape John Updike?", names)
+    assert not names_both("Who influenced John Updike?", names)
+
+
 def test_mentions():
     assert mentions("She was born in London.", "London")
     assert mentions("He was born on 3 March 1756.", "1756-03-03")
@@ -204,6 +212,12 @@ def test_mentions():
     assert mentions("He studied in Paris.", "Paris (France)")
     assert not mentions("He studied in Lyon.", "Paris")
     assert not mentions("anything", "  ")
+    # Word forms (acceptance v2): what the 1.5B model writes for group and demonym values.
+    assert mentions("Friedrich Schiller was a German.", "Germans")
+    assert mentions("Philip Roth, an American Jewish writer, wrote novels.", "American Jews")
+    assert mentions("Fyodor Dostoyevsky was a Russian writer.", "Russians")
+    assert not mentions("Philip Roth taught in Pennsylvania.", "University of Pennsylvania")  # every word counts
+    assert not mentions("He was born in Newark.", "New York City")
 
 
 def test_clean_question():

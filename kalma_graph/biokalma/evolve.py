@@ -63,6 +63,10 @@ class EvolveConfig:
     annotate: str = "link"  # round 1: "link" (the resolved link's statements) or "llm" (+ the model's Table 9
     # annotations that are pool triples the sentence mentions)
     require_mention: bool = True  # an LLM sentence must mention the value, else the template sentence is used
+    # What "mention" means (recorded in the provenance, so entries built under other rules are not mixed):
+    # "v2" = the value in any word form ("German" for "Germans", "Jewish" for "Jews") and the
+    # triple's subject named; "v1" was the exact value only.
+    acceptance: str = "v2"
     max_candidates: int | None = None  # None: every pool triple is scored (eq. 1 as written); K: the K most
     # specific ones and all tied with the K-th
     excluded_pids: tuple[str, ...] = DEFAULT_EXCLUDED_PIDS
@@ -167,7 +171,15 @@ def _sentence_key(sentence: str) -> str:
 
 def mentions(text: str, value: str) -> bool:
     """Does `text` mention `value`? Case-insensitive substring; an ISO date counts when its year
-    appears; `Name (qualifier)` counts when `Name` appears."""
+    appears; `Name (qualifier)` counts when `Name` appears; otherwise every content word of the
+    value must appear in some word form (a shared stem: "German" for "Germans", "Jewish" for
+    "American Jews").
+
+    >>> mentions("Friedrich Schiller was a German.", "Germans"), mentions("an American Jewish writer", "American Jews")
+    (True, True)
+    >>> mentions("Philip Roth taught in Pennsylvania.", "University of Pennsylvania")
+    False
+    """
     haystack = " ".join(text.casefold().split())
     needle = " ".join(value.casefold().split())
     if not needle:
@@ -178,7 +190,21 @@ def mentions(text: str, value: str) -> bool:
     if date:
         return re.search(rf"\b{int(date.group(1))}\b", haystack) is not None
     main = needle.split(" (", 1)[0].strip()
-    return bool(main) and main != needle and main in haystack
+    if main and main != needle and main in haystack:
+        return True
+    wanted = [w for w in re.findall(r"[^\W\d_]{3,}", main) if w not in _FUNCTION_WORDS]
+    words = re.findall(r"[^\W\d_]+", haystack)
+    return bool(wanted) and all(any(_same_stem(w, t) for t in words) for w in wanted)
+
+
+_FUNCTION_WORDS = frozenset("the and for with from of".split())
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Two word forms of one word: they share all but the last two letters of the shorter (at
+    least three): german/germans, jews/jewish, russian/russians."""
+    stem = max(3, min(len(a), len(b)) - 2)
+    return len(a) >= 3 and len(b) >= 3 and a[:stem] == b[:stem]
 
 
 def clean_question(text: str) -> str:
