@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from kalma_graph.store.base import GraphStore
 
-from .evolve import names_a_person, split_sentences
+from .evolve import persons_named_in, split_sentences
 from .templates import verbalise
 
 
@@ -87,12 +87,12 @@ def generation_figures(entries: Sequence[dict]) -> dict:
 
 
 def persons_named(entries: Sequence[dict]) -> dict:
-    """How many of the entry's two persons each question names (a word of 3+ letters of the name, as
-    `evolve.names_a_person`). Answering retrieves the persons a question names, so a question naming
+    """How many of the entry's two persons each question names (`evolve.persons_named_in`: a word of
+    the person's name the other's lacks — a shared surname names neither). Answering retrieves the persons a question names, so a question naming
     one person leaves the other's gold triples out of reach of a KaLMA-style pipeline."""
     out: dict[str, dict] = {}
     for kind in ("general", "specific"):
-        named = Counter(sum(names_a_person(e[f"{kind}_question"], [name]) for name in e["names"]) for e in entries)
+        named = Counter(persons_named_in(e[f"{kind}_question"], e["names"]) for e in entries)
         out[kind] = {"both": named[2], "one": named[1], "none": named[0],
                      "both_share": _ratio(named[2], len(entries))}
     return out

@@ -64,9 +64,10 @@ class EvolveConfig:
     # annotations that are pool triples the sentence mentions)
     require_mention: bool = True  # an LLM sentence must mention the value, else the template sentence is used
     # What "mention" means (recorded in the provenance, so entries built under other rules are not mixed):
-    # "v2" = the value in any word form ("German" for "Germans", "Jewish" for "Jews") and the
-    # triple's subject named; "v1" was the exact value only.
-    acceptance: str = "v2"
+    # "v3" = v2, and a question names each person by a word the other's name lacks (not a shared
+    # surname); "v2" = the value in any word form ("German" for "Germans", "Jewish" for "Jews") and
+    # the triple's subject named; "v1" was the exact value only.
+    acceptance: str = "v3"
     max_candidates: int | None = None  # None: every pool triple is scored (eq. 1 as written); K: the K most
     # specific ones and all tied with the K-th
     excluded_pids: tuple[str, ...] = DEFAULT_EXCLUDED_PIDS
@@ -223,24 +224,58 @@ def clean_question(text: str) -> str:
     return ""
 
 
-def _states(sentence: str, value: str, subject: str, require_mention: bool) -> bool:
+def _states(sentence: str, value: str, subject: str, require_mention: bool, names: Sequence[str] = ()) -> bool:
     """Whether a model's sentence may stand for a triple: it exists and, unless checks are off,
-    mentions the value and names the triple's subject (a paragraph about two persons needs that)."""
+    mentions the value and names the triple's subject (a paragraph about two persons needs that;
+    with the pair's `names`, by a word the other person's name lacks)."""
     if not sentence:
         return False
-    return not require_mention or (mentions(sentence, value) and names_a_person(sentence, [subject]))
+    if not require_mention:
+        return True
+    pair = [subject] + [n for n in names if n != subject]
+    named = persons_named_in(sentence, pair[:1]) if len(pair) == 1 else _names_first(sentence, pair)
+    return mentions(sentence, value) and named
+
+
+def _names_first(text: str, names: Sequence[str]) -> bool:
+    """Does `text` name the first of `names` (by a word the others' names lack, when there is one)?"""
+    folded = text.casefold()
+    words = [set(re.findall(r"[^\W\d_]{2,}", name.casefold())) for name in names]
+    others = set().union(*words[1:])
+    distinct = (words[0] - others) or words[0]
+    return any(re.search(rf"\b{re.escape(w)}\b", folded) for w in distinct if len(w) >= 3 or w not in others)
 
 
 def names_both(question: str, names: Sequence[str]) -> bool:
-    """Does the question name each of the persons (`names_a_person` for each)? Answering retrieves
-    only the persons a question names, so a question naming one leaves the other's gold unreachable.
+    """Does the question name each of the persons? Answering retrieves only the persons a question
+    names, so a question naming one leaves the other's gold unreachable. A word the two names share
+    (the surname of a father and his son) names neither: each person is named by a word of their
+    own name that the other's lacks, when there is one.
 
     >>> names_both("How did Henry James influence John Updike?", ["John Updike", "Henry James"])
     True
     >>> names_both("Who influenced John Updike?", ["John Updike", "Henry James"])
     False
+    >>> names_both("Who was John Huston?", ["Walter Huston", "John Huston"])
+    False
+    >>> names_both("Was Kim Jong-un the son of Kim Jong-il?", ["Kim Jong-il", "Kim Jong-un"])
+    True
     """
-    return all(names_a_person(question, [name]) for name in names)
+    return len(names) == 2 and persons_named_in(question, names) == 2
+
+
+def persons_named_in(text: str, names: Sequence[str]) -> int:
+    """How many of the persons `text` names, each by a word of their own name that no other name
+    holds when there is one (so a shared surname names nobody), else by any word of it."""
+    folded = text.casefold()
+    words = [set(re.findall(r"[^\W\d_]{2,}", name.casefold())) for name in names]
+    count = 0
+    for i, own in enumerate(words):
+        others = set().union(*(w for j, w in enumerate(words) if j != i))
+        distinct = (own - others) or own
+        if any(re.search(rf"\b{re.escape(w)}\b", folded) for w in distinct if len(w) >= 3 or w not in others):
+            count += 1
+    return count
 
 
 def names_a_person(question: str, names: Sequence[str]) -> bool:
@@ -438,13 +473,15 @@ def evolve_entry(
         out = ask("biokalma/extend", f"extend-{round_no}", **fields)
         sentence = clean_sentence(out.text, paragraph)
         source = "llm"
-        if not _states(sentence, triple.value, subject, config.require_mention) and "repair" in load_prompt("biokalma/extend"):
+        pair_names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
+        if not _states(sentence, triple.value, subject, config.require_mention, pair_names) \
+                and "repair" in load_prompt("biokalma/extend"):
             # One second try in the same conversation: say what the sentence lacked.
             out = ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text, **fields)
             sentence = clean_sentence(out.text, paragraph)
             source = "llm-repaired"
             stats.repaired_sentences += 1
-        if not _states(sentence, triple.value, subject, config.require_mention):
+        if not _states(sentence, triple.value, subject, config.require_mention, pair_names):
             sentence, source = templates[best.index], "template"
             stats.template_sentences += 1
         paragraph = f"{paragraph} {sentence}"
