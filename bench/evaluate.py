@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kalma_graph.evaluation.citations import parse_answer  # noqa: E402
+from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer  # noqa: E402
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
-from kalma_graph.retrieval.retrieve import known_pairs, known_props, linked_dict, retrieve, triple_dict  # noqa: E402
+from kalma_graph.retrieval.retrieve import linked_dict, retrieve, triple_dict  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 
 REPO = Path(__file__).resolve().parents[1]

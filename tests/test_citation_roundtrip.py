@@ -15,12 +15,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kalma_graph.evaluation.citations import parse_answer, render_citation
+from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.generation.grammar import MAX_PAIRS_PER_MARK, GrammarChecker, build_citation_grammar
 from kalma_graph.ingest.formats import detect_format, make_reader
 from kalma_graph.ingest.properties import freebase_label, wikidata_properties
 from kalma_graph.ingest.readers.base import ParsedLine
-from kalma_graph.retrieval.retrieve import known_pairs, known_props
 from kalma_graph.store.base import Entity, Triple
 
 from .conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from kalma_graph.evaluation.citation_marks import (
     ISSUE_KINDS,
@@ -33,6 +33,7 @@ from kalma_graph.evaluation.citation_marks import (
     locate_marks,
 )
 from kalma_graph.evaluation.sentence_split import sentence_spans
+from kalma_graph.store.base import Entity, Triple
 
 __all__ = [
     "ISSUE_KINDS",
@@ -42,6 +43,8 @@ __all__ = [
     "ParsedAnswer",
     "Sentence",
     "parse_answer",
+    "known_pairs",
+    "known_props",
     "render_citation",
 ]
 
@@ -171,6 +174,24 @@ def _clean_text(text: str, start: int, end: int, marks: list[Mark]) -> str:
             out += " "
     out += text[cursor:end]
     return _LIST_MARKER_RE.sub("", " ".join(out.split()), count=1)
+
+
+def known_props(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[str]]:
+    """Property labels per entity for the citation parser, with the pseudo-property `name` that the
+    knowledge block shows for every entity."""
+    out: dict[str, set[str]] = {e.id: {"name"} for e in entities}
+    for t in triples:
+        out.setdefault(t.subject, {"name"}).add(t.label)
+    return out
+
+
+def known_pairs(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[tuple[str, str]]]:
+    """The `(label, value)` pairs per entity that the knowledge blocks show (and the citation grammar
+    allows), with each entity's `name` pair: the citation parser reads a pair written so whole."""
+    out: dict[str, set[tuple[str, str]]] = {e.id: {("name", e.name)} if e.name else set() for e in entities}
+    for t in triples:
+        out.setdefault(t.subject, set()).add((t.label, t.value))
+    return out
 
 
 def render_citation(subject: str, pairs: Iterable[tuple[str, str]] = ()) -> str:

@@ -40,7 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from kalma_graph.evaluation.citations import ParsedAnswer, parse_answer
+from kalma_graph.evaluation.citations import ParsedAnswer, known_pairs, known_props, parse_answer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
 from kalma_graph.evaluation.metrics import (
@@ -216,13 +216,11 @@ def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | No
     retrieved = [to_triple(t) for t in record.get("retrieved") or []]
     removed = [to_triple(t) for t in record.get("removed") or []]
     shown = shown_triples(record)
-    known: dict[str, set[str]] = {}
-    pairs: dict[str, set[tuple[str, str]]] = {}
     names = dict(extra_names or {}) | subject_names_of(record)
-    for t in retrieved + removed + shown:
-        known.setdefault(t.subject, {"name"}).add(t.label)
-        pairs.setdefault(t.subject, {("name", names[t.subject])} if names.get(t.subject) else set()).add(
-            (t.label, t.value))
+    # What the parser knows: everything the model saw or could have seen, as the pipeline passes it.
+    everything = retrieved + removed + shown
+    subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in everything)]
+    known, pairs = known_props(subjects, everything), known_pairs(subjects, everything)
     return ScoredAnswer(
         id=str(record["id"]),
         question=str(record.get("question") or ""),

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.llm import GenerationParams, LLMError
@@ -38,7 +38,7 @@ from kalma_graph.pipeline.cite import (
     place_citations,
 )
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
-from kalma_graph.retrieval.retrieve import knowledge_blocks, known_pairs, known_props, linked_dict, retrieve, triple_dict
+from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve, triple_dict
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [

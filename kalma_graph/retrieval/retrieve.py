@@ -12,7 +12,7 @@ from kalma_graph.store.base import Entity, GraphStore, Triple
 from .linking import DEFAULT_TYPE_POLICY, LinkedMention, TypeMap, link_question, selected_entities
 from .subgraph import knowledge_block
 
-__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "known_props", "known_pairs", "candidate_dict", "linked_dict", "triple_dict"]
+__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "candidate_dict", "linked_dict", "triple_dict"]
 
 
 @dataclass
@@ -77,24 +77,6 @@ def knowledge_blocks(entities: Sequence[Entity], triples: Sequence[Triple]) -> l
     for t in triples:
         by_subject.setdefault(t.subject, []).append(t)
     return [knowledge_block(e, by_subject.get(e.id, [])) for e in entities]
-
-
-def known_props(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[str]]:
-    """Property labels per entity for the citation parser, with the pseudo-property `name` that the
-    knowledge block shows for every entity."""
-    out: dict[str, set[str]] = {e.id: {"name"} for e in entities}
-    for t in triples:
-        out.setdefault(t.subject, {"name"}).add(t.label)
-    return out
-
-
-def known_pairs(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[tuple[str, str]]]:
-    """The `(label, value)` pairs per entity that the knowledge blocks show (and the citation grammar
-    allows), with each entity's `name` pair: the citation parser reads a pair written so whole."""
-    out: dict[str, set[tuple[str, str]]] = {e.id: {("name", e.name)} if e.name else set() for e in entities}
-    for t in triples:
-        out.setdefault(t.subject, set()).add((t.label, t.value))
-    return out
 
 
 def triple_dict(t: Triple) -> dict[str, Any]:
