@@ -135,29 +135,37 @@ def build_citation_grammar(
     return CitationGrammar(text="\n".join(lines), pairs=pairs, left_out=left_out)
 
 
+def _mark_moves(n_entities: int, k: int, n: int, previous: object | None, state: str, space: str) -> list[str]:
+    """The marks that may follow `k` marks (`n` of them `[NA]`, the last one `previous`) in a
+    sentence, each leading to the state `<state><k+1><n'>-<mark>`: none after
+    `MAX_MARKS_PER_SENTENCE`, no second `[NA]`, never the previous mark's entity again."""
+    if k >= MAX_MARKS_PER_SENTENCE:
+        return []
+    out = []
+    for p in ["na", *range(n_entities)]:
+        if p == previous or (p == "na" and n):
+            continue
+        rule = "na" if p == "na" else f"c{p}"
+        out.append(f"{space}{rule} {state}{k + 1}{n + (p == 'na')}-{p}")
+    return out
+
+
 def _attribute_first_rules(n_entities: int) -> list[str]:
     """Sentences `MARKS SENTENCE.`: 1 to `MAX_MARKS_PER_SENTENCE` marks (one `[NA]` at most, no
     entity twice in a row), a space, words, a terminator. `a<k><n>-<p>` is the state after `k` marks."""
-    marks = ["na", *range(n_entities)]
     lines = [
         "root ::= [ \\t\\n]* unit+",
-        "unit ::= " + " | ".join(f"{'na' if p == 'na' else f'c{p}'} a1{int(p == 'na')}-{p}" for p in marks),
+        "unit ::= " + " | ".join(_mark_moves(n_entities, 0, 0, None, "a", space="")),
         "lead ::= [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
         "said ::= \" \" lead [.!?]+ [ \\t\\n]*",
         'na ::= "[NA]"',
     ]
     for k in range(1, MAX_MARKS_PER_SENTENCE + 1):
         for n in (0, 1):
-            for previous in marks:
+            for previous in ["na", *range(n_entities)]:
                 if previous == "na" and not n:
                     continue
-                alternatives = ["said"]
-                if k < MAX_MARKS_PER_SENTENCE:
-                    for p in marks:
-                        if p == previous or (p == "na" and n):
-                            continue
-                        rule = "na" if p == "na" else f"c{p}"
-                        alternatives.append(f'" "? {rule} a{k + 1}{n + (p == "na")}-{p}')
+                alternatives = ["said"] + _mark_moves(n_entities, k, n, previous, "a", space='" "? ')
                 lines.append(f"a{k}{n}-{previous} ::= " + " | ".join(alternatives))
     return lines
 
@@ -165,24 +173,7 @@ def _attribute_first_rules(n_entities: int) -> list[str]:
 def _sentence_rules(n_entities: int, *, min_marks: int) -> list[str]:
     """The sentence automaton: `w<k><n>` after words, `m<k><n>-<p>` after a mark, with `k` marks and
     `n` `[NA]`s so far in the sentence and `p` the previous mark (`na` or an entity index)."""
-    marks = ["na", *range(n_entities)]
     optional_end = min_marks == 0  # the answer may stop anywhere, not only after a terminator
-
-    def mark_rule(p: object) -> str:
-        return "na" if p == "na" else f"c{p}"
-
-    def moves(k: int, n: int, previous: object | None) -> list[str]:
-        out = []
-        if k >= MAX_MARKS_PER_SENTENCE:
-            return out
-        space = '" "? ' if previous is not None else ""
-        for p in marks:
-            if p == "na" and n:
-                continue
-            if p == previous:
-                continue
-            out.append(f"{space}{mark_rule(p)} m{k + 1}{n + (p == 'na')}-{p}")
-        return out
 
     def state(name: str, alternatives: list[str], may_stop: bool) -> str:
         body = " | ".join(alternatives)
@@ -205,15 +196,15 @@ def _sentence_rules(n_entities: int, *, min_marks: int) -> list[str]:
             if n > k:
                 continue
             can_stop = k >= min_marks
-            alternatives = (["stop"] if can_stop else []) + moves(k, n, None)
+            alternatives = (["stop"] if can_stop else []) + _mark_moves(n_entities, k, n, None, "m", space="")
             if alternatives:
                 lines.append(state(f"w{k}{n}", alternatives, can_stop))
             if k == 0:
                 continue
-            for p in marks:
-                if (p == "na") != bool(n) and p == "na":
+            for p in ["na", *range(n_entities)]:
+                if p == "na" and not n:
                     continue
-                alternatives = ["stop", f"words w{k}{n}"] + moves(k, n, p)
+                alternatives = ["stop", f"words w{k}{n}"] + _mark_moves(n_entities, k, n, p, "m", space='" "? ')
                 lines.append(state(f"m{k}{n}-{p}", alternatives, True))
     return lines
 
