@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from kalma_graph.evaluation.citation_marks import locate_marks
 from kalma_graph.evaluation.citations import parse_answer, render_citation
@@ -69,17 +69,19 @@ def to_attribute_first(answer: str) -> str:
     parsed = parse_answer(answer)
     out = []
     for sentence in parsed.sentences:
-        marks = [render_citation(qid, pairs) for qid, pairs in _grouped(sentence.citations)]
+        marks = render_marks(c.triple for c in sentence.citations)
         marks += ["[NA]"] if sentence.na or not marks else []  # one [NA] per sentence at most
         out.append(" ".join(marks + [sentence.clean_text]))
     return " ".join(out)
 
 
-def _grouped(citations: Sequence[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
+def render_marks(triples: Iterable[tuple[str, str, str]]) -> list[str]:
+    """One canonical mark per entity, in order of first appearance, holding its (property, value)
+    pairs: `[("Q1", "p", "v"), ("Q1", "q", "w")]` -> `["[Q1, p: v, q: w]"]`."""
     groups: dict[str, list[tuple[str, str]]] = {}
-    for c in citations:
-        groups.setdefault(c.qid, []).append((c.prop, c.value))
-    return list(groups.items())
+    for subject, prop, value in triples:
+        groups.setdefault(subject, []).append((prop, value))
+    return [render_citation(subject, pairs) for subject, pairs in groups.items()]
 
 
 def from_attribute_first(raw: str) -> str:
@@ -204,10 +206,7 @@ def place_citations(
         placement = Placement(sentence, [(t.subject, t.label, t.value, round(p, 4)) for t, p in scored],
                               [(t.subject, t.label, t.value) for t, _ in chosen])
         placements.append(placement)
-        groups: dict[str, list[tuple[str, str]]] = {}
-        for t, _ in chosen:
-            groups.setdefault(t.subject, []).append((t.label, t.value))
-        marks = " ".join(render_citation(s, pairs) for s, pairs in groups.items()) or "[NA]"
+        marks = " ".join(render_marks(placement.cited)) or "[NA]"
         found = _TERMINATOR_RE.search(sentence)
         if found:
             out.append(f"{sentence[:found.start()].rstrip()} {marks}{found.group(1)}")
