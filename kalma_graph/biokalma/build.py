@@ -186,7 +186,8 @@ def build_biokalma(
     generation_seconds = 0.0
     if progress:
         progress(plan.n - len(todo), plan.n, "")
-    with open(out, "a", encoding="utf-8") as handle, open(side_paths(out)["timings"], "a", encoding="utf-8") as timing:
+    paths = side_paths(out)
+    with open(out, "a", encoding="utf-8") as handle, open(paths["timings"], "a", encoding="utf-8") as timing:
         for resolution in todo:
             t0 = time.perf_counter()
             entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n, options.evolve,
@@ -205,7 +206,6 @@ def build_biokalma(
     entries = read_entries(out)
     order = {r.entry_id: i for i, r in enumerate(plan.resolutions)}
     entries.sort(key=lambda e: order.get(e["id"], len(order)))
-    paths = side_paths(out)
     write_side_files(entries, paths)
     checks = check_dataset(store, entries, nli=nli, threshold=options.nli_threshold)
     summary = {

@@ -232,18 +232,7 @@ def _states(sentence: str, value: str, subject: str, require_mention: bool, name
         return False
     if not require_mention:
         return True
-    pair = [subject] + [n for n in names if n != subject]
-    named = persons_named_in(sentence, pair[:1]) if len(pair) == 1 else _names_first(sentence, pair)
-    return mentions(sentence, value) and named
-
-
-def _names_first(text: str, names: Sequence[str]) -> bool:
-    """Does `text` name the first of `names` (by a word the others' names lack, when there is one)?"""
-    folded = text.casefold()
-    words = [set(re.findall(r"[^\W\d_]{2,}", name.casefold())) for name in names]
-    others = set().union(*words[1:])
-    distinct = (words[0] - others) or words[0]
-    return any(re.search(rf"\b{re.escape(w)}\b", folded) for w in distinct if len(w) >= 3 or w not in others)
+    return mentions(sentence, value) and names_person(sentence, subject, [n for n in names if n != subject])
 
 
 def names_both(question: str, names: Sequence[str]) -> bool:
@@ -265,24 +254,22 @@ def names_both(question: str, names: Sequence[str]) -> bool:
 
 
 def persons_named_in(text: str, names: Sequence[str]) -> int:
-    """How many of the persons `text` names, each by a word of their own name that no other name
-    holds when there is one (so a shared surname names nobody), else by any word of it."""
+    """How many of the persons `text` names (`names_person`, each against all the others)."""
+    return sum(names_person(text, name, [n for j, n in enumerate(names) if j != i]) for i, name in enumerate(names))
+
+
+def names_person(text: str, name: str, others: Sequence[str] = ()) -> bool:
+    """Does `text` name the person `name`: by a word of the name that none of `others` holds, when
+    there is one (so a shared surname names nobody), else by a shared word of 3+ letters?"""
+    own = _name_words(name)
+    theirs = set().union(*map(_name_words, others))
+    distinct = (own - theirs) or own
     folded = text.casefold()
-    words = [set(re.findall(r"[^\W\d_]{2,}", name.casefold())) for name in names]
-    count = 0
-    for i, own in enumerate(words):
-        others = set().union(*(w for j, w in enumerate(words) if j != i))
-        distinct = (own - others) or own
-        if any(re.search(rf"\b{re.escape(w)}\b", folded) for w in distinct if len(w) >= 3 or w not in others):
-            count += 1
-    return count
+    return any(re.search(rf"\b{re.escape(w)}\b", folded) for w in distinct if len(w) >= 3 or w not in theirs)
 
 
-def names_a_person(question: str, names: Sequence[str]) -> bool:
-    """Does the question name one of the persons (any word of their names, 3+ letters)? A BioKaLMA
-    question is about the two persons; "What's the answer?" is not one."""
-    words = {w for name in names for w in re.findall(r"[^\W\d_]{3,}", name.casefold())}
-    return any(re.search(rf"\b{re.escape(w)}\b", question.casefold()) for w in words)
+def _name_words(name: str) -> set[str]:
+    return set(re.findall(r"[^\W\d_]{2,}", name.casefold()))
 
 
 def parse_annotations(text: str, pool: Pool) -> list[Triple]:
