@@ -55,7 +55,8 @@ def pipeline_options(func):
 class _Context:
     """Models and store loaded once for an experiment; closed at the end."""
 
-    def __init__(self, kw: dict[str, Any], *, needs_store: bool) -> None:
+    def __init__(self, kw: dict[str, Any], *, needs_store: bool, load_answerer: bool = True) -> None:
+        """`load_answerer=False`: the command loads its answering models itself (experiment paper)."""
         from kalma_graph.experiments import Components, ExperimentSettings
 
         self.kw = kw
@@ -73,7 +74,7 @@ class _Context:
 
             self.store = open_store(kw["store_uri"])
         llm = ner = params = None
-        if not kw["reuse_answers"]:
+        if load_answerer and not kw["reuse_answers"]:
             from kalma_graph.models.llm import GenerationParams, load_llm
 
             llm = load_llm(kw["model"], n_ctx=kw["n_ctx"], n_gpu_layers=kw["gpu_layers"], seed=kw["seed"])
@@ -272,11 +273,10 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
         StrategySetting("qwen2.5-coder-1.5b-q4km", cite) for cite in ("model", "attribute-first", "posthoc")]
     with experiment_errors():
         qs = load_questions(questions, limit=kw["limit"])
-        ctx = _Context({**kw, "reuse_answers": True}, needs_store=True)  # models are loaded per setting below
+        ctx = _Context(kw, needs_store=True, load_answerer=False)  # answering models: per setting, below
         try:
             from kalma_graph.models.llm import GenerationParams
 
-            ctx.settings.reuse_answers = kw["reuse_answers"]
             ctx.settings.params = GenerationParams(max_tokens=kw["max_tokens"], temperature=kw["temperature"],
                                                    seed=kw["seed"])
             ctx.settings.constrain = "marks"

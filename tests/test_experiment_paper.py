@@ -8,9 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kalma_graph.experiments.paper import StrategySetting, paper_rows
+from kalma_graph.experiments.paper import StrategySetting
 from kalma_graph.experiments.runner import ExperimentError
-from kalma_graph.reporting.paper import results_markdown
+from kalma_graph.reporting.paper import paper_rows, results_markdown
 
 from .conftest import DUMPS, SHARED
 from .test_retrieval_linking import release_sample_store, sample_store_path  # noqa: F401
@@ -68,3 +68,17 @@ def test_table3_through_the_pipeline_and_resume(tmp_path, tmp_path_factory):
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert again.exit_code == 0, again.output
     assert (out / "table3" / "smollm2-135m__model" / "answers.jsonl").read_bytes() == before
+    # Re-evaluating the answers on disk loads no answering model at all.
+    from kalma_graph.evaluation.gold import load_gold
+    from kalma_graph.experiments import ExperimentSettings, load_questions
+    from kalma_graph.experiments.paper import strategies
+
+    def refuse(model):
+        raise AssertionError(f"reuse_answers must not load {model}")
+
+    again = strategies(load_questions(f"{BUILT}.questions.jsonl", limit=2), load_gold(f"{BUILT}.gold.jsonl"),
+                       store=None, ner=None, load_llm=refuse,
+                       settings=ExperimentSettings(out_dir=out / "table3", reuse_answers=True, plots=False),
+                       rows_of=[StrategySetting("smollm2-135m", "model"), StrategySetting("smollm2-135m", "attribute-first")],
+                       nli=None)
+    assert [r["answers"] for r in again["rows"]] == [2, 2]

@@ -5,7 +5,7 @@
     paper(...)        strategies, then — with the first setting (the headline model and strategy) —
                       conscious incompetence (Table 5, Figure 4), retrieval accuracy (Figure 5) and
                       general vs specific questions (Table 7); then `docs/results.md` beside the
-                      paper's own rows (`kalma_graph/data/kalma_paper_results.json`)
+                      paper's own rows (`kalma_graph.reporting.paper.paper_rows`)
 
 Layout under `out_dir`: `table3/<model>__<strategy>/…`, `table5/…`, `figure5/…`, `table7/…`, each the
 runner's layout (`answers.jsonl`, `evaluation/`, `experiment.{json,csv,md}`, `plots/`). Every part
@@ -16,11 +16,10 @@ hours goes on where it stopped, across sessions.
 from __future__ import annotations
 
 import functools
-import json
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from kalma_graph.experiments.runner import (
     Components,
@@ -63,10 +62,16 @@ class StrategySetting:
         return cls(model=model, cite=cite)
 
 
-def paper_rows() -> dict[str, Any]:
-    """The paper's own figures (Tables 3, 4, 5, 7; notes on Figures 4 and 5)."""
-    raw = resources.files("kalma_graph").joinpath("data/kalma_paper_results.json").read_text(encoding="utf-8")
-    return json.loads(raw)
+@contextmanager
+def _loaded(load_llm: LLMLoader, model: str, settings: ExperimentSettings) -> Iterator[Any]:
+    """The model for answering, closed afterwards; none when the answers on disk are only evaluated
+    (`reuse_answers`), so a re-evaluation does not load a 1 GB model it never calls."""
+    llm = None if settings.reuse_answers else load_llm(model)
+    try:
+        yield llm
+    finally:
+        if llm is not None:
+            llm.close()
 
 
 def _answer_fn(cite: str, placing_nli: Any) -> Any:
@@ -83,13 +88,10 @@ def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any,
     out_dir = Path(settings.out_dir)
     rows, first = [], None
     for setting in rows_of:
-        llm = load_llm(setting.model)
-        try:
+        with _loaded(load_llm, setting.model, settings) as llm:
             components = Components(store=store, llm=llm, ner=ner)
             path = answer_setting(setting.name, questions, None, components, settings,
                                   answer_fn=_answer_fn(setting.cite, placing_nli), progress=progress)
-        finally:
-            llm.close()
         results = evaluate_setting(setting.name, path, settings, None, gold=gold, nli=nli, judge=judge,
                                    progress=progress)
         first = first or results
@@ -121,8 +123,7 @@ def paper(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any, ner:
     headline = rows_of[0]
     later = [p for p in parts if p != "table3"]
     if later:
-        llm = load_llm(headline.model)
-        try:
+        with _loaded(load_llm, headline.model, settings) as llm:
             components = Components(store=store, llm=llm, ner=ner)
             answer_fn = _answer_fn(headline.cite, placing_nli)
             if "table5" in parts:
@@ -137,8 +138,6 @@ def paper(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any, ner:
                 done["table7"] = variants(questions, components=components,
                                           settings=replace(settings, out_dir=root / "table7"), nli=nli,
                                           judge=judge, gold=gold, answer_fn=answer_fn, progress=progress)
-        finally:
-            llm.close()
     result = {"kind": "paper", "parts": done, "headline": {"model": headline.model, "cite": headline.cite}}
     if results_md is not None:
         from kalma_graph.reporting.paper import write_results_markdown

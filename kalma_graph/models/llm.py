@@ -129,7 +129,6 @@ class LocalLLM:
         self.n_gpu_layers = n_gpu_layers if n_gpu_layers is not None else (-1 if self.gpu else 0)
         self.n_ctx = n_ctx
         self.seed = seed
-        self.logits_all = logits_all
         # llama.cpp keeps the KV cache of the previous prompt; a new prompt that starts the same way
         # (instruction + demonstration, identical across questions) re-evaluates only what differs.
         self.reuse_prefix = reuse_prefix
@@ -139,9 +138,7 @@ class LocalLLM:
         # makes prompt evaluation ~10x slower on a 150k-token vocabulary (measured: docs/answer.md);
         # hence off by default.
         self.prompt_lookup = prompt_lookup
-        if prompt_lookup:
-            logits_all = True
-            self.logits_all = True
+        self.logits_all = logits_all = logits_all or bool(prompt_lookup)
         self._lock = threading.Lock()
         draft = None
         if prompt_lookup:

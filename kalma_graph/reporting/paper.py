@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -50,7 +51,7 @@ def _plots(data: Mapping[str, Any], md_dir: Path) -> list[str]:
 
 
 def results_markdown(root: Path, md_dir: Path) -> str:
-    paper = _paper_rows()
+    paper = paper_rows()
     lines = [
         "# KaLMA's result tables, reproduced locally",
         "",
@@ -132,10 +133,11 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(got) / len(got) if got else None
 
 
-def _paper_rows() -> dict[str, Any]:
-    from kalma_graph.experiments.paper import paper_rows
-
-    return paper_rows()
+def paper_rows() -> dict[str, Any]:
+    """The paper's own figures (Tables 3, 4, 5, 7; notes on Figures 4 and 5), transcribed in
+    `kalma_graph/data/kalma_paper_results.json`."""
+    raw = resources.files("kalma_graph").joinpath("data/kalma_paper_results.json").read_text(encoding="utf-8")
+    return json.loads(raw)
 
 
 def write_results_markdown(root: Path, md_path: Path) -> Path:
