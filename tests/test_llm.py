@@ -66,6 +66,21 @@ def test_batched_continuations_equal_one_call_each(llm):
     assert llm.continuation_logprobs(prefix, sentences[0]) == pytest.approx(many[0], abs=1e-4)
 
 
+def test_scored_extensions_gives_the_prefix_its_own_logprobs(llm):
+    """The prefix's own token log-probabilities come from the evaluation that conditions the
+    continuations (BioKaLMA eq. 1 no longer evaluates the paragraph twice): scoring `prefix +
+    continuation` as a prefix ends with exactly the continuation's log-probabilities."""
+    prefix, sentence = "Mary Shelley was born in London.", " She wrote Frankenstein."
+    own, (cont,) = llm.scored_extensions(prefix, [sentence])
+    assert cont == pytest.approx(llm.continuation_logprobs_many(prefix, [sentence])[0], abs=1e-4)
+    whole, _ = llm.scored_extensions(prefix + sentence, [])
+    n_prefix = len(llm._llm.tokenize(prefix.encode(), add_bos=True, special=True))
+    assert len(whole) == n_prefix - 1 + len(cont) and len(own) == n_prefix - 1
+    assert whole[: len(own)] == pytest.approx(own, abs=1e-4)
+    assert whole[len(own):] == pytest.approx(cont, abs=1e-4)
+    assert all(lp <= 0 for lp in whole)
+
+
 def test_clear_errors():
     with pytest.raises(LLMError, match="not found"):
         load_llm("/nonexistent/model.gguf")

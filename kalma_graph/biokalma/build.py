@@ -193,11 +193,12 @@ def build_biokalma(
             entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n, options.evolve,
                                  scorer_llm=scorer_llm)
             generation_seconds += time.perf_counter() - t0
+            phases = entry.pop("timings", {})
             entry["provenance"] = settings
             handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
-            timing.write(json.dumps({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
+            timing.write(json.dumps({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases}) + "\n")
             timing.flush()
             built += 1
             if progress:
