@@ -51,6 +51,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
     the four attribution categories, verbalise, and write JSONL plus Table 4-style statistics."""
     from kalma_graph.caqa.build import BuildConfig, BuildError, build
     from kalma_graph.caqa.verbalise import LLMVerbaliser, TemplateVerbaliser
+    from kalma_graph.files import CorruptJsonlError
     from kalma_graph.store import open_store
 
     config = BuildConfig(out=out_dir, kgqa=list(kgqa), kbs=tuple(kbs) or ("wikidata", "freebase"), paths=paths,
@@ -68,7 +69,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
             task = bar.add_task("queries", total=None)
             summary = build(store, config, verbaliser=verb, fresh=fresh,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except BuildError as exc:
+    except (BuildError, CorruptJsonlError) as exc:
         err_console.print(f"[bold red]error:[/] {exc}")
         sys.exit(2)
     finally:
@@ -113,8 +114,13 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
     from kalma_graph.caqa.bench import load_samples, run_bench
     from kalma_graph.caqa.evaluators import NEEDS_LLM, NEEDS_NLI, make_evaluator
     from kalma_graph.caqa.evaluators.llm_judge import demos_from
+    from kalma_graph.files import CorruptJsonlError
 
-    chosen = load_samples(samples, split=split, limit=limit, seed=seed)
+    try:
+        chosen = load_samples(samples, split=split, limit=limit, seed=seed)
+    except CorruptJsonlError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)
     if not chosen:
         raise click.UsageError(f"no {split} samples in {samples}")
     nli = llm = None
@@ -141,9 +147,13 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
             tasks[name] = bar.add_task(name, total=total)
         bar.update(tasks[name], completed=done)
 
-    with bar:
-        report = run_bench(chosen, built, out_dir, batch_size=batch_size, factscore_limit=factscore_limit,
-                           header=header, progress=progress)
+    try:
+        with bar:
+            report = run_bench(chosen, built, out_dir, batch_size=batch_size, factscore_limit=factscore_limit,
+                               header=header, progress=progress)
+    except CorruptJsonlError as exc:  # a damaged predictions file: its file:line, nothing dropped
+        err_console.print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)
     if as_json:
         print_json(report)
         return

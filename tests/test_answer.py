@@ -11,14 +11,16 @@ import pytest
 
 from kalma_graph.evaluation.citations import parse_answer
 from kalma_graph.generation.prompt import build_messages, demo_blocks, load_answer_prompt
+from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.pipeline.answer import (
     AnswerError,
-    _scan,
-    _Writer,
+    Question,
     default_variant,
     load_biokalma_questions,
     load_jsonl_questions,
     load_questions,
+    open_answers,
+    pending_questions,
     question_from_text,
     read_records,
 )
@@ -119,18 +121,32 @@ def test_paper_prompt_keeps_table_13_question():
 def test_torn_last_line_is_dropped_on_resume(tmp_path):
     out = tmp_path / "answers.jsonl"
     out.write_text(json.dumps({"id": "a"}) + "\n" + json.dumps({"id": "b"}) + "\n" + '{"id": "c", "ans')
-    records, good = _scan(out)
-    assert [r["id"] for r in records] == ["a", "b"] and good == out.read_bytes().index(b'{"id": "c"')
-    writer = _Writer(out, resume=True)
-    assert writer.done_ids == {"a", "b"}
-    writer.write({"id": "c"})
+    questions = [Question(id=i, text=f"question {i}") for i in "abc"]
+    assert [r["id"] for r in read_records(out)] == ["a", "b"]  # a reader leaves the torn line alone
+    assert [q.id for q in pending_questions(questions, out)] == ["c"] and out.read_text().endswith('"ans')
+    with pytest.warns(TornLineWarning, match=r"answers.jsonl:3: dropped a torn last line"):
+        writer, done = open_answers(out)
+    assert done == {"a", "b"} and writer.torn.line == 3
+    assert out.read_bytes() == (json.dumps({"id": "a"}) + "\n" + json.dumps({"id": "b"}) + "\n").encode()
+    writer.append({"id": "c"})  # the question answered again, on a line of its own
     writer.close()
     assert [r["id"] for r in read_records(out)] == ["a", "b", "c"]
     assert out.read_text().count("\n") == 3
-    fresh = _Writer(out, resume=False)
-    assert fresh.done_ids == set()
+    fresh, done = open_answers(out, resume=False)
+    assert done == set()
     fresh.close()
     assert out.read_text() == ""
+
+
+def test_corrupt_middle_line_stops_the_resume_and_keeps_the_file(tmp_path):
+    out = tmp_path / "answers.jsonl"
+    out.write_text(json.dumps({"id": "a"}) + "\n" + '{"id": "b", "ans\n' + json.dumps({"id": "c"}) + "\n")
+    before = out.read_bytes()
+    for attempt in (lambda: open_answers(out), lambda: read_records(out),
+                    lambda: pending_questions([Question(id="d", text="d")], out)):
+        with pytest.raises(CorruptJsonlError, match=r"answers.jsonl:2: not valid JSON"):
+            attempt()
+    assert out.read_bytes() == before
 
 
 # --- end to end with the real model (slow) --------------------------------------------------------------
@@ -268,11 +284,21 @@ def test_constrained_citations_cite_only_retrieved_knowledge(tmp_path, sample_st
     # answers only the third again.
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
     out.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2], encoding="utf-8")
-    resumed = answer_questions(sample_store, llm, ner, questions, params=params, constrain=True,
-                               knowledge_filter=drop_first, out_path=out)
+    with pytest.warns(TornLineWarning, match="constrained.jsonl:3"):
+        resumed = answer_questions(sample_store, llm, ner, questions, params=params, constrain=True,
+                                   knowledge_filter=drop_first, out_path=out)
     assert (resumed["written"], resumed["skipped_done"]) == (1, 2)
     assert out.read_text(encoding="utf-8").splitlines(keepends=True)[:2] == lines[:2]
     assert [r["id"] for r in read_records(out)] == [q.id for q in questions]
+    # A damaged line with answers after it is not a crash: refused with file:line, nothing dropped.
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    out.write_text(lines[0] + lines[1][:30] + "\n" + lines[2], encoding="utf-8")
+    damaged = out.read_bytes()
+    with pytest.raises(CorruptJsonlError, match="constrained.jsonl:2: not valid JSON"):
+        answer_questions(sample_store, llm, ner, questions, params=params, constrain=True,
+                         knowledge_filter=drop_first, out_path=out)
+    assert out.read_bytes() == damaged
+    out.write_text("".join(lines), encoding="utf-8")
     # The same file with other settings is refused before anything is generated.
     with pytest.raises(AnswerError, match="other settings"):
         answer_questions(sample_store, llm, ner, questions, params=GenerationParams(max_tokens=40), constrain=True,

@@ -44,3 +44,49 @@ def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
     assert (again["built_now"], again["resumed"]) == (0, 2)
     refused = kg(*args[:-1], "--alpha", "0.9", check=False)
     assert refused.returncode == 2 and "other settings" in refused.stderr and "Traceback" not in refused.stderr
+
+
+@pytest.mark.slow
+def test_build_biokalma_resumes_after_torn_lines_and_refuses_a_corrupt_one(tmp_path):
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.close()
+    out, timings = tmp_path / "bk.jsonl", tmp_path / "bk.timings.jsonl"
+    args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
+            "--no-nli", "--json")
+    first = json.loads(kg(*args).stdout)
+    assert first["built_now"] == 2 and first["headline"]["timed_entries"] == 2
+    entries = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    times = timings.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(entries) == len(times) == 2 and {"id", "seconds"} <= set(json.loads(times[0]))
+
+    # Killed while writing the second timing: both entries are finished, the torn timing is trimmed.
+    timings.write_text(times[0] + times[1][:12], encoding="utf-8")
+    run = kg(*args)
+    summary = json.loads(run.stdout)
+    assert (summary["built_now"], summary["resumed"]) == (0, 2) and summary["headline"]["timed_entries"] == 1
+    assert "bk.timings.jsonl:2: dropped a torn last line" in run.stderr
+    assert timings.read_text(encoding="utf-8") == times[0]
+
+    # Killed while writing the second entry (so before its timing): that entry is built again.
+    out.write_text(entries[0] + entries[1][:40], encoding="utf-8")
+    run = kg(*args)
+    summary = json.loads(run.stdout)
+    assert (summary["built_now"], summary["resumed"], summary["entries"]) == (1, 1, 2)
+    assert "bk.jsonl:2: dropped a torn last line" in run.stderr
+    rebuilt = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert rebuilt[0] == entries[0] and [json.loads(line)["id"] for line in rebuilt] == [
+        json.loads(line)["id"] for line in entries]
+    assert [json.loads(line)["id"] for line in timings.read_text(encoding="utf-8").splitlines()] == [
+        json.loads(entries[0])["id"], json.loads(entries[1])["id"]]
+    assert summary["headline"]["timed_entries"] == 2
+
+    # A damaged first line with an entry after it is refused with file:line; the file is kept as is.
+    out.write_text(entries[0][:30] + "\n" + rebuilt[1], encoding="utf-8")
+    damaged = out.read_bytes()
+    refused = kg(*args, check=False)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "bk.jsonl:1:notvalidJSON" in "".join(refused.stderr.split())  # however rich wraps it
+    assert out.read_bytes() == damaged

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from kalma_graph.biokalma.build import side_paths, write_side_files
+from kalma_graph.biokalma.build import read_entries, read_timings, side_paths, write_side_files
 from kalma_graph.biokalma.evolve import (
     PROMPTS,
     EvolveConfig,
@@ -32,6 +32,7 @@ from kalma_graph.biokalma.scoring import (
     specificity,
 )
 from kalma_graph.biokalma.templates import relation_pos, verbalise
+from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import Entity, Triple
 
@@ -320,6 +321,32 @@ def test_side_files_load_with_evaluate_and_answer_readers(tmp_path):
     assert (question.text_for("general"), question.text_for("specific")) == ("Who was B C?", "Who exactly was B C's child?")
 
 
+def test_read_entries_cuts_a_torn_last_line(tmp_path):
+    out = tmp_path / "bk.jsonl"
+    assert read_entries(out) == []
+    done = json.dumps({"id": "e1"}) + "\n" + json.dumps({"id": "e2", "question": "Wer war Jürgen?"}, ensure_ascii=False) + "\n"
+    out.write_text(done + '{"id": "e3", "quest', encoding="utf-8")
+    with pytest.warns(TornLineWarning, match="bk.jsonl:3"):
+        assert [e["id"] for e in read_entries(out)] == ["e1", "e2"]
+    assert out.read_text(encoding="utf-8") == done  # e3 is built again, on a line of its own
+
+
+def test_read_entries_refuses_a_corrupt_line_inside(tmp_path):
+    out = tmp_path / "bk.jsonl"
+    out.write_text(json.dumps({"id": "e1"}) + "\n" + '{"id": "e2", "que\n' + json.dumps({"id": "e3"}) + "\n")
+    before = out.read_bytes()
+    with pytest.raises(CorruptJsonlError, match="bk.jsonl:2: not valid JSON"):
+        read_entries(out)
+    assert out.read_bytes() == before  # e3 is not lost
+
+
+def test_read_timings_skips_a_torn_line_and_keeps_the_last_seconds_of_each_entry(tmp_path):
+    timings = side_paths(tmp_path / "bk.jsonl")["timings"]
+    timings.write_text(json.dumps({"id": "e1", "seconds": 3.0, "round1_s": 1.0}) + "\n"
+                       + json.dumps({"id": "e1", "seconds": 4.0}) + "\n" + '{"id": "e2", "sec')
+    assert read_timings(timings, {"e1", "e2"}) == [4.0]
+
+
 @pytest.mark.parametrize("module", ["kalma_graph.biokalma.scoring", "kalma_graph.biokalma.templates",
                                     "kalma_graph.biokalma.pairs", "kalma_graph.biokalma.evolve"])
 def test_docstring_examples(module):
@@ -360,9 +387,24 @@ def test_naming_grammar_admits_only_questions_naming_both():
     for question in admitted:
         assert checker.accepts(grammar, question) and names_both(question, names)
     for question in ["Who influenced John Updike?", "Who was Henry James? And John Updike?",
-                     "How did Henry James shape John Updike\nand why?", "Henry James and John Updike"]:
+                     "How did Henry James shape John Updike\nand why?", "Henry James and John Updike",
+                     "How didHenry James shape John Updike?"]:
         assert not checker.accepts(grammar, question), question
     quoted = ['Al "Bird" Parker', "Dizzy Gillespie"]
     assert checker.accepts(naming_grammar(quoted), 'Did Dizzy Gillespie play with Al "Bird" Parker?')
     with pytest.raises(ValueError):
         naming_grammar(["only one"])
+
+
+def test_question_attempts_follow_the_prompt_file():
+    from kalma_graph.biokalma.evolve import naming_grammar, question_attempts
+    from kalma_graph.prompts import load_prompt
+
+    names = ["John Updike", "Henry James"]
+    prompt = load_prompt("biokalma/question_general")
+    tries = prompt["second_tries"]
+    attempts = question_attempts(prompt, names)
+    assert attempts[0] == ("llm", None, None)
+    assert attempts[1:-1] == [("llm-sampled", tries["temperature"], None)] * tries["samples"]
+    assert attempts[-1] == ("llm-constrained", None, naming_grammar(names))
+    assert question_attempts({}, names) == [("llm", None, None)]

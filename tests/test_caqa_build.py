@@ -4,6 +4,7 @@ the local NLI model, train)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -28,6 +29,7 @@ from kalma_graph.caqa.model import (
     evaluate,
     pids_of,
 )
+from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.store import caqa_ops
 from kalma_graph.store.embedded import EmbeddedStore
 
@@ -210,11 +212,76 @@ def test_deterministic_and_resumable(graph, kgqa_files, tmp_path):
     assert first["run"]["queries_remaining"] > 0
     with open(part / "samples.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"id": "cut off by a cra')  # a crash in the middle of a write
-    resumed = build(graph, BuildConfig(out=str(part), **small))
+    with pytest.warns(TornLineWarning, match="samples.jsonl"):
+        resumed = build(graph, BuildConfig(out=str(part), **small))
     assert resumed["run"]["queries_remaining"] == 0
     assert (part / "samples.jsonl").read_bytes() == (full / "samples.jsonl").read_bytes()
     with pytest.raises(BuildError):
         build(graph, BuildConfig(out=str(part), **{**small, "seed": 4}))
+
+
+def _crash_copy(built: dict, tmp_path: Path) -> tuple[Path, bytes]:
+    """A copy of the module's build directory, and the bytes of its samples log."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(built["out"], copy)
+    return copy, (copy / "samples.jsonl").read_bytes()
+
+
+def test_resume_redoes_a_sample_group_cut_by_a_torn_line(built, graph, tmp_path):
+    copy, full = _crash_copy(built, tmp_path)
+    samples = full.decode().splitlines(keepends=True)
+    size = json.loads(samples[-1])["group_size"]
+    assert size >= 2
+    # Killed while writing the last group: one line of it finished, the next torn.
+    kept = samples[:-size]
+    (copy / "samples.jsonl").write_text("".join(kept) + samples[-size] + samples[-size + 1][:30], encoding="utf-8")
+    with pytest.warns(TornLineWarning, match=f"samples.jsonl:{len(kept) + 2}: dropped a torn last line"):
+        summary = build(graph, dataclasses.replace(built["config"], out=str(copy)))
+    assert summary["run"]["queries_processed_this_run"] == 1  # the cut group's query, whole again
+    assert summary["run"]["samples_written_this_run"] == size and summary["run"]["queries_remaining"] == 0
+    assert summary["samples"] == built["summary"]["samples"]
+    assert (copy / "samples.jsonl").read_bytes() == full  # the same file as without the crash
+
+
+def test_resume_redoes_a_torn_skipped_line(graph, kgqa_files, tmp_path):
+    config = BuildConfig(out=str(tmp_path / "run"), kgqa=kgqa_files[:1], kbs=("wikidata",), paths=2, trees=2, seed=3,
+                         limit=3)
+    build(graph, config)
+    # The same build resumed on a graph that lacks the facts: its next queries are skipped.
+    empty = EmbeddedStore(tmp_path / "empty.lbdb")
+    empty.bootstrap()
+    try:
+        first = build(empty, dataclasses.replace(config, limit=2))
+        skipped = tmp_path / "run" / "skipped.jsonl"
+        lines = skipped.read_text(encoding="utf-8").splitlines(keepends=True)
+        assert len(lines) == 2 and sum(first["skipped"].values()) == 2
+        skipped.write_text(lines[0] + lines[1][:15], encoding="utf-8")  # killed while writing the second
+        with pytest.warns(TornLineWarning, match="skipped.jsonl:2: dropped a torn last line"):
+            again = build(empty, dataclasses.replace(config, limit=1))
+        assert again["run"]["queries_processed_this_run"] == 1 and again["skipped"] == first["skipped"]
+        assert skipped.read_text(encoding="utf-8") == "".join(lines)
+    finally:
+        empty.close()
+
+
+@pytest.mark.parametrize("log", ["samples.jsonl", "skipped.jsonl"])
+def test_resume_refuses_a_corrupt_line_inside_a_log(built, graph, tmp_path, log):
+    copy, _ = _crash_copy(built, tmp_path)
+    path = copy / log
+    if log == "skipped.jsonl":  # this build skipped nothing: two skipped queries, the first one damaged
+        path.write_text('{"key": "sq-wikidata:1", "rea\n{"key": "sq-wikidata:2", "reason": "why"}\n')
+    else:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text(lines[0][:25] + "\n" + "".join(lines[1:]), encoding="utf-8")
+    damaged = {name: (copy / name).read_bytes() for name in ("samples.jsonl", "skipped.jsonl")}
+    with pytest.raises(CorruptJsonlError, match=rf"{log}:1: not valid JSON"):
+        build(graph, dataclasses.replace(built["config"], out=str(copy)))
+    assert {name: (copy / name).read_bytes() for name in damaged} == damaged
+    if log == "samples.jsonl":
+        with pytest.raises(CorruptJsonlError, match="samples.jsonl:1"):
+            read_samples(copy)  # what bench and train read
 
 
 # --- the CLI, end to end ------------------------------------------------------------------------
@@ -278,6 +345,38 @@ def test_bench_reuses_stored_judgements(built, tmp_path):
     again = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
     assert Counting.judged == 12  # the second run judged only the 4 new samples
     assert again["evaluators"]["nli-3way"]["scores"]["n"] == 12 and first["evaluators"]["nli-3way"]["scores"]["n"] == 8
+
+
+@pytest.mark.slow
+def test_bench_judges_a_torn_judgement_again_and_refuses_a_corrupt_one(built, tmp_path):
+    from kalma_graph.caqa.bench import load_samples, run_bench
+    from kalma_graph.caqa.evaluators.nli import NLIEvaluator
+    from kalma_graph.models.nli import load_nli
+
+    class Counting(NLIEvaluator):
+        judged = 0
+
+        def judge(self, samples):
+            Counting.judged += len(samples)
+            return super().judge(samples)
+
+    samples = load_samples(built["out"], split="all", limit=6, seed=2)
+    evaluator = Counting(load_nli(str(NLI_MODEL), device="cpu", cache=None), "3way")
+    first = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
+    predictions = tmp_path / "predictions" / "nli-3way.jsonl"
+    lines = predictions.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 1 + 6  # the evaluator's description, then one judgement per sample
+    predictions.write_text("".join(lines[:-1]) + lines[-1][:20], encoding="utf-8")  # killed mid-line
+    with pytest.warns(TornLineWarning, match=f"nli-3way.jsonl:{len(lines)}: dropped a torn last line"):
+        again = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
+    assert Counting.judged == 6 + 1  # only the torn sample is judged again
+    assert again["evaluators"]["nli-3way"]["scores"] == first["evaluators"]["nli-3way"]["scores"]
+    assert predictions.read_text(encoding="utf-8") == "".join(lines)
+    predictions.write_text(lines[0] + lines[1][:20] + "\n" + "".join(lines[2:]), encoding="utf-8")
+    damaged = predictions.read_bytes()
+    with pytest.raises(CorruptJsonlError, match="nli-3way.jsonl:2: not valid JSON"):
+        run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
+    assert predictions.read_bytes() == damaged and Counting.judged == 7
 
 
 @pytest.mark.slow

@@ -9,8 +9,10 @@ import json
 import pytest
 
 from kalma_graph.caqa import evaluators, factscore, metrics, model, verbalise
+from kalma_graph.caqa.bench import open_predictions
 from kalma_graph.caqa.evaluators import base, cot
 from kalma_graph.caqa.kgqa import _freebase_id
+from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
 from kalma_graph.caqa.model import (
     CATEGORIES,
     CONTRADICTORY,
@@ -165,3 +167,50 @@ def test_prompts_are_data_with_the_papers_wording():
 @pytest.mark.parametrize("module", [base, cot, metrics, factscore, model])
 def test_docstring_examples(module):
     assert doctest.testmod(module).failed == 0
+
+
+# --- bench predictions: resumable judgements ------------------------------------------------------
+
+DESCRIPTION = {"evaluator": "nli-3way", "model_hash": "abc123", "threshold": 0.5}
+
+
+def _judgement(sample_id: str, label: str = "supportive") -> str:
+    return json.dumps({"id": sample_id, "label": label, "rationale": None, "raw": None, "detail": {}}) + "\n"
+
+
+def test_bench_predictions_trim_a_torn_judgement_which_is_judged_again(tmp_path):
+    path = tmp_path / "nli-3way.jsonl"
+    header = json.dumps({"evaluator": DESCRIPTION}) + "\n"
+    path.write_text(header + _judgement("q1#supportive") + _judgement("q2#partially_supportive", "partially_supportive")
+                    + '{"id": "q3#irrelevant", "lab')
+    with pytest.warns(TornLineWarning, match="nli-3way.jsonl:4"):
+        out, done = open_predictions(path, DESCRIPTION)
+    with out:
+        assert set(done) == {"q1#supportive", "q2#partially_supportive"}
+        assert done["q2#partially_supportive"].label == "partially_supportive"
+        out.append({"id": "q3#irrelevant", "label": "irrelevant", "rationale": None, "raw": None, "detail": {}})
+    content = read_jsonl(path)
+    assert content.torn is None and content.records[0] == {"evaluator": DESCRIPTION}
+    assert [r["id"] for r in content.records[1:]] == ["q1#supportive", "q2#partially_supportive", "q3#irrelevant"]
+
+
+def test_bench_predictions_refuse_a_corrupt_judgement_inside(tmp_path):
+    path = tmp_path / "nli-3way.jsonl"
+    path.write_text(json.dumps({"evaluator": DESCRIPTION}) + "\n" + _judgement("q1") + '{"id": "q2", "la\n'
+                    + _judgement("q3"))
+    before = path.read_bytes()
+    with pytest.raises(CorruptJsonlError, match="nli-3way.jsonl:3: not valid JSON"):
+        open_predictions(path, DESCRIPTION)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps({"evaluator": {**DESCRIPTION, "model_hash": "other"}}) + "\n" + _judgement("q1"),  # not comparable
+    json.dumps({"evaluator": DESCRIPTION}),  # the header itself was cut by a crash
+])
+def test_bench_predictions_start_afresh_for_another_evaluator_or_a_torn_header(tmp_path, text):
+    path = tmp_path / "nli-3way.jsonl"
+    path.write_text(text)
+    out, done = open_predictions(path, DESCRIPTION)
+    out.close()
+    assert done == {} and read_jsonl(path).records == [{"evaluator": DESCRIPTION}]

@@ -208,6 +208,37 @@ def test_score_file_writes_reports_and_resumes(crane_scorer, tmp_path):
 
 @pytest.mark.slow
 @needs_nli
+def test_score_file_rescores_a_torn_answer_and_refuses_a_corrupt_log(crane_scorer, tmp_path):
+    from kalma_graph.files import CorruptJsonlError, TornLineWarning
+    from kalma_graph.sck.run import score_file
+
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps({"id": "crane", "question": CRANE_QUESTION, "answer": CRANE_ANSWER}) + "\n" +
+                    json.dumps({"id": "born", "question": CRANE_QUESTION,
+                                "answer": "Stephen Crane was born in Newark."}) + "\n")
+    out = tmp_path / "out"
+    first = score_file(crane_scorer, data, out)
+    answers = out / "answers.jsonl"
+    lines = answers.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert [json.loads(line)["id"] for line in lines] == ["crane", "born"]
+    # Killed while writing the second answer (its sentence rows are already in sentences.jsonl).
+    answers.write_text(lines[0] + lines[1][:25], encoding="utf-8")
+    with pytest.warns(TornLineWarning, match="answers.jsonl:2: dropped a torn last line"):
+        again = score_file(crane_scorer, data, out)
+    assert again["throughput"]["scored_now"] == 1 and again["answers"] == 2
+    assert again["overall"] == first["overall"] and again["sentence_labels"] == first["sentence_labels"]
+    assert answers.read_text(encoding="utf-8").splitlines(keepends=True)[0] == lines[0]
+    assert [json.loads(line)["id"] for line in answers.read_text(encoding="utf-8").splitlines()] == ["crane", "born"]
+    # A damaged line with an answer after it is not a crash: refused with file:line, nothing dropped.
+    answers.write_text(lines[0][:40] + "\n" + lines[1], encoding="utf-8")
+    damaged = answers.read_bytes()
+    with pytest.raises(CorruptJsonlError, match="answers.jsonl:1: not valid JSON"):
+        score_file(crane_scorer, data, out)
+    assert answers.read_bytes() == damaged
+
+
+@pytest.mark.slow
+@needs_nli
 def test_cli_score_end_to_end(tmp_path, monkeypatch):
     from click.testing import CliRunner
 

@@ -27,7 +27,8 @@ from kalma_graph.sck.kg_attr import (
     SentenceEvidence,
     aggregate_attribution,
 )
-from kalma_graph.sck.run import InputError, read_records
+from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
+from kalma_graph.sck.run import InputError, open_run_logs, read_records
 from kalma_graph.sck.scorer import answer_sentences, strip_marks
 from kalma_graph.sck.structure import (
     PROFILES,
@@ -441,6 +442,48 @@ def test_read_records_jsonl_csv_and_pipeline_records(tmp_path):
                      json.dumps({"id": "a", "question": "Q", "answer": "B"}) + "\n")
     with pytest.raises(InputError, match="duplicate id"):
         read_records(jsonl)
+
+
+def _answer_line(rid: str) -> str:
+    return json.dumps({"id": rid, "row": {"id": rid, "sck": 0.5}}) + "\n"
+
+
+def _sentence_line(rid: str, index: int) -> str:
+    return json.dumps({"id": rid, "sentence_index": index, "prediction": "Attributable"}) + "\n"
+
+
+def test_score_logs_trim_torn_lines_so_the_answer_is_scored_again(tmp_path):
+    # Killed while writing answer b: its sentence rows are finished, its answer line is torn; the
+    # sentences log itself was cut in the middle of a row of answer c.
+    (tmp_path / "answers.jsonl").write_text(_answer_line("a") + _answer_line("b")[:15])
+    (tmp_path / "sentences.jsonl").write_text(_sentence_line("a", 0) + _sentence_line("b", 0)
+                                              + _sentence_line("c", 0)[:20])
+    with pytest.warns(TornLineWarning) as caught:
+        answers, sentences, done = open_run_logs(tmp_path)
+    messages = [str(w.message) for w in caught]
+    assert any("answers.jsonl:2: dropped a torn last line" in m for m in messages)
+    assert any("sentences.jsonl:3: dropped a torn last line" in m for m in messages)
+    with answers, sentences:
+        assert done == {"a"}  # b is scored again
+        sentences.append_many([{"id": "b", "sentence_index": 0, "prediction": "Contradictory"}])
+        answers.append({"id": "b", "row": {"id": "b", "sck": 0.25}})
+    assert [r["id"] for r in read_jsonl(tmp_path / "answers.jsonl").records] == ["a", "b"]
+    rows = read_jsonl(tmp_path / "sentences.jsonl").records
+    assert [(r["id"], r["prediction"]) for r in rows] == [("a", "Attributable"), ("b", "Attributable"),
+                                                          ("b", "Contradictory")]  # the report keeps the last
+
+
+@pytest.mark.parametrize("damaged", ["answers.jsonl", "sentences.jsonl"])
+def test_score_logs_refuse_a_corrupt_line_inside(tmp_path, damaged):
+    (tmp_path / "answers.jsonl").write_text(_answer_line("a") + _answer_line("b"))
+    (tmp_path / "sentences.jsonl").write_text(_sentence_line("a", 0) + _sentence_line("b", 0))
+    path = tmp_path / damaged
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0][:10] + "\n" + lines[1])
+    before = {name: (tmp_path / name).read_bytes() for name in ("answers.jsonl", "sentences.jsonl")}
+    with pytest.raises(CorruptJsonlError, match=rf"{damaged}:1: not valid JSON"):
+        open_run_logs(tmp_path)
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
 
 
 def test_no_nan_anywhere():

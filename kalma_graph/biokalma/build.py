@@ -16,19 +16,20 @@ Files, for `--out data/bk.jsonl`:
 
 Resuming: entries whose id is already in OUT are skipped, after checking that OUT was built with the
 same settings (seed, α, rounds, model sha256, dataset size, ...). A half-written last line (a crash)
-is cut off. The side files are rewritten from OUT at the end of every run.
+is cut off and that entry built again; a corrupt line inside OUT stops the build with its `file:line`
+(nothing is dropped). The side files are rewritten from OUT at the end of every run.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kalma_graph import __version__
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, read_jsonl
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import GraphStore
 
@@ -133,16 +134,9 @@ def settings_of(options: BuildOptions, plan: Plan, model: dict) -> dict:
 
 
 def read_entries(path: Path) -> list[dict]:
-    """Finished entries of OUT; a half-written last line is cut off the file."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        cut = raw.rfind(b"\n") + 1
-        with open(path, "r+b") as handle:
-            handle.truncate(cut)
-        raw = raw[:cut]
-    return [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+    """Finished entries of OUT; a half-written last line (a crash) is cut off the file, with a
+    `TornLineWarning`; a corrupt line inside raises `CorruptJsonlError` naming `file:line`."""
+    return read_jsonl(path, trim=True).records
 
 
 def _comparable(settings: dict) -> dict:
@@ -174,35 +168,34 @@ def build_biokalma(
     header = llm.header() if hasattr(llm, "header") else {}
     settings = settings_of(options, plan, header)
 
-    finished = read_entries(out)
-    for entry in finished[:1]:
-        if _comparable(entry["provenance"]) != _comparable(settings):
-            differ = sorted(k for k in _comparable(settings) if entry["provenance"].get(k) != settings.get(k))
-            raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
-                             "resume with the same options, or write to a new --out")
-    done_ids = {e["id"] for e in finished}
-    todo = [r for r in plan.resolutions if r.entry_id not in done_ids]
-    built = 0
-    generation_seconds = 0.0
-    if progress:
-        progress(plan.n - len(todo), plan.n, "")
     paths = side_paths(out)
-    with open(out, "a", encoding="utf-8") as handle, open(paths["timings"], "a", encoding="utf-8") as timing:
-        for resolution in todo:
-            t0 = time.perf_counter()
-            entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n, options.evolve,
-                                 scorer_llm=scorer_llm)
-            generation_seconds += time.perf_counter() - t0
-            phases = entry.pop("timings", {})
-            entry["provenance"] = settings
-            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-            timing.write(json.dumps({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases}) + "\n")
-            timing.flush()
-            built += 1
-            if progress:
-                progress(plan.n - len(todo) + built, plan.n, resolution.entry_id)
+    # Both logs fsync each line; opening them trims a line torn by a crash (that entry is built again).
+    with JsonlAppender(out) as handle:
+        finished = handle.records
+        for entry in finished[:1]:
+            if _comparable(entry["provenance"]) != _comparable(settings):
+                differ = sorted(k for k in _comparable(settings) if entry["provenance"].get(k) != settings.get(k))
+                raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
+                                 "resume with the same options, or write to a new --out")
+        done_ids = {e["id"] for e in finished}
+        todo = [r for r in plan.resolutions if r.entry_id not in done_ids]
+        built = 0
+        generation_seconds = 0.0
+        if progress:
+            progress(plan.n - len(todo), plan.n, "")
+        with JsonlAppender(paths["timings"], ensure_ascii=True) as timing:
+            for resolution in todo:
+                t0 = time.perf_counter()
+                entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n,
+                                     options.evolve, scorer_llm=scorer_llm)
+                generation_seconds += time.perf_counter() - t0
+                phases = entry.pop("timings", {})
+                entry["provenance"] = settings
+                handle.append(entry)
+                timing.append({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases})
+                built += 1
+                if progress:
+                    progress(plan.n - len(todo) + built, plan.n, resolution.entry_id)
 
     entries = read_entries(out)
     order = {r.entry_id: i for i, r in enumerate(plan.resolutions)}
@@ -230,7 +223,7 @@ def build_biokalma(
         "checks": checks,
     }
     summary["headline"] = headline(summary, read_timings(paths["timings"], {e["id"] for e in entries}))
-    paths["checks"].write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    atomic_write_json(paths["checks"], summary)
     return summary
 
 
@@ -270,13 +263,16 @@ def write_side_files(entries: Sequence[dict], paths: dict[str, Path]) -> None:
     """The `evaluate --gold` file and the `answer --questions` file, one line per entry: the general
     and the specific question are the two `variants` of one question (answer picks one with
     `--variant`) and share the entry's id and minimum knowledge set."""
-    with open(paths["gold"], "w", encoding="utf-8") as gold, open(paths["questions"], "w", encoding="utf-8") as qs:
-        for entry in entries:
-            triples = [[g["qid"], g["property"], g["value"]] for g in entry["minimum_knowledge_set"]]
-            gold.write(json.dumps({"id": entry["id"], "gold": triples}, ensure_ascii=False) + "\n")
-            qs.write(json.dumps({
-                "id": entry["id"],
-                "question": entry["general_question"],
-                "variants": {"general": entry["general_question"], "specific": entry["specific_question"]},
-                "reference_qids": entry["qids"],
-            }, ensure_ascii=False) + "\n")
+    gold: list[str] = []
+    questions: list[str] = []
+    for entry in entries:
+        triples = [[g["qid"], g["property"], g["value"]] for g in entry["minimum_knowledge_set"]]
+        gold.append(json.dumps({"id": entry["id"], "gold": triples}, ensure_ascii=False) + "\n")
+        questions.append(json.dumps({
+            "id": entry["id"],
+            "question": entry["general_question"],
+            "variants": {"general": entry["general_question"], "specific": entry["specific_question"]},
+            "reference_qids": entry["qids"],
+        }, ensure_ascii=False) + "\n")
+    atomic_write_text(paths["gold"], "".join(gold))
+    atomic_write_text(paths["questions"], "".join(questions))

@@ -11,9 +11,10 @@ Output directory:
 | `report.md` | Table 5 layout, FActScore table (Table 6 layout), header |
 | `confusion_<evaluator>.png` | gold × predicted counts (incl. unparsed) |
 
-Resumable: judgements are appended in batches; a re-run with the same evaluator description (model
-hash, prompt version, parameters) reuses them and judges only what is missing; a changed
-description starts that evaluator's file afresh.
+Resumable: judgements are appended (and fsynced) in batches; a re-run with the same evaluator
+description (model hash, prompt version, parameters) reuses them and judges only what is missing; a
+changed description starts that evaluator's file afresh. A line cut by a crash is trimmed and that
+sample judged again; a corrupt line inside the file stops the run with its `file:line`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kalma_graph.caqa.evaluators.base import Evaluator, Judgement
 from kalma_graph.caqa.factscore import factscore_markdown, factscore_report
 from kalma_graph.caqa.metrics import confusion, confusion_png, scores, table5_markdown
 from kalma_graph.caqa.model import Sample
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text
 
 ProgressFn = Callable[[str, int, int], None]  # (evaluator, done, total)
 
@@ -52,37 +54,40 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
+def _stored_header(path: Path) -> Any:
+    """The first line of a predictions file (None when missing, unreadable or cut by a crash)."""
+    try:
+        with open(path, "rb") as fh:
+            line = fh.readline()
+        return json.loads(line) if line.endswith(b"\n") else None
+    except (OSError, ValueError):
+        return None
+
+
+def open_predictions(path: Path, description: dict[str, Any]) -> tuple[JsonlAppender, dict[str, Judgement]]:
+    """The predictions file of one evaluator opened for appending, and the judgements it holds.
+
+    Its first line names the evaluator (model hash, prompt version, parameters); a file made by
+    another description is started afresh (judgements are not comparable). A torn last line is
+    trimmed and that sample judged again; a corrupt line inside raises `CorruptJsonlError`."""
+    header = {"evaluator": description}
+    if _stored_header(path) != header:
+        atomic_write_text(path, json.dumps(header, ensure_ascii=False, default=str) + "\n")
+    out = JsonlAppender(path)
+    return out, {row["id"]: Judgement.from_dict(row) for row in out.records[1:]}
+
+
 def _judge_all(evaluator: Evaluator, samples: Sequence[Sample], path: Path, batch_size: int,
                progress: ProgressFn | None) -> dict[str, Judgement]:
-    description = evaluator.describe()
-    done: dict[str, Judgement] = {}
-    if path.exists():
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
-        try:
-            header = json.loads(lines[0]) if lines else None
-        except json.JSONDecodeError:
-            header = None
-        if header == {"evaluator": description}:
-            for line in lines[1:]:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    break
-                done[row["id"]] = Judgement.from_dict(row)
-        else:
-            path.unlink()
-    if not path.exists():
-        path.write_text(json.dumps({"evaluator": description}, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    out, done = open_predictions(path, evaluator.describe())
     todo = [s for s in samples if s.id not in done]
     total = len(samples)
-    with open(path, "a", encoding="utf-8") as out:
+    with out:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
-            for s, j in zip(batch, evaluator.judge(batch)):
-                done[s.id] = j
-                out.write(json.dumps({"id": s.id, **j.as_dict()}, ensure_ascii=False) + "\n")
-            out.flush()
+            judged = list(zip(batch, evaluator.judge(batch)))
+            out.append_many({"id": s.id, **j.as_dict()} for s, j in judged)
+            done.update((s.id, j) for s, j in judged)
             if progress:
                 progress(evaluator.name, total - len(todo) + start + len(batch), total)
     return done
@@ -123,8 +128,8 @@ def run_bench(
         "evaluators": results,
         "factscore": fs,
     }
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    (out / "report.md").write_text(report_markdown(report, rows), encoding="utf-8")
+    atomic_write_json(out / "report.json", report)
+    atomic_write_text(out / "report.md", report_markdown(report, rows))
     return report
 
 

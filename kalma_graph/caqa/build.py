@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -51,6 +50,7 @@ from kalma_graph.caqa.model import (
 )
 from kalma_graph.caqa.sampler import rng_for, sample_queries
 from kalma_graph.caqa.verbalise import TemplateVerbaliser
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, read_jsonl
 from kalma_graph.store.base import GraphStore
 
 ProgressFn = Callable[[int, int], None]
@@ -86,7 +86,7 @@ class BuildConfig:
 
 def _describe_kgqa(spec: str) -> dict[str, str]:
     fmt, path = _split_spec(spec)
-    return {"format": fmt or "auto", "file": Path(path).name, "sha256": _sha256(Path(path))}
+    return {"format": fmt or "auto", "file": Path(path).name, "sha256": file_sha256(path)}
 
 
 def _split_spec(spec: str) -> tuple[str | None, str]:
@@ -94,14 +94,6 @@ def _split_spec(spec: str) -> tuple[str | None, str]:
     if sep and head in ("sq-wikidata", "sq-freebase", "mintaka"):
         return head, tail
     return None, spec
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # --- the split --------------------------------------------------------------------------------
@@ -148,46 +140,34 @@ class OutputPaths:
         return self.root / "stats.md"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def read_samples(path: str | Path) -> list[dict]:
-    """Samples of a `samples.jsonl` (or of a build directory); a cut-off last line is ignored."""
+    """Samples of a `samples.jsonl` (or of a build directory). Read-only, so it may run beside a
+    build: a torn last line is left out (not trimmed); a corrupt line inside raises
+    `CorruptJsonlError` naming `file:line`. Groups cut short by a crash are only dropped on resume."""
     path = Path(path)
     if path.is_dir():
         path = path / "samples.jsonl"
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-    return out
-
-
-def _repair_samples(path: Path) -> set[str]:
-    """Drop a cut-off last line and an incomplete last group; return the query keys done."""
     if not path.exists():
-        return set()
-    kept: list[str] = []
-    rows: list[dict] = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                rows.append(json.loads(line))
-                kept.append(line if line.endswith("\n") else line + "\n")
-            except json.JSONDecodeError:
-                break
-    groups: dict[str, int] = Counter(r["query_key"] for r in rows)
-    bad = {k for k, n in groups.items() if any(r["query_key"] == k and r["group_size"] != n for r in rows)}
-    if bad or len(kept) != sum(1 for _ in open(path, encoding="utf-8")):
-        lines = [line for line, r in zip(kept, rows) if r["query_key"] not in bad]
-        _atomic_write(path, "".join(lines))
-    return {k for k in groups if k not in bad}
+        raise FileNotFoundError(f"{path}: no such file")
+    return read_jsonl(path).records
+
+
+def open_samples(path: Path) -> tuple[JsonlAppender, set[str]]:
+    """The samples log opened for appending, and the query keys whose samples are all in it.
+
+    A torn last line is trimmed (by the appender). The samples of one query are written with one
+    write, so a crash can also cut a group after any of its lines: such a group is incomplete
+    (fewer lines than its `group_size`) and is removed from the file, so its query is redone whole."""
+    out = JsonlAppender(path)
+    rows = out.records
+    groups: Counter[str] = Counter(r["query_key"] for r in rows)
+    incomplete = {r["query_key"] for r in rows if r["group_size"] != groups[r["query_key"]]}
+    if incomplete:
+        out.close()
+        kept = [r for r in rows if r["query_key"] not in incomplete]
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        out = JsonlAppender(path)
+    return out, {k for k in groups if k not in incomplete}
 
 
 def _grounding_to_dict(g: Grounding) -> dict:
@@ -322,37 +302,27 @@ def build(
     else:
         report = CollectionReport()
         queries = list(collect_queries(view, config, report))
-        _atomic_write(paths.queries, "".join(_query_to_line(q) for q in queries))
+        atomic_write_text(paths.queries, "".join(_query_to_line(q) for q in queries))
         meta["collection"] = report.as_dict()
-    _atomic_write(paths.meta, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_json(paths.meta, meta, default=None)
     collect_s = time.perf_counter() - t0
 
-    done = _repair_samples(paths.samples)
-    skipped: dict[str, str] = {}
-    if paths.skipped.exists():
-        with open(paths.skipped, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    break
-                skipped[row["key"]] = row["reason"]
-    todo = [q for q in queries if q.key not in done and q.key not in skipped]
-    if config.limit is not None:
-        todo = todo[: config.limit]
-    total = len(todo)
-    written = 0
-    t1 = time.perf_counter()
-    with open(paths.samples, "a", encoding="utf-8") as out, open(paths.skipped, "a", encoding="utf-8") as skip_out:
+    out, done = open_samples(paths.samples)
+    with out, JsonlAppender(paths.skipped, ensure_ascii=True) as skip_out:
+        skipped: dict[str, str] = {row["key"]: row["reason"] for row in skip_out.records}
+        todo = [q for q in queries if q.key not in done and q.key not in skipped]
+        if config.limit is not None:
+            todo = todo[: config.limit]
+        total = len(todo)
+        written = 0
+        t1 = time.perf_counter()
         for i, cq in enumerate(todo):
             samples, why = make_samples(view, cq, verbaliser, config)
             if samples:
-                out.write("".join(json.dumps(s.as_dict(), ensure_ascii=False) + "\n" for s in samples))
-                out.flush()
+                out.append_many(s.as_dict() for s in samples)  # one write: a group is cut only by a crash
                 written += len(samples)
             else:
-                skip_out.write(json.dumps({"key": cq.key, "reason": why}) + "\n")
-                skip_out.flush()
+                skip_out.append({"key": cq.key, "reason": why})
                 skipped[cq.key] = why or ""
             if progress:
                 progress(i + 1, total)
@@ -374,8 +344,8 @@ def build(
         "samples_per_minute": round(written / build_s * 60, 1) if build_s > 0 and written else None,
         "graph_calls": view.calls,
     }
-    _atomic_write(paths.stats_json, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
-    _atomic_write(paths.stats_md, stats_markdown(stats))
+    atomic_write_json(paths.stats_json, stats, default=None)
+    atomic_write_text(paths.stats_md, stats_markdown(stats))
     return {"out": str(paths.root), "samples": str(paths.samples), **stats}
 
 

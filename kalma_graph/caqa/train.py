@@ -34,6 +34,7 @@ from kalma_graph.caqa.build import held_out, read_samples
 from kalma_graph.caqa.evaluators.base import claim_text
 from kalma_graph.caqa.metrics import scores
 from kalma_graph.caqa.model import CATEGORIES, Fact, Sample, entities_of
+from kalma_graph.files import atomic_path
 
 ProgressFn = Callable[[int, int, float], None]  # (step, total steps, running loss)
 
@@ -179,11 +180,10 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
             ckpt_path.unlink()
 
     def save_checkpoint() -> None:
-        tmp = ckpt_path.with_suffix(".tmp")
-        torch.save({"fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "step": step, "py_rng": random.getstate(),
-                    "torch_rng": torch.get_rng_state()}, tmp)
-        os.replace(tmp, ckpt_path)
+        with atomic_path(ckpt_path) as tmp:
+            torch.save({"fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "scheduler": scheduler.state_dict(), "step": step, "py_rng": random.getstate(),
+                        "torch_rng": torch.get_rng_state()}, tmp)
 
     def order_for(epoch: int) -> list[int]:
         idx = list(range(len(train)))

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kalma_graph.evaluation.metrics.agreement import cohen_kappa, label_agreement
 from kalma_graph.evaluation.metrics.ratios import mean
+from kalma_graph.files import atomic_write_json, atomic_write_text
 
 KIND = "kalma-graph.alignment-annotation"
 VERSION = 1
@@ -234,9 +235,9 @@ def export_pairs(scored: str | os.PathLike[str] | ScoredRun, out: str | os.PathL
         })
     prompt = load_prompt(INSTRUCTIONS_PROMPT)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(out, _csv_text(PAIRS_COLUMNS, pair_rows))
-    _atomic_write(sidecars["key"], _csv_text(KEY_COLUMNS, key_rows))
-    _atomic_write(sidecars["instructions"], instructions_markdown(prompt, out.name, len(pair_rows)))
+    atomic_write_text(out, _csv_text(PAIRS_COLUMNS, pair_rows))
+    atomic_write_text(sidecars["key"], _csv_text(KEY_COLUMNS, key_rows))
+    atomic_write_text(sidecars["instructions"], instructions_markdown(prompt, out.name, len(pair_rows)))
     sampled = {label: sum(1 for p in chosen if p["auto_label"] == label) for label in (ALIGNED, NOT_ALIGNED)}
     return {
         "kind": f"{KIND}.export",
@@ -517,9 +518,8 @@ def write_comparison(report: Mapping[str, Any], out: str | os.PathLike[str]) -> 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     md = out.with_suffix(".md") if out.suffix.lower() == ".json" else out.with_name(out.name + ".md")
-    _atomic_write(out, json.dumps({k: v for k, v in report.items() if k != "markdown"}, indent=2,
-                                  ensure_ascii=False) + "\n")
-    _atomic_write(md, report["markdown"])
+    atomic_write_json(out, {k: v for k, v in report.items() if k != "markdown"}, default=None)
+    atomic_write_text(md, report["markdown"])
     return {"json": str(out), "markdown": str(md)}
 
 
@@ -564,12 +564,6 @@ def _csv_text(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _num(value: Any) -> str:

@@ -55,6 +55,7 @@ from kalma_graph.evaluation.metrics import (
 )
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet, absent_triples
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, HypothesisFormat
+from kalma_graph.files import file_sha256
 from kalma_graph.store.base import Entity, Triple
 
 RESULTS_KIND = "kalma-graph.evaluation"
@@ -577,14 +578,6 @@ def knowledge_text(triples: Sequence[Triple], names: Mapping[str, str]) -> str:
     for t in triples:
         by_subject.setdefault(t.subject, []).append(t)
     return "\n".join(knowledge_block(Entity(id=s, name=names.get(s)), ts) for s, ts in by_subject.items())
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def library_versions() -> dict[str, str | None]:

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from kalma_graph.files import file_sha256 as sha256_of_file
 from kalma_graph.models.device import DeviceInfo, pick_device
 
 MODEL_ENV = "KALMA_NLI_MODEL"
@@ -126,11 +127,7 @@ def file_sha256(path: Path) -> str:
     with _HASH_LOCK:
         if key in _HASH_MEMO:
             return _HASH_MEMO[key]
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
+    digest = sha256_of_file(path)
     with _HASH_LOCK:
         _HASH_MEMO[key] = digest
     return digest

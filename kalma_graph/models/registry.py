@@ -31,6 +31,7 @@ from typing import Annotated, Any, Callable, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from kalma_graph.files import atomic_write_text, file_sha256, fsync_dir
 from kalma_graph.models.llm import LLMError
 
 REGISTRY_ENV = "KALMA_MODEL_REGISTRY"
@@ -237,7 +238,8 @@ def _remember(key: tuple[str, int, int, int], digest: str) -> None:
     try:
         cache = _read_cache()
         cache[key[0]] = {"size": key[1], "mtime_ns": key[2], "ino": key[3], "sha256": digest}
-        _atomic_write_text(_cache_file(), json.dumps(cache, indent=1, sort_keys=True))
+        _cache_file().parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(_cache_file(), json.dumps(cache, indent=1, sort_keys=True))
     except OSError:
         pass
 
@@ -253,21 +255,13 @@ def _cached(key: tuple[str, int, int, int]) -> str | None:
     return None
 
 
-def hash_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(_BLOCK), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def cached_sha256(path: str | os.PathLike, *, force: bool = False) -> tuple[str, bool]:
     """(sha256, came from the cache). The cache is valid while size, mtime and inode are unchanged."""
     path = Path(path)
     key = _cache_key(path)
     if not force and (hit := _cached(key)) is not None:
         return hit, True
-    digest = hash_file(path)
+    digest = file_sha256(path)
     _remember(key, digest)
     return digest, False
 
@@ -380,29 +374,6 @@ def choose_model(model: str | os.PathLike | None = None, registry: Registry | No
 
 
 # --- pull ----------------------------------------------------------------------------------------
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -501,7 +472,7 @@ def _fetch_hub(source: HuggingFaceSource, workdir: Path, out: Path, progress: Pr
     got = Path(hf_hub_download(source.repo, source.file, revision=source.revision, local_dir=workdir / "hub"))
     os.replace(got, out)
     progress("checking sha256")
-    digest = hash_file(out)
+    digest = file_sha256(out)
     with open(out, "rb") as handle:
         os.fsync(handle.fileno())
     return digest
@@ -582,7 +553,7 @@ def _pull_from(
         if before_move is not None:
             before_move(partial)
         os.replace(partial, target)
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
         _remember(_cache_key(target), digest)  # the first load then needs no re-hash
         say(f"verified sha256 {digest[:16]}…, saved {target}")
     finally:

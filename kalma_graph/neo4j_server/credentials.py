@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from kalma_graph.files import atomic_write_text
+
 from .paths import APP_NAME, Layout
 
 CREDENTIALS_DIR_ENV = "KALMA_NEO4J_CREDENTIALS_DIR"
@@ -75,17 +77,8 @@ def save_credentials(
         http_url=http_url,
         updated_at=time.time(),
     )
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(asdict(record), handle, indent=2)
-            handle.write("\n")
-        os.chmod(tmp, 0o600)  # in case the file pre-existed with wider bits
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    # Created 0600 from the start: the password is never readable by others, not even briefly.
+    atomic_write_text(target, json.dumps(asdict(record), indent=2) + "\n", mode=0o600)
     return target
 
 

@@ -11,7 +11,6 @@ Maven runs with ``--strict-checksums`` so a download that disagrees with Central
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import time
@@ -19,6 +18,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from kalma_graph.files import file_sha256 as sha256_file  # the public name of this module's API
 
 from .errors import ChecksumError, MavenError, Neo4jServerError
 from .paths import Layout, home_lock
@@ -92,14 +93,6 @@ def parse_lockfile(text: str, version: str) -> Lockfile:
             raise ChecksumError(f"{lockfile_name(version)} line {number} is malformed: {line!r}")
         entries[name] = digest.lower()
     return Lockfile(version, entries)
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_folder(folder: Path, expected: dict[str, str], *, exact: bool) -> list[str]:

@@ -9,6 +9,8 @@ retrieval ablation): the filter gets the question and its retrieved triples and 
 
 Runs are resumable: records are appended, flushed and fsync'ed one by one; a re-run with the same
 `out_path` skips the ids already written (and refuses to mix in records made with other settings).
+A line cut by an interruption is trimmed and that question answered again; a corrupt line inside the
+file stops the run with its `file:line` rather than dropping the records after it.
 A sidecar `<out>.header.json` holds the run-level facts (store, model, NER pipeline, prompt name and
 sha256, parameters, library versions).
 """
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
+from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.llm import GenerationParams, LLMError
@@ -50,6 +53,7 @@ __all__ = [
     "load_biokalma_questions",
     "load_jsonl_questions",
     "load_questions",
+    "open_answers",
     "pending_questions",
     "question_from_text",
     "read_records",
@@ -179,9 +183,9 @@ def header_path(out_path: str | os.PathLike) -> Path:
 
 
 def read_records(path: str | os.PathLike) -> list[dict]:
-    """The complete records of an answers file (a torn last line is ignored)."""
-    records, _ = _scan(Path(path))
-    return records
+    """The finished records of an answers file (none when it does not exist). Read-only: a torn last
+    line is left out, not trimmed; a corrupt line inside raises `CorruptJsonlError` (`file:line`)."""
+    return read_jsonl(path).records
 
 
 def pending_questions(questions: Sequence[Question], out_path: str | os.PathLike) -> list[Question]:
@@ -190,54 +194,14 @@ def pending_questions(questions: Sequence[Question], out_path: str | os.PathLike
     return [q for q in questions if q.id not in done]
 
 
-def _scan(path: Path) -> tuple[list[dict], int]:
-    """Records of a JSONL file and the byte offset after the last complete one."""
-    records: list[dict] = []
-    good = 0
-    if not path.exists():
-        return records, 0
-    with open(path, "rb") as handle:
-        offset = 0
-        for raw in handle:
-            offset += len(raw)
-            if not raw.endswith(b"\n"):
-                break
-            try:
-                records.append(json.loads(raw))
-            except json.JSONDecodeError:
-                break
-            good = offset
-    return records, good
+def open_answers(path: str | os.PathLike, *, resume: bool = True) -> tuple[JsonlAppender, set[str | None]]:
+    """The answers file opened for appending (each record fsynced), and the ids it already holds.
 
-
-class _Writer:
-    """Appends records durably: each one is written, flushed and fsync'ed before the next starts."""
-
-    def __init__(self, path: Path, resume: bool) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        done: list[dict] = []
-        if resume:
-            done, good = _scan(path)
-            if path.exists() and path.stat().st_size != good:
-                with open(path, "r+b") as handle:  # drop a torn last line from an interrupted run
-                    handle.truncate(good)
-        self.done_ids = {r.get("id") for r in done}
-        self.handle = open(path, "a" if resume else "w", encoding="utf-8")
-
-    def write(self, record: dict) -> None:
-        self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-
-    def close(self) -> None:
-        self.handle.close()
-
-
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    `resume=False` empties it. On resume a torn last line left by an interrupted run is trimmed, so
+    that question is answered again and its record starts on a line of its own; a corrupt line inside
+    raises `CorruptJsonlError` naming `file:line`, and the file is left as it is."""
+    writer = JsonlAppender(path, resume=resume)
+    return writer, {r.get("id") for r in writer.records}
 
 
 def _versions() -> dict[str, str]:
@@ -388,7 +352,8 @@ def answer_questions(
         "run_key": run.key(),
         "versions": _versions(),
     }
-    writer: _Writer | None = None
+    writer: JsonlAppender | None = None
+    done_ids: set[str | None] = set()
     records: list[dict] = []
     if out_path is not None:
         out = Path(out_path)
@@ -402,12 +367,12 @@ def answer_questions(
                     "write to another --out, or start over with --no-resume"
                 )
             header["created"] = previous.get("created")
-        writer = _Writer(out, resume)
+        writer, done_ids = open_answers(out, resume=resume)
         header.setdefault("created", None)
         header["created"] = header["created"] or time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        _write_json_atomic(hpath, header)
+        atomic_write_json(hpath, header)
 
-    todo = [q for q in questions if writer is None or q.id not in writer.done_ids]
+    todo = [q for q in questions if q.id not in done_ids]
     summary: dict[str, Any] = {
         "out": str(out_path) if out_path is not None else None,
         "questions": len(questions),
@@ -436,7 +401,7 @@ def answer_questions(
                     progress(done, len(todo), {"id": question.id, "failed": True})
                 continue
             if writer is not None:
-                writer.write(record)
+                writer.append(record)
             else:
                 records.append(record)
             summary["written"] += 1
@@ -461,7 +426,7 @@ def answer_questions(
     if out_path is not None:
         header["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         header["last_run"] = {k: v for k, v in summary.items() if k != "out"}
-        _write_json_atomic(header_path(Path(out_path)), header)
+        atomic_write_json(header_path(Path(out_path)), header)
     else:
         summary["records"] = records
     if interrupted:

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from kalma_graph.reporting.files import _atomic_write, per_answer_csv
+from kalma_graph.files import atomic_write_json, atomic_write_text
+from kalma_graph.reporting.files import per_answer_csv
 from kalma_graph.reporting.markdown import num, pct, table
 
 CITATION_COLUMNS = ("correctness", "precision_micro", "recall_micro", "f1_micro")
@@ -40,9 +41,9 @@ def write_experiment_report(kind: str, rows: Sequence[Mapping[str, Any]], out_di
         files |= experiment_plots(kind, rows, out / "plots")
     payload = {"kind": f"kalma-graph.experiment.{kind}", "header": dict(header or {}), "rows": list(rows),
                "files": {k: str(v) for k, v in files.items()}}
-    _atomic_write(files["json"], json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-    _atomic_write(files["csv"], per_answer_csv(list(rows)))
-    _atomic_write(files["markdown"], experiment_markdown(kind, rows, header or {}))
+    atomic_write_json(files["json"], payload)
+    atomic_write_text(files["csv"], per_answer_csv(list(rows)))
+    atomic_write_text(files["markdown"], experiment_markdown(kind, rows, header or {}))
     return files
 
 

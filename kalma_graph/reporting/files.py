@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from kalma_graph.files import atomic_write_json, atomic_write_text
 from kalma_graph.reporting.markdown import summary_markdown
 
 CSV_NAME = "per_answer.csv"
@@ -38,12 +39,12 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *,
             files[f"plot_{name}"] = path
     view = {k: v for k, v in results.items() if k != "answers"}
     view = {**view, "files": {k: str(v) for k, v in files.items()}}
-    _atomic_write(files["json"], json.dumps(view, indent=2, ensure_ascii=False, default=str) + "\n")
-    _atomic_write(files["csv"], per_answer_csv(results.get("per_answer") or []))
-    _atomic_write(files["citations_csv"], per_answer_csv(per_citation_rows(results.get("answers") or [])))
-    _atomic_write(files["details"], "".join(json.dumps(a, ensure_ascii=False, default=str) + "\n"
-                                            for a in results.get("answers") or []))
-    _atomic_write(files["markdown"], summary_markdown(view))
+    atomic_write_json(files["json"], view)
+    atomic_write_text(files["csv"], per_answer_csv(results.get("per_answer") or []))
+    atomic_write_text(files["citations_csv"], per_answer_csv(per_citation_rows(results.get("answers") or [])))
+    atomic_write_text(files["details"], "".join(json.dumps(a, ensure_ascii=False, default=str) + "\n"
+                                                for a in results.get("answers") or []))
+    atomic_write_text(files["markdown"], summary_markdown(view))
     return files
 
 
@@ -82,9 +83,3 @@ def _cell(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     return value
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

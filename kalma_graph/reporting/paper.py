@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from kalma_graph.reporting.files import _atomic_write
+from kalma_graph.files import atomic_write_text
 from kalma_graph.reporting.markdown import num, pct, table
 
 TABLE3 = ("alignment_micro", "correctness", "precision_micro", "recall_micro", "f1_micro",
@@ -142,5 +142,5 @@ def paper_rows() -> dict[str, Any]:
 
 def write_results_markdown(root: Path, md_path: Path) -> Path:
     md_path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(md_path, results_markdown(Path(root), md_path.parent.resolve()))
+    atomic_write_text(md_path, results_markdown(Path(root), md_path.parent.resolve()))
     return md_path

@@ -11,15 +11,17 @@ Output (`score_file`, into `out_dir`):
 - `header.json` — models with versions and hashes, prompts with hashes, every option, the Table 3
   weights and their hash, the store, the input file's sha256;
 - `answers.jsonl` — one JSON object per answer with every sub-score and its evidence (the run's
-  log: written and flushed answer by answer);
+  log: written and fsynced answer by answer);
 - `sentences.jsonl` — one object per answer sentence (Table 1 columns and the judge's details);
 - `answers.csv`, `sentences.csv` — the same, flat;
 - `summary.json`, `summary.md` — averages per intent in the layout of Table 5 (plus S, C, K and the
   K parts), attribution label counts, missing judgements, throughput.
 
 Resuming: answers already in `answers.jsonl` are skipped, so an interrupted run continues where it
-stopped. A run directory whose `header.json` was written with other settings is refused (pass
-`fresh=True` to start over), so one report never mixes two configurations.
+stopped; a line cut by the interruption is trimmed and that answer scored again, while a corrupt line
+inside a log stops the run with its `file:line` (nothing is dropped). A run directory whose
+`header.json` was written with other settings is refused (pass `fresh=True` to start over), so one
+report never mixes two configurations.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, read_jsonl
 from kalma_graph.sck.base import INTENTS
 from kalma_graph.sck.scorer import QARecord, SCKScorer, ScoreOptions
 
@@ -114,14 +117,6 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[QARecord], list[str
     return records, [message for _, message in sorted(problems)]
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 # --- building the scorer from options -------------------------------------------------------------
 
 
@@ -187,17 +182,20 @@ def _fingerprint(header: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(strip(header), sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash: that answer is scored again
-    return out
+def open_run_logs(out: Path) -> tuple[JsonlAppender, JsonlAppender, set[str]]:
+    """`answers.jsonl` and `sentences.jsonl` opened for appending, and the ids already scored.
+
+    An answer's sentence rows are written before its answer line, so an id counts as scored once its
+    answer line is finished; a crash in between only leaves sentence rows that the redone answer
+    writes again (the report keeps the last row of each sentence). A torn last line in either log is
+    trimmed first, so no record is glued onto it; a corrupt line inside raises `CorruptJsonlError`."""
+    answers = JsonlAppender(out / "answers.jsonl", default=str)
+    try:
+        sentences = JsonlAppender(out / "sentences.jsonl", default=str)
+    except BaseException:
+        answers.close()
+        raise
+    return answers, sentences, {row["id"] for row in answers.records}
 
 
 def score_file(
@@ -236,23 +234,18 @@ def score_file(
             raise RunConflict(f"{out} holds a run made with other settings (fingerprint "
                               f"{str(previous.get('fingerprint'))[:12]} ≠ {header['fingerprint'][:12]}); "
                               f"use another --out or --fresh")
-    _atomic_write(header_path, json.dumps(header, indent=2, ensure_ascii=False, default=str) + "\n")
+    atomic_write_json(header_path, header)
 
-    done = {row["id"] for row in _read_jsonl(out / "answers.jsonl")}
+    answers, sentences, done = open_run_logs(out)
     todo = [r for r in records if r.id not in done]
     started = time.perf_counter()
     if progress:
         progress(len(records) - len(todo), len(records))
-    with (out / "answers.jsonl").open("a", encoding="utf-8") as answers, \
-            (out / "sentences.jsonl").open("a", encoding="utf-8") as sentences:
+    with answers, sentences:
         for start in range(0, len(todo), batch_size):
             for result in scorer.score_many(todo[start:start + batch_size]):
-                for row in result.sentence_rows():
-                    sentences.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-                sentences.flush()
-                answers.write(json.dumps({**result.as_json(), "row": result.answer_row()},
-                                         ensure_ascii=False, default=str) + "\n")
-                answers.flush()
+                sentences.append_many(result.sentence_rows())
+                answers.append({**result.as_json(), "row": result.answer_row()})
                 done.add(result.record.id)
                 if progress:
                     progress(len(records) - len(todo) + min(start + batch_size, len(todo)), len(records))
@@ -294,11 +287,11 @@ def summarise(rows: list[Mapping[str, Any]], sentence_rows: list[Mapping[str, An
 
 def write_reports(out: Path, header: Mapping[str, Any], *, scored_now: int = 0, seconds: float = 0.0,
                   ids: list[str] | None = None) -> dict[str, Any]:
-    answers = {row["id"]: row for row in _read_jsonl(out / "answers.jsonl")}
+    answers = {row["id"]: row for row in read_jsonl(out / "answers.jsonl").records}
     order = [i for i in (ids or list(answers)) if i in answers]
     rows = [answers[i]["row"] for i in order]
     sentences: dict[tuple[str, int], dict] = {}
-    for row in _read_jsonl(out / "sentences.jsonl"):
+    for row in read_jsonl(out / "sentences.jsonl").records:
         if row.get("id") in answers:
             sentences[(row["id"], row["sentence_index"])] = row  # the last write of a sentence wins
     position = {i: k for k, i in enumerate(order)}
@@ -306,12 +299,12 @@ def write_reports(out: Path, header: Mapping[str, Any], *, scored_now: int = 0, 
     summary = summarise(rows, sentence_rows)
     summary["throughput"] = {"scored_now": scored_now, "seconds": round(seconds, 2),
                              "answers_per_second": round(scored_now / seconds, 3) if seconds > 0 and scored_now else None}
-    _atomic_write(out / "answers.csv", _csv(rows))
+    atomic_write_text(out / "answers.csv", _csv(rows))
     flat_sentences = [{k: (json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
                        for k, v in r.items() if k not in ("details", "judge_raw")} for r in sentence_rows]
-    _atomic_write(out / "sentences.csv", _csv(flat_sentences))
-    _atomic_write(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    _atomic_write(out / "summary.md", summary_markdown(summary, header))
+    atomic_write_text(out / "sentences.csv", _csv(flat_sentences))
+    atomic_write_json(out / "summary.json", summary, default=None)
+    atomic_write_text(out / "summary.md", summary_markdown(summary, header))
     return summary
 
 
@@ -394,9 +387,3 @@ def summary_markdown(summary: Mapping[str, Any], header: Mapping[str, Any]) -> s
         lines += ["", f"Scored {tp['scored_now']} answers in {tp['seconds']} s "
                       f"({tp['answers_per_second']} answers/s) in this invocation."]
     return "\n".join(lines) + "\n"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
