@@ -142,3 +142,21 @@ def _print_summary(summary: dict) -> None:
     console.print(f"relations (eq. 1): {escape(str(checks['relations']['eq1']))}")
     console.print(f"gold: {escape(summary['gold'])}  questions: {escape(summary['questions'])}  "
                   f"checks: {escape(summary['checks_file'])}")
+
+
+@build.command("biokalma-sample")
+@click.argument("entries_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--n", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to print.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Which entries (seeded draw).")
+def biokalma_sample_cmd(entries_file: str, n: int, seed: int) -> None:
+    """Print N random entries of a built dataset (paragraph, questions, gold) as Markdown, for a
+    reader's check of what the dataset asks and what it counts as gold."""
+    from kalma_graph.biokalma.checks import reader_sample
+    from kalma_graph.files import CorruptJsonlError, read_jsonl
+
+    try:
+        entries = read_jsonl(entries_file).records
+    except CorruptJsonlError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        sys.exit(2)
+    click.echo(reader_sample(entries, n=n, seed=seed))

@@ -286,7 +286,7 @@ def test_evolve_config_validates():
         EvolveConfig(alpha=2.0)
     with pytest.raises(ValueError):
         EvolveConfig(perplexity_scope="document")
-    assert EvolveConfig().as_dict()["excluded_pids"] == ["P31", "P910", "P1424"]
+    assert EvolveConfig().as_dict()["excluded_pids"] == ["P31", "P910", "P1424", "P1343", "P1455"]
 
 
 def test_side_files_for_evaluate_and_answer(tmp_path):

@@ -158,3 +158,45 @@ def check_dataset(store: GraphStore, entries: Iterable[dict], nli: Any | None = 
     }
     report["relevance"] = relevance(entries, nli, threshold) if nli is not None else None
     return report
+
+
+def reader_sample(entries: Sequence[dict], n: int = 10, seed: int = 0) -> str:
+    """`n` entries drawn at random (seeded) as Markdown: the paragraph with each sentence's source,
+    both questions with theirs, and the gold minimum knowledge set, so a person can judge whether
+    the questions make sense and the gold is what the paragraph states (issue 13's reader's check).
+
+    >>> entry = {"id": "e1", "names": ["A B", "C D"], "relation": {"label": "child"},
+    ...          "seed_sentence": "A B was the father of C D.", "rounds": [],
+    ...          "paragraph": "A B was the father of C D.", "general_question": "Who were A B and C D?",
+    ...          "specific_question": "Was A B the father of C D?", "questions": {},
+    ...          "minimum_knowledge_set": [{"qid": "Q1", "property": "child", "value": "C D", "round": 1,
+    ...                                     "source": "link"}]}
+    >>> print(reader_sample([entry], n=1))  # doctest: +NORMALIZE_WHITESPACE
+    ### 1. A B — C D (child) `e1`
+    <BLANKLINE>
+    - seed: A B was the father of C D.
+    <BLANKLINE>
+    **General question** (llm): Who were A B and C D?
+    <BLANKLINE>
+    **Specific question** (llm): Was A B the father of C D?
+    <BLANKLINE>
+    **Gold** (1 triples): `Q1` child: C D *(round 1, link)*
+    """
+    import random
+
+    chosen = sorted(random.Random(seed).sample(range(len(entries)), min(n, len(entries))))
+    blocks = []
+    for i, index in enumerate(chosen, 1):
+        e = entries[index]
+        lines = [f"### {i}. {e['names'][0]} — {e['names'][1]} ({e['relation']['label']}) `{e['id']}`", "",
+                 f"- seed: {e['seed_sentence']}"]
+        for r in e.get("rounds", []):
+            lines.append(f"- round {r['round']} ({r['sentence_source']}; {r['triple'][1]}: {r['triple'][2]}): {r['sentence']}")
+        for kind in ("general", "specific"):
+            source = (e.get("questions", {}).get(kind) or {}).get("source", "llm")
+            lines += ["", f"**{kind.capitalize()} question** ({source}): {e[kind + '_question']}"]
+        gold = "; ".join(f"`{g['qid']}` {g['property']}: {g['value']} *(round {g['round']}, {g['source']})*"
+                         for g in e["minimum_knowledge_set"])
+        lines += ["", f"**Gold** ({len(e['minimum_knowledge_set'])} triples): {gold}"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
