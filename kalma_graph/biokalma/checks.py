@@ -200,3 +200,33 @@ def reader_sample(entries: Sequence[dict], n: int = 10, seed: int = 0) -> str:
         lines += ["", f"**Gold** ({len(e['minimum_knowledge_set'])} triples): {gold}"]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def time_breakdown(entries: Sequence[dict], timings: Sequence[dict]) -> dict:
+    """Where a build's time goes, from the entries and their timings sidecar rows
+    (`{"id", "seconds", "scoring", "writing", "questions", "scored_tokens"}`): seconds per entry,
+    each phase's share, candidates scored per round, tokens per scored candidate and model calls
+    per question. Rows without phases (older builds) count in `seconds_per_entry` only.
+
+    >>> e = {"id": "e", "rounds": [{"candidates": 10}, {"candidates": 6}],
+    ...      "questions": {"general": {"attempts": 3}, "specific": {"attempts": 1}}}
+    >>> time_breakdown([e], [{"id": "e", "seconds": 60, "scoring": 30, "writing": 20, "questions": 10,
+    ...                      "scored_tokens": 192}])["shares"]
+    {'scoring': 0.5, 'writing': 0.333, 'questions': 0.167}
+    """
+    rows = {row["id"]: row for row in timings}
+    timed = [rows[e["id"]] for e in entries if e["id"] in rows]
+    phased = [(e, rows[e["id"]]) for e in entries if "scoring" in rows.get(e["id"], {})]
+    total = sum(float(r["seconds"]) for _, r in phased)
+    candidates = [r["candidates"] for e, _ in phased for r in e["rounds"]]
+    attempts = [q.get("attempts", 1) for e, _ in phased for q in e.get("questions", {}).values()]
+    return {
+        "timed_entries": len(timed),
+        "seconds_per_entry": round(sum(float(r["seconds"]) for r in timed) / len(timed), 2) if timed else None,
+        "entries_per_minute": round(60 * len(timed) / sum(float(r["seconds"]) for r in timed), 3) if timed else None,
+        "shares": {k: round(sum(float(r[k]) for _, r in phased) / total, 3) for k in ("scoring", "writing", "questions")}
+        if total else None,
+        "candidates_per_round": round(statistics.mean(candidates), 2) if candidates else None,
+        "tokens_per_candidate": round(sum(r["scored_tokens"] for _, r in phased) / sum(candidates), 2) if candidates else None,
+        "calls_per_question": round(statistics.mean(attempts), 2) if attempts else None,
+    }
