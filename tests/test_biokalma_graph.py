@@ -21,6 +21,7 @@ import pytest
 from kalma_graph.biokalma import BuildError, BuildOptions, EvolveConfig, build_biokalma, disambiguate, knowledge_pool, pairs_from_graph, plan_dataset
 from kalma_graph.biokalma.checks import triples_in_graph
 from kalma_graph.biokalma.pairs import PERSON_RELATIONS, PersonPair, is_complete_name, seed_sentence
+from kalma_graph.files import TornLineWarning
 from kalma_graph.ingest import ingest
 from kalma_graph.store.base import EntityRecord, StatementRecord
 from kalma_graph.store.biokalma_ops import linked_by_names, person_links
@@ -300,7 +301,8 @@ def test_same_seed_same_entries_on_resume(built, sample, llm, scorer, tmp_path):
     partial = tmp_path / "again.jsonl"
     lines = first.splitlines(keepends=True)
     partial.write_text(lines[0] + lines[1][:40], encoding="utf-8")
-    summary = build_biokalma(sample, llm, partial, E2E, scorer_llm=scorer)
+    with pytest.warns(TornLineWarning, match="again.jsonl:2: dropped a torn last line"):
+        summary = build_biokalma(sample, llm, partial, E2E, scorer_llm=scorer)
     assert (summary["resumed"], summary["built_now"]) == (1, 1)
     assert partial.read_text(encoding="utf-8") == first
     # Other settings are refused rather than mixed into the same file.
