@@ -344,7 +344,7 @@ def test_read_timings_skips_a_torn_line_and_keeps_the_last_seconds_of_each_entry
     timings = side_paths(tmp_path / "bk.jsonl")["timings"]
     timings.write_text(json.dumps({"id": "e1", "seconds": 3.0, "round1_s": 1.0}) + "\n"
                        + json.dumps({"id": "e1", "seconds": 4.0}) + "\n" + '{"id": "e2", "sec')
-    assert read_timings(timings, {"e1", "e2"}) == [4.0]
+    assert read_timings(timings, {"e1", "e2"}) == [{"id": "e1", "seconds": 4.0}]
 
 
 @pytest.mark.parametrize("module", ["kalma_graph.biokalma.scoring", "kalma_graph.biokalma.templates",

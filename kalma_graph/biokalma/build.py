@@ -33,7 +33,7 @@ from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_tex
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import GraphStore
 
-from .checks import check_dataset
+from .checks import check_dataset, time_breakdown
 from .disambiguation import Resolution, disambiguate
 from .evolve import PROMPTS, EvolveConfig, evolve_entry
 from .pairs import HUMAN, PERSON_RELATIONS, PersonPair, pairs_from_graph, read_pairs, shuffled
@@ -222,14 +222,16 @@ def build_biokalma(
         "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
         "checks": checks,
     }
-    summary["headline"] = headline(summary, read_timings(paths["timings"], {e["id"] for e in entries}))
+    summary["headline"] = headline(summary, entries, read_timings(paths["timings"], {e["id"] for e in entries}))
     atomic_write_json(paths["checks"], summary)
     return summary
 
 
-def read_timings(path: Path, ids: set[str]) -> list[float]:
-    """Seconds of the finished entries, from every session that built some (a torn line is skipped)."""
-    seconds: dict[str, float] = {}
+def read_timings(path: Path, ids: set[str]) -> list[dict]:
+    """Timing rows of the finished entries (the last row of each, from every session that built
+    some; a torn line is skipped): `{"id", "seconds"}` and, since the per-phase sidecar, `scoring`,
+    `writing`, `questions` seconds and `scored_tokens`."""
+    rows: dict[str, dict] = {}
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
@@ -237,11 +239,11 @@ def read_timings(path: Path, ids: set[str]) -> list[float]:
             except json.JSONDecodeError:
                 continue
             if row.get("id") in ids:
-                seconds[row["id"]] = float(row["seconds"])
-    return list(seconds.values())
+                rows[row["id"]] = row
+    return list(rows.values())
 
 
-def headline(summary: dict, seconds: list[float]) -> dict:
+def headline(summary: dict, entries: Sequence[dict], timings: Sequence[dict]) -> dict:
     """The dataset's quality figures by name (what the gold data must meet, docs/biokalma.md)."""
     checks = summary["checks"]
     relevance = checks.get("relevance") or {}
@@ -254,8 +256,7 @@ def headline(summary: dict, seconds: list[float]) -> dict:
         "nli_relevance_share": relevance.get("entailed_micro"),
         "model_file": (summary.get("model") or {}).get("model_file"),
         "model_sha256": (summary.get("model") or {}).get("model_sha256"),
-        "seconds_per_entry": round(sum(seconds) / len(seconds), 2) if seconds else None,
-        "timed_entries": len(seconds),
+        **time_breakdown(entries, timings),
     }
 
 
