@@ -2,7 +2,11 @@
 """Build the small, real sample dumps committed under ``dumps/``.
 
 Every fact written here is copied or re-shaped from the shared data folder
-(``<shared>/data``); nothing is invented.  The output is deterministic: the same
+(``<shared>/data``); no fact is invented.  The only text not copied from a source is
+the English description of Wikidata-sample items that no source describes: it is
+composed from the item's own claims in the sample (``compose_descriptions``) and
+listed, as composed, in ``wikidata_sample.composed_descriptions.tsv``.  The output
+is deterministic: the same
 inputs give byte-identical files (sorted output, gzip with a zero timestamp and
 no file name in the header).
 
@@ -16,6 +20,7 @@ derivation rules and counts):
 
 * ``wikidata_sample.jsonl.gz``  Wikidata entity JSON, one entity per line
 * ``wikidata_sample.nt.gz``     the same content as Wikidata truthy N-Triples
+* ``wikidata_sample.composed_descriptions.tsv``  which descriptions are composed, and from what
 * ``freebase_sample.nt.gz``     Freebase N-Triples from FB15k-237 valid+test
 * ``biokalma_records.jsonl.gz`` one line per distinct BioKaLMA person record
 * ``biokalma/``                 the BioKaLMA question files and prompts
@@ -113,12 +118,134 @@ PERSON_PIDS = {
 # Properties whose value is a language: the candidate must be known to be a language.
 LANGUAGE_PIDS = {"P103", "P1412", "P37", "P6886"}
 
+# Composed descriptions (items that no source describes; see compose_descriptions).
+# Country of citizenship (P27) -> the English words for it in a description, keyed by the English
+# label the country item has in this sample.  An adjective goes before the occupation ("American
+# writer"); an entry starting with "from " goes after it ("writer from Hong Kong").  The table holds
+# exactly the labelled countries of citizenship of the BioKaLMA persons (checked when the script
+# runs); a country not in it is left out of the description rather than guessed.
+NATIONALITY = {
+    "Afghanistan": "Afghan",
+    "Albania": "Albanian",
+    "Ancient Rome": "Ancient Roman",
+    "Australia": "Australian",
+    "Austria": "Austrian",
+    "Austria-Hungary": "Austro-Hungarian",
+    "Austrian Empire": "Austrian",
+    "Bangladesh": "Bangladeshi",
+    "Belgium": "Belgian",
+    "Bhutan": "Bhutanese",
+    "Botswana": "from Botswana",
+    "Brazil": "Brazilian",
+    "British Raj": "from British India",
+    "Byzantine Empire": "Byzantine",
+    "Cambodia": "Cambodian",
+    "Cameroon": "Cameroonian",
+    "Canada": "Canadian",
+    "Chile": "Chilean",
+    "Croatia": "Croatian",
+    "Cuba": "Cuban",
+    "Czech Republic": "Czech",
+    "Czechoslovakia": "Czechoslovak",
+    "Denmark": "Danish",
+    "Dutch Republic": "Dutch",
+    "Egypt": "Egyptian",
+    "Electorate of Saxony": "Saxon",
+    "England": "English",
+    "Ethiopia": "Ethiopian",
+    "Finland": "Finnish",
+    "France": "French",
+    "French Third Republic": "French",
+    "German Empire": "German",
+    "Germany": "German",
+    "Great Britain": "British",
+    "Greece": "Greek",
+    "Guatemala": "Guatemalan",
+    "Han dynasty": "from the Han dynasty",
+    "Hong Kong": "from Hong Kong",
+    "Hungary": "Hungarian",
+    "Iceland": "Icelandic",
+    "India": "Indian",
+    "Indonesia": "Indonesian",
+    "Iran": "Iranian",
+    "Iraq": "Iraqi",
+    "Ireland": "Irish",
+    "Israel": "Israeli",
+    "Italy": "Italian",
+    "Jamaica": "Jamaican",
+    "Japan": "Japanese",
+    "Kingdom of England": "English",
+    "Kingdom of Great Britain": "British",
+    "Kingdom of Hungary": "Hungarian",
+    "Kingdom of Italy": "Italian",
+    "Kingdom of Naples": "Neapolitan",
+    "Kingdom of Portugal": "Portuguese",
+    "Kingdom of Prussia": "Prussian",
+    "Kingdom of the Netherlands": "Dutch",
+    "Latvia": "Latvian",
+    "Lebanon": "Lebanese",
+    "Malawi": "Malawian",
+    "Malaysia": "Malaysian",
+    "Mexico": "Mexican",
+    "Moldavia": "Moldavian",
+    "Moldova": "Moldovan",
+    "Mongol Empire": "from the Mongol Empire",
+    "Mughal Empire": "from the Mughal Empire",
+    "Myanmar": "Burmese",
+    "Nazi Germany": "German",
+    "Nepal": "Nepali",
+    "Netherlands": "Dutch",
+    "North Korea": "North Korean",
+    "Norway": "Norwegian",
+    "Ottoman Empire": "Ottoman",
+    "Pakistan": "Pakistani",
+    "Panama": "Panamanian",
+    "People's Republic of China": "Chinese",
+    "Philippines": "Filipino",
+    "Poland": "Polish",
+    "Portugal": "Portuguese",
+    "Prussia": "Prussian",
+    "Qing dynasty": "from the Qing dynasty",
+    "Republic of Venice": "Venetian",
+    "Romania": "Romanian",
+    "Russia": "Russian",
+    "Russian Empire": "Russian",
+    "Saudi Arabia": "Saudi",
+    "Second Polish Republic": "Polish",
+    "Serbia": "Serbian",
+    "Singapore": "Singaporean",
+    "Socialist Federal Republic of Yugoslavia": "Yugoslav",
+    "South Africa": "South African",
+    "South Korea": "South Korean",
+    "Soviet Union": "Soviet",
+    "Spain": "Spanish",
+    "Sweden": "Swedish",
+    "Switzerland": "Swiss",
+    "Syria": "Syrian",
+    "Thailand": "Thai",
+    "Turkey": "Turkish",
+    "United Kingdom": "British",
+    "United States of America": "American",
+    "Venezuela": "Venezuelan",
+    "Vietnam": "Vietnamese",
+    "Wales": "Welsh",
+    "Weimar Republic": "German",
+}
+MAX_OCCUPATIONS = 2
+
 # Sample sizes for the KGQA files.
 SQ_WD_ROWS = 500
 SQ_FB_ROWS = 1000
 MINTAKA_ROWS = 300
 
 SIZE_BUDGET = 25 * 1024 * 1024
+
+# What this script writes into the output folder (and all it removes before writing; other files
+# there, such as dumps/biokalma_built/ made by `kalma-graph build biokalma`, are left alone and
+# not listed in SOURCES.md).
+OUTPUT_FILES = ("wikidata_sample.jsonl.gz", "wikidata_sample.nt.gz", "wikidata_sample.composed_descriptions.tsv",
+                "freebase_sample.nt.gz", "biokalma_records.jsonl.gz", "SOURCES.md")
+OUTPUT_DIRS = ("biokalma", "kgqa", "licenses")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -258,6 +385,10 @@ class WikidataSample:
         self.label_src: dict[str, str] = {}
         self.aliases: dict[str, list[str]] = collections.defaultdict(list)
         self.desc: dict[str, str] = {}
+        # where each description came from: a source ("fb15k237-map", "codex-types") or "composed"
+        self.desc_src: dict[str, str] = {}
+        # composed descriptions: QID -> (rule, the claims it was composed from)
+        self.desc_facts: dict[str, tuple[str, list[str]]] = {}
         self.enwiki: dict[str, str] = {}
         self.label_index: dict[str, set[str]] = collections.defaultdict(set)
         # statements: (subject, pid, kind, value); kind "item" (value QID) or "time" (value tuple)
@@ -279,8 +410,10 @@ class WikidataSample:
             a = (a or "").strip()
             if a and a != self.label.get(qid) and a not in self.aliases[qid]:
                 self.aliases[qid].append(a)
+        desc = (desc or "").strip()
         if desc and qid not in self.desc:
-            self.desc[qid] = desc.strip()
+            self.desc[qid] = desc
+            self.desc_src[qid] = src
 
     def load_properties(self) -> None:
         self.props = {p["id"]: p for p in read_json(self.inp.props)}
@@ -571,6 +704,7 @@ class WikidataSample:
         self.claims: dict[str, dict[str, list]] = collections.defaultdict(lambda: collections.defaultdict(list))
         for s, pid, kind, value in self.statements:
             self.claims[s][pid].append((kind, value))
+        self.compose_descriptions()
         unlabelled = [q for q in items if q not in self.label]
         st["entities"] = len(items)
         st["properties"] = len(self.used_pids)
@@ -581,6 +715,12 @@ class WikidataSample:
         st["codex_s_entities_unlabelled"] = sum(1 for q in self.codex_s_entities if q not in self.label)
         st["labels_by_source"] = dict(sorted(collections.Counter(self.label_src[q] for q in items if q in self.label).items()))
         st["entities_with_description"] = sum(1 for q in items if q in self.desc)
+        by_source = collections.Counter(self.desc_src[q] for q in items if q in self.desc)
+        st["descriptions_by_source"] = dict(sorted(by_source.items()))
+        st["entities_without_description"] = len(items) - st["entities_with_description"]
+        st["biokalma_persons_with_description"] = sum(1 for q in self.bk_records if q in self.desc)
+        st["biokalma_persons_description_by_source"] = dict(sorted(collections.Counter(
+            self.desc_src[q] for q in self.bk_records if q in self.desc).items()))
         st["entities_with_aliases"] = sum(1 for q in items if self.aliases.get(q))
         # same-name entities
         by_label = collections.defaultdict(set)
@@ -600,6 +740,140 @@ class WikidataSample:
         st["shared_label_examples"] = {
             k: sorted(v, key=qnum) for k, v in sorted(shared_labels.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:8]
         }
+
+    # ---- composed descriptions ------------------------------------------------------
+    def _item_values(self, qid: str, pid: str) -> list[str]:
+        return [v for kind, v in self.claims.get(qid, {}).get(pid, []) if kind == "item"]
+
+    def _years(self, qid: str, pid: str) -> int | None:
+        """The one year of the item's P569/P570 values; None if there is none, if the values disagree,
+        or if it is a year-precision value on a round hundred: BioKaLMA drops Wikidata's precision,
+        so "-1300-01-01" may stand for the 13th century BCE rather than the year 1300 BCE."""
+        years = set()
+        for kind, value in self.claims.get(qid, {}).get(pid, []):
+            if kind == "time":
+                m = re.match(r"^([+-])(\d+)-", value[0])
+                year = int(m.group(2)) * (-1 if m.group(1) == "-" else 1)
+                years.add(None if value[1] == 9 and year % 100 == 0 else year)
+        return years.pop() if len(years) == 1 else None
+
+    @staticmethod
+    def _year_span(born: int | None, died: int | None) -> str:
+        """Wikidata's style: "(1871–1900)", "(born 1950)", "(died 1900)", "(551–479 BCE)", "(63 BCE–14 CE)"."""
+        def y(n: int, era: bool) -> str:
+            return f"{-n} BCE" if n < 0 else (f"{n} CE" if era else str(n))
+
+        if born is not None and died is not None:
+            if born < 0 and died < 0:
+                return f"({-born}–{-died} BCE)"
+            return f"({y(born, False)}–{y(died, born < 0)})"
+        if born is not None:
+            return f"(born {y(born, False)})"
+        if died is not None:
+            return f"(died {y(died, False)})"
+        return ""
+
+    @staticmethod
+    def _redundant(a: str, b: str) -> bool:
+        """True when one occupation label begins or ends with the other ("film actor" / "actor",
+        "screenwriter" / "writer", "singer-songwriter" / "singer"): listing both says one thing twice."""
+        a, b = a.casefold(), b.casefold()
+        short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+        return long_.startswith(short) or long_.endswith(short)
+
+    def compose_descriptions(self) -> None:
+        """Give every item that no source describes a description composed from its own claims in this
+        sample, in the style of Wikidata's English descriptions.
+
+        Humans (P31 Q5): "[nationality] <occupation>[ and <occupation>][ from …] (<born>–<died>)".
+        Nationality: the NATIONALITY wording of the countries of citizenship (P27), only when every one
+        of them is labelled, in the table and worded the same; otherwise left out.  Occupations (P106):
+        at most MAX_OCCUPATIONS labelled ones — the one the BioKaLMA record names first, then those held
+        by more humans in the sample, then the lower QID — skipping one whose label begins or ends with
+        a chosen one's ("screenwriter" after "writer"); "person" when none.  Years (P569/P570): see
+        `_years`; both left out when the death year is before the birth year.
+        Other items: the English label of one P31 type (the type most used in the sample, then the
+        lower QID), never the item's own label.  Nothing else is inferred; an item with no usable
+        claim keeps no description."""
+        st = self.stats
+        humans = {q for q in self.items if "Q5" in self._item_values(q, "P31")}
+        occ_freq = collections.Counter(v for q in humans for v in self._item_values(q, "P106"))
+        type_freq = collections.Counter(v for q in self.items for v in self._item_values(q, "P31"))
+
+        # the table covers exactly the labelled countries of citizenship of the BioKaLMA persons
+        bk_countries = {self.label[v] for q in self.bk_records for v in self._item_values(q, "P27") if v in self.label}
+        if bk_countries != set(NATIONALITY):
+            raise SystemExit("NATIONALITY table out of step with the BioKaLMA persons' countries: "
+                             f"missing {sorted(bk_countries - set(NATIONALITY))}, "
+                             f"unused {sorted(set(NATIONALITY) - bk_countries)}")
+
+        def order(values: Iterable[str], preferred: str | None, freq: collections.Counter) -> list[str]:
+            return sorted(set(values), key=lambda v: (v != preferred, -freq[v], qnum(v)))
+
+        rules = collections.Counter()
+        parts_used = collections.Counter()
+        unlisted_countries = collections.Counter()
+        n_unlisted = n_disagree = 0
+        left = collections.Counter()
+        for q in self.items:
+            if q in self.desc:
+                continue
+            links = self.bk_links.get(q, {})
+            if q in humans:
+                facts = ["P31=Q5"]
+                # nationality only when every country of citizenship is labelled, in the table and
+                # worded the same ("United Kingdom" and "Kingdom of Great Britain": British);
+                # otherwise it is left out rather than one country picked
+                countries = sorted(set(self._item_values(q, "P27")), key=qnum)
+                words = {NATIONALITY.get(self.label.get(v, ""), "") for v in countries}
+                nat = ""
+                if countries and len(words) == 1 and "" not in words:
+                    nat = words.pop()
+                    facts += [f"P27={v}" for v in countries]
+                elif countries and "" not in words:
+                    n_disagree += 1  # all in the table, worded differently
+                unlisted = [self.label.get(v, v) for v in countries if self.label.get(v) not in NATIONALITY]
+                if unlisted:
+                    n_unlisted += 1
+                    unlisted_countries.update(unlisted)
+                occs: list[str] = []
+                for v in order(self._item_values(q, "P106"), links.get("occupation"), occ_freq):
+                    if len(occs) == MAX_OCCUPATIONS:
+                        break
+                    if v in self.label and not any(self._redundant(self.label[v], self.label[o]) for o in occs):
+                        occs.append(v)
+                facts += [f"P106={v}" for v in occs]
+                born, died = self._years(q, "P569"), self._years(q, "P570")
+                if born is not None and died is not None and died < born:
+                    born = died = None  # the dates contradict each other
+                facts += [f"{pid}={y}" for pid, y in (("P569", born), ("P570", died)) if y is not None]
+                noun = " and ".join(self.label[v] for v in occs) or "person"
+                text = f"{noun} {nat}" if nat.startswith("from ") else f"{nat} {noun}".strip()
+                span = self._year_span(born, died)
+                text = f"{text} {span}" if span else text
+                rule = "human"
+                parts_used.update(k for k, ok in (("nationality", bool(nat)), ("occupation", bool(occs)),
+                                                  ("years", bool(span))) if ok)
+            else:
+                own = (self.label.get(q) or "").casefold()
+                types = [v for v in self._item_values(q, "P31") if v in self.label and self.label[v].casefold() != own]
+                if not types:
+                    reason = ("no claims" if not self.claims.get(q) else "no P31 type"
+                              if not self._item_values(q, "P31") else "P31 type unlabelled or its own label")
+                    left[reason] += 1
+                    continue
+                t = order(types, None, type_freq)[0]
+                text, facts, rule = self.label[t], [f"P31={t}"], "type"
+            self.desc[q] = text
+            self.desc_src[q] = "composed"
+            self.desc_facts[q] = (rule, facts)
+            rules[rule] += 1
+        st["descriptions_composed_by_rule"] = dict(sorted(rules.items()))
+        st["descriptions_composed_human_parts"] = dict(sorted(parts_used.items()))
+        st["descriptions_composed_country_not_in_table"] = dict(unlisted_countries.most_common(8))
+        st["descriptions_composed_humans_country_not_in_table"] = n_unlisted
+        st["descriptions_composed_humans_countries_worded_differently"] = n_disagree
+        st["entities_without_description_by_reason"] = dict(sorted(left.items()))
 
     # ---- writers -------------------------------------------------------------------
     def entity_json(self, qid: str) -> dict:
@@ -693,6 +967,40 @@ class WikidataSample:
                 n += len(lines)
         return n
 
+    def write_composed_descriptions(self, path: Path) -> int:
+        """One line per composed description: QID, description, rule, the claims it was composed from."""
+        n = 0
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("qid\tdescription\trule\tfrom_claims\n")
+            for qid in self.items:
+                if self.desc_src.get(qid) != "composed":
+                    continue
+                rule, facts = self.desc_facts[qid]
+                text = self.desc[qid]
+                if re.search(r"[\t\r\n]", text):
+                    raise SystemExit(f"composed description of {qid} holds a tab or newline: {text!r}")
+                fh.write(f"{qid}\t{text}\t{rule}\t{' '.join(facts)}\n")
+                n += 1
+        return n
+
+    def description_examples(self) -> list[str]:
+        """Five composed descriptions for SOURCES.md: Stephen Crane, then the first labelled item (by QID)
+        of each other shape: a "from …" nationality, BCE years, no occupation, a type label."""
+        composed = [q for q in self.items if self.desc_src.get(q) == "composed" and q in self.label]
+        shapes = [
+            lambda q: q == "Q206534",
+            lambda q: " from " in self.desc[q],
+            lambda q: "BCE" in self.desc[q],
+            lambda q: self.desc[q].split(" (")[0].endswith("person") and "(" in self.desc[q],
+            lambda q: self.desc_facts[q][0] == "type",
+        ]
+        out: list[str] = []
+        for shape in shapes:
+            q = next((q for q in composed if shape(q) and q not in out), None)
+            if q:
+                out.append(q)
+        return out
+
     def write_records(self, path: Path) -> int:
         n = 0
         with GzWriter(path) as out:
@@ -748,6 +1056,7 @@ class FreebaseSample:
         self.names = names
         fb_map = read_json(inp.fb237 / "entity2wikidata.json")
         self.descs = {m: v["description"].strip() for m, v in fb_map.items() if (v.get("description") or "").strip()}
+        self.mid2qid = {m: v["wikidata_id"] for m, v in fb_map.items() if v.get("wikidata_id")}
 
         # SimpleQuestions (Freebase) valid rows with subject and object in the sample
         self.sq_rows = []
@@ -777,6 +1086,8 @@ class FreebaseSample:
         st["entities_named"] = sum(1 for m in ents if m in names)
         st["entities_unnamed"] = len(ents) - st["entities_named"]
         st["entities_with_description"] = sum(1 for m in ents if m in self.descs)
+        st["entities_without_description"] = len(ents) - st["entities_with_description"]
+        st["undescribed_in_the_fb15k237_map"] = sum(1 for m in ents if m not in self.descs and m in self.mid2qid)
         st["relations"] = len({r for _h, r, _t in self.triples})
         st["cvt_relations"] = len({r for _h, r, _t in self.triples if "./" in r})
         # same-name MIDs
@@ -937,7 +1248,8 @@ def file_table(out: Path) -> tuple[str, int]:
     rows = []
     total = 0
     for p in sorted(out.rglob("*")):
-        if not p.is_file() or p.name == "SOURCES.md":
+        top = p.relative_to(out).parts[0]
+        if not p.is_file() or p.name == "SOURCES.md" or (top not in OUTPUT_FILES and top not in OUTPUT_DIRS):
             continue
         size = p.stat().st_size
         total += size
@@ -955,6 +1267,10 @@ def write_sources(out: Path, inp: Inputs, wd: WikidataSample, fb: FreebaseSample
     w, f = wd.stats, fb.stats
     table, total = file_table(out)
     shared_examples = "; ".join(f"{k!r}: {', '.join(v)}" for k, v in w["shared_label_examples"].items())
+    ds_map, ds_codex, ds_composed = (w["descriptions_by_source"].get(k, 0) for k in ("fb15k237-map", "codex-types", "composed"))
+    examples = "\n".join(
+        f"- {q} {wd.label[q]}: \"{wd.desc[q]}\" — from `{' '.join(wd.desc_facts[q][1])}`"
+        for q in wd.description_examples())
     text = f"""# dumps/ — small real sample dumps
 
 Generated by `scripts/build_dumps.py`; do not edit by hand. Rebuild (deterministic,
@@ -965,7 +1281,13 @@ python scripts/build_dumps.py --shared /work/shared     # default --shared: ../s
 ```
 
 Every fact below is copied or re-shaped from the shared data folder (`<shared>/data`);
-nothing is invented: no QIDs, MIDs, ranks, statement ids, qualifiers or references are made up.
+no fact is invented: no QIDs, MIDs, statements, ranks, statement ids, qualifiers or references are made up.
+One kind of text is written rather than copied: the English **description** of a Wikidata-sample item
+that no source describes is *composed* from facts already in the sample (the item's own claims and the
+English labels of their values), by the fixed rules under "Descriptions" below, and every composed
+description is marked as such (listed with the claims it was made from in
+`wikidata_sample.composed_descriptions.tsv`). Composing a description from the sample's facts is not
+inventing facts: it states nothing that the item's claims do not state.
 Input provenance is `data/kg/SOURCES.txt` (repository @ commit, copied verbatim from git snapshots).
 
 ## Files
@@ -992,7 +1314,10 @@ Counts: **{fmt(w['entities'])} items**, {fmt(w['properties'])} properties, **{fm
 Labelled items: {fmt(w['entities_labelled'])}; **unlabelled: {fmt(w['entities_unlabelled'])}**
 (of which {fmt(w['codex_s_entities_unlabelled'])} are CoDEx-S entities; CoDEx's own `entities.json`
 with labels was not available). Labels by source: {', '.join(f'{k}: {fmt(v)}' for k, v in w['labels_by_source'].items())}.
-With description: {fmt(w['entities_with_description'])}; with aliases: {fmt(w['entities_with_aliases'])}.
+With an English description: {fmt(w['entities_with_description'])} — source text {fmt(ds_map + ds_codex)}
+(FB15k-237→Wikidata map: {fmt(ds_map)}, CoDEx types: {fmt(ds_codex)}), **composed: {fmt(ds_composed)}**
+(see "Descriptions" below); without a description: {fmt(w['entities_without_description'])}. All {fmt(w['biokalma_persons_with_description'])} BioKaLMA persons have one
+({', '.join(f'{k}: {fmt(v)}' for k, v in w['biokalma_persons_description_by_source'].items())}). With aliases: {fmt(w['entities_with_aliases'])}.
 **Same-name entities**: {fmt(w['shared_labels'])} English labels are shared by two or more items
 ({fmt(w['entities_sharing_a_label'])} items); counting aliases too, {fmt(w['shared_names_label_or_alias'])} names are
 shared ({fmt(w['entities_sharing_a_name'])} items). Examples: {shared_examples}.
@@ -1049,8 +1374,52 @@ How it is derived:
 
 Labels, aliases, descriptions: label priority BioKaLMA name > FB15k-237 map label > CoDEx type label >
 Mintaka label; other differing labels and the map's `alternatives` become aliases; descriptions from the
-FB15k-237 map, else CoDEx types; enwiki sitelinks from the map's Wikipedia URL.
+FB15k-237 map, else CoDEx types, else composed (below); enwiki sitelinks from the map's Wikipedia URL.
 FB15k-237→Wikidata map: `FB15k-237/entity2wikidata.json`, {origin('villmow/datasets_knowledge_embedding')}.
+
+### Descriptions
+
+Source text (copied verbatim; Wikidata's own English descriptions): **{fmt(ds_map)}** items from the
+FB15k-237→Wikidata map, **{fmt(ds_codex)}** type items from CoDEx `data/types/en/types.json`. No other source
+of Wikidata descriptions was available (CoDEx's `entities.json` was not), which left most BioKaLMA persons
+undescribed.
+
+**Composed: {fmt(ds_composed)}** items ({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_by_rule'].items())}), written in the item
+JSON exactly where Wikidata puts a description (`descriptions.en`) and in the N-Triples as `schema:description`,
+so a reader cannot tell them apart from source text there: the marking is
+`wikidata_sample.composed_descriptions.tsv` (`qid`, `description`, `rule`, `from_claims`: every claim used, as
+`P106=Q36180`, and the years as `P569=1871`). Rules (`compose_descriptions` in the script), in the style of
+Wikidata's English descriptions:
+
+- **human** (P31 Q5): `[nationality] <occupation>[ and <occupation>][ from …] (<born>–<died>)`, e.g.
+  "American writer and poet (1871–1900)".
+  - Nationality from the countries of citizenship (P27), worded by a fixed table (`NATIONALITY` in the
+    script: the {len(NATIONALITY)} labelled countries of citizenship of the BioKaLMA persons, each an established
+    adjective such as "United States of America" → "American", or "from the Qing dynasty" where an adjective
+    would be a guess). It is used only when every country of citizenship the item has is labelled, in the
+    table and worded the same (e.g. "United Kingdom" and "Kingdom of Great Britain" → "British"); otherwise it
+    is left out rather than one country picked: for {fmt(w['descriptions_composed_humans_countries_worded_differently'])} humans whose countries are worded differently
+    (e.g. "Soviet Union" and "Russian Empire") and {fmt(w['descriptions_composed_humans_country_not_in_table'])} with a country outside the table or unlabelled
+    ({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_country_not_in_table'].items())}; QIDs are unlabelled countries).
+  - Occupations (P106): at most {MAX_OCCUPATIONS} labelled ones, in a stable order — the one the BioKaLMA record
+    names first, then those held by more humans in the sample, then the lower QID; an occupation whose label
+    begins or ends with a chosen one's is skipped ("screenwriter" after "writer"). With none: "person".
+  - Years from the birth and death dates (P569/P570): "(1871–1900)", "(born 1950)", "(died 1900)",
+    "(551–479 BCE)", "(44 BCE–23 CE)". A side is left out when its values disagree, or when it is a
+    year-precision value on a round hundred (BioKaLMA gives no precision, so "-1300-01-01" may be the 13th
+    century BCE); both are left out when the death year is before the birth year.
+  - Parts used: {', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_human_parts'].items())} of {fmt(w['descriptions_composed_by_rule'].get('human', 0))}.
+- **type**: any other item with a labelled P31 value: that type's English label (the type most used in the sample,
+  then the lower QID; never the item's own label), e.g. "international organization". Nothing finer ("city in
+  Texas") is inferred. The CoDEx caveat of step 6 applies: for a class-like item the type may be a `subclass of`
+  parent, so "profession" for an occupation item reads as "a kind of profession".
+- Anything else keeps no description: {fmt(w['entities_without_description'])} items ({', '.join(f'{k}: {fmt(v)}' for k, v in w['entities_without_description_by_reason'].items())}; "no claims" are items
+  that only occur as values).
+
+A composed description is only as right as the claims it is made from (e.g. a BioKaLMA date
+converted from the Julian calendar can shift a year at its ends). Examples:
+
+{examples}
 
 Licences: Wikidata content is CC0 1.0; CoDEx MIT; wikidata-properties MIT; datasets_knowledge_embedding MIT;
 SimpleQuestions CC BY 3.0; Mintaka CC BY 4.0 (labels only); BioKaLMA S-Lab License 1.0 (non-commercial;
@@ -1063,7 +1432,15 @@ The same content as Wikidata truthy N-Triples ({fmt(counts['wikidata_nt_lines'])
 `<{WD}Q…> <{WDT}P…> <{WD}Q…> .`; dates as `"1871-11-01T00:00:00Z"^^<{XSD_DATETIME}>`
 (year-precision dates as `YYYY-01-01T00:00:00Z`, as Wikidata writes them); `rdfs:label`,
 `<{SCHEMA_DESC}>` and `skos:altLabel` literals tagged `@en`; one
-`<{WD}P…> rdfs:label "…"@en .` line per property used. Same derivation and licences as above.
+`<{WD}P…> rdfs:label "…"@en .` line per property used. Same derivation and licences as above; the
+`schema:description` literals are the same as the JSON descriptions, composed ones included
+(marked in `wikidata_sample.composed_descriptions.tsv`).
+
+## `wikidata_sample.composed_descriptions.tsv`
+
+The {fmt(counts['composed_descriptions'])} composed descriptions of the Wikidata sample (see "Descriptions" above), one per line after a
+header, sorted by numeric QID: `qid`, `description`, `rule` (`human` or `type`), `from_claims` (the item's claims
+the text was composed from). Same licences as `wikidata_sample.jsonl.gz`.
 
 ## `freebase_sample.nt.gz`
 
@@ -1086,7 +1463,9 @@ sampled SimpleQuestions (Freebase) rows (both ends already in the sample). **{fm
   {fmt(f['shared_names'])} names are shared by two or more MIDs ({fmt(f['entities_sharing_a_name'])} MIDs).
 - Descriptions: kg-bert's `entity2text.txt` holds names, not descriptions (its long-text file was not available), so
   `common.topic.description` `@en` comes from the **Wikidata** description in the FB15k-237→Wikidata map for
-  {fmt(f['entities_with_description'])} MIDs — Wikidata text (CC0), not Freebase's own description.
+  {fmt(f['entities_with_description'])} of {fmt(f['entities'])} MIDs — Wikidata text (CC0), not Freebase's own description. The other
+  {fmt(f['entities_without_description'])} have none ({fmt(f['undescribed_in_the_fb15k237_map'])} are in the map without a description); nothing is composed for Freebase
+  ({fmt(f['undescribed_with_a_composed_wikidata_twin'])} of them map to a Wikidata-sample item with a composed description).
 - No `type.object.type` triples (FB15k-237 has none). OpenKE `benchmarks/FB15K237` ({origin('thunlp/OpenKE')}; no licence
   file in that repository) is used only for the class check of the Wikidata sample, not written here.
 
@@ -1147,9 +1526,9 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     # remove what this script writes (and only that), so stale files cannot survive
-    for name in ("wikidata_sample.jsonl.gz", "wikidata_sample.nt.gz", "freebase_sample.nt.gz", "biokalma_records.jsonl.gz", "SOURCES.md"):
+    for name in OUTPUT_FILES:
         (out / name).unlink(missing_ok=True)
-    for sub in ("biokalma", "kgqa", "licenses"):
+    for sub in OUTPUT_DIRS:
         if (out / sub).exists():
             shutil.rmtree(out / sub)
 
@@ -1159,9 +1538,12 @@ def main(argv: list[str] | None = None) -> int:
     counts["wikidata_jsonl_lines"] = wd.write_jsonl(out / "wikidata_sample.jsonl.gz")
     counts["wikidata_nt_lines"] = wd.write_nt(out / "wikidata_sample.nt.gz")
     counts["biokalma_records"] = wd.write_records(out / "biokalma_records.jsonl.gz")
+    counts["composed_descriptions"] = wd.write_composed_descriptions(out / "wikidata_sample.composed_descriptions.tsv")
     fb = FreebaseSample(inp)
     fb.build()
     counts["freebase_nt_lines"] = fb.write_nt(out / "freebase_sample.nt.gz")
+    fb.stats["undescribed_with_a_composed_wikidata_twin"] = sum(
+        1 for m in fb.entities if m not in fb.descs and wd.desc_src.get(fb.mid2qid.get(m, "")) == "composed")
     kq = write_kgqa(inp, wd, fb, out)
     write_biokalma(inp, out)
     lic = write_licenses(inp, out)

@@ -23,6 +23,7 @@ SIZE_BUDGET = 25 * 1024 * 1024
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+SCHEMA_DESC = "http://schema.org/description"
 XSD_DATETIME = "http://www.w3.org/2001/XMLSchema#dateTime"
 FB = "http://rdf.freebase.com/ns/"
 GREGORIAN = "http://www.wikidata.org/entity/Q1985727"
@@ -31,6 +32,7 @@ EXPECTED_FILES = [
     "SOURCES.md",
     "wikidata_sample.jsonl.gz",
     "wikidata_sample.nt.gz",
+    "wikidata_sample.composed_descriptions.tsv",
     "freebase_sample.nt.gz",
     "biokalma_records.jsonl.gz",
     "biokalma/simple_question_graph.json.gz",
@@ -239,10 +241,121 @@ def test_all_biokalma_persons_in_wikidata_sample(wd_entities):
             assert qid in _claim_targets(e, r["pids"][label]), (r["qid"], label, qid)
 
 
+# --------------------------------------------------------------------------- descriptions
+
+
+def _build_script():
+    """scripts/build_dumps.py as a module (for its NATIONALITY table)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_dumps", REPO / "scripts" / "build_dumps.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def composed() -> dict[str, dict]:
+    """wikidata_sample.composed_descriptions.tsv: qid -> {description, rule, from_claims}."""
+    lines = (DUMPS / "wikidata_sample.composed_descriptions.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "qid\tdescription\trule\tfrom_claims"
+    out = {}
+    for line in lines[1:]:
+        qid, description, rule, facts = line.split("\t")
+        assert qid not in out and rule in ("human", "type")
+        out[qid] = {"description": description, "rule": rule,
+                    "from_claims": [tuple(f.split("=", 1)) for f in facts.split(" ")]}
+    return out
+
+
+def _description(entity: dict) -> str | None:
+    return entity["descriptions"].get("en", {}).get("value")
+
+
+def _label(entities: dict, qid: str) -> str | None:
+    return entities[qid]["labels"].get("en", {}).get("value")
+
+
+def test_stephen_crane_has_a_composed_description(wd_entities, composed):
+    text = _description(wd_entities["Q206534"])
+    assert text and "writer" in text and text.endswith("(1871–1900)")
+    assert text == "American writer and poet (1871–1900)"
+    assert composed["Q206534"]["description"] == text  # marked as composed, with what it was made from
+    assert ("P27", "Q30") in composed["Q206534"]["from_claims"] and ("P106", "Q36180") in composed["Q206534"]["from_claims"]
+
+
+def test_every_biokalma_person_has_a_description(wd_entities):
+    records = [json.loads(line) for line in _lines("biokalma_records.jsonl.gz")]
+    missing = [r["qid"] for r in records if not _description(wd_entities[r["qid"]])]
+    assert not missing, missing[:10]
+
+
+def test_composed_descriptions_are_marked_and_counted(wd_entities, composed):
+    items = {q: e for q, e in wd_entities.items() if e["type"] == "item"}
+    for qid, row in composed.items():
+        assert _description(items[qid]) == row["description"]
+    described = sum(1 for e in items.values() if _description(e))
+    text = (DUMPS / "SOURCES.md").read_text(encoding="utf-8")
+    assert f"**composed: {len(composed):,}**" in text
+    m = re.search(r"With an English description: ([\d,]+) — source text ([\d,]+)", text)
+    assert m and int(m.group(1).replace(",", "")) == described
+    assert int(m.group(2).replace(",", "")) + len(composed) == described
+    flat = " ".join(text.split())
+    assert "is not inventing facts" in flat and "nothing is invented" not in flat
+
+
+def test_composed_descriptions_use_only_the_items_own_claims(wd_entities, composed):
+    """Every composed description: each claim it names is a claim of that item, and its text is those
+    claims' value labels (occupations, type), the nationality wording of its countries of citizenship and
+    its birth/death years, joined by the rule's few fixed words — nothing else."""
+    nationality = _build_script().NATIONALITY
+    connectives = {"and", "person", "from", "born", "died", "BCE", "CE"}
+    for qid, row in composed.items():
+        item = wd_entities[qid]
+        text = row["description"]
+        pieces: list[str] = []
+        countries = []
+        for pid, value in row["from_claims"]:
+            if pid in ("P569", "P570"):
+                years = {int(t["time"][:t["time"].index("-", 1)]) for t in _claim_targets(item, pid)}
+                assert int(value) in years, (qid, pid, value)
+                pieces.append(str(abs(int(value))))
+                continue
+            assert value in _claim_targets(item, pid), (qid, pid, value)
+            if pid == "P27":
+                countries.append(value)
+            elif pid == "P31" and row["rule"] == "human":
+                assert value == "Q5"
+            else:
+                label = _label(wd_entities, value)
+                assert label, (qid, pid, value)
+                pieces.append(label)
+        if countries:
+            # every country of citizenship the item has, all worded the same
+            assert sorted(countries) == sorted(_claim_targets(item, "P27")), qid
+            words = {nationality[_label(wd_entities, c)] for c in countries}
+            assert len(words) == 1, (qid, words)
+            pieces.append(words.pop())
+        if row["rule"] == "type":
+            assert [p for p, _ in row["from_claims"]] == ["P31"] and text == pieces[0]
+            assert text.casefold() != (_label(wd_entities, qid) or "").casefold()
+            continue
+        rest = text
+        for piece in sorted(pieces, key=len, reverse=True):
+            assert piece in rest, (qid, piece, text)
+            rest = rest.replace(piece, " ", 1)
+        leftover = set(re.findall(r"[^\s()–]+", rest))
+        assert leftover <= connectives, (qid, text, leftover)
+    # a fair share of each kind is there to check
+    rules = [row["rule"] for row in composed.values()]
+    assert rules.count("human") > 1000 and rules.count("type") > 50
+
+
 def test_nt_matches_jsonl(wd_entities, wd_graph):
     graph, _ = wd_graph
     nt_items = set()
     nt_labels = {}
+    nt_descs = {}
     for s, p, o in graph:
         s, p = str(s), str(p)
         if p.startswith(WDT) and isinstance(o, rdflib.URIRef):
@@ -250,11 +363,17 @@ def test_nt_matches_jsonl(wd_entities, wd_graph):
         elif p == RDFS_LABEL:
             assert o.language == "en"
             nt_labels[s[len(WD):]] = str(o)
+        elif p == SCHEMA_DESC:
+            assert o.language == "en" and s[len(WD):] not in nt_descs
+            nt_descs[s[len(WD):]] = str(o)
     js_items = set()
     js_labels = {}
+    js_descs = {}
     for e in wd_entities.values():
         if "en" in e["labels"]:
             js_labels[e["id"]] = e["labels"]["en"]["value"]
+        if "en" in e["descriptions"] and e["type"] == "item":
+            js_descs[e["id"]] = e["descriptions"]["en"]["value"]
         for pid, statements in e["claims"].items():
             for st in statements:
                 v = st["mainsnak"]["datavalue"]["value"]
@@ -262,6 +381,7 @@ def test_nt_matches_jsonl(wd_entities, wd_graph):
                     js_items.add((e["id"], pid, v["id"]))
     assert nt_items == js_items
     assert nt_labels == js_labels
+    assert nt_descs == js_descs  # composed descriptions included
     crane = rdflib.URIRef(WD + "Q206534")
     born = list(graph.objects(crane, rdflib.URIRef(WDT + "P569")))
     assert len(born) == 1 and str(born[0].datatype) == XSD_DATETIME

@@ -146,11 +146,70 @@ def test_crane_sentence_attribution(crane_scorer):
     assert result.value("kg_attr") == pytest.approx(0.25)
     # VE: Stephen Crane, Newark, Boston all in the graph; C: the question's only entity is covered
     assert result.value("ve") == 1.0 and result.value("c") == 1.0
-    assert result.value("er") is None  # Stephen Crane has no description in the sample: ER undefined
-    assert result.value("k") == pytest.approx((1.0 + 0.25) / 2)  # ER left out, equal weights rescaled
+    # ER: Stephen Crane's description in the sample ("American writer and poet (1871–1900)", composed
+    # from his claims by scripts/build_dumps.py) against the question
+    er = result.value("er")
+    assert er is not None and 0.0 < er <= 1.0
+    [row] = result.scores["er"].evidence["entities"]
+    assert row["id"] == CRANE and row["description"] == "American writer and poet (1871–1900)"
+    assert result.value("k") == pytest.approx((1.0 + er + 0.25) / 3)  # equal weights
     assert result.intent.intent == "factoid"
     s = result.value("s")
-    assert result.value("sck") == pytest.approx((0.1 * s + 0.1 * 1.0 + 0.8 * 0.625) / 1.0)
+    assert result.value("sck") == pytest.approx((0.1 * s + 0.1 * 1.0 + 0.8 * result.value("k")) / 1.0)
+
+
+# --- the bundled graph: descriptions for the ER score ----------------------------------------------
+
+# A released BioKaLMA question (dumps/biokalma/simple_question_graph.json.gz) about Stephen Crane.
+BIOKALMA_CRANE_QUESTION = ("Who was Stephen Crane, what were his family's religious affiliations, "
+                           "and how did his health affect his work?")
+
+
+@pytest.fixture(scope="module")
+def sample_graph(tmp_path_factory) -> Path:
+    """The whole Wikidata sample dump ingested into an embedded store (closed again: the CLI opens it)."""
+    from kalma_graph.store.embedded import EmbeddedStore
+
+    path = tmp_path_factory.mktemp("sck-sample") / "graph.lbdb"
+    store = EmbeddedStore(path)
+    try:
+        ingest(store, [WIKIDATA_JSON])
+    finally:
+        store.close()
+    return path
+
+
+@pytest.mark.slow
+def test_bundled_graph_describes_crane_and_er_is_defined(sample_graph):
+    """`kalma-graph show Q206534` prints Stephen Crane's description from the bundled sample, and the ER
+    score of a BioKaLMA question naming him is defined (it was None while the sample had no
+    description for him)."""
+    from kalma_graph.models.embeddings import load_embedder
+    from kalma_graph.models.ner import load_ner
+    from kalma_graph.sck.entities import GraphLinker
+    from kalma_graph.sck.er import er_score
+    from kalma_graph.store.embedded import EmbeddedStore
+
+    from .test_cli import kg
+
+    uri = f"embedded:{sample_graph}"
+    [shown] = json.loads(kg("show", CRANE, "--store", uri, "--json").stdout)["entities"]
+    assert shown["id"] == CRANE and shown["description"] == "American writer and poet (1871–1900)"
+    assert "American writer and poet (1871–1900)" in kg("show", CRANE, "--store", uri, "--limit", "1").stdout
+
+    store = EmbeddedStore(sample_graph, read_only=True)
+    try:
+        assert store.get_entity(CRANE).description == "American writer and poet (1871–1900)"
+        linker = GraphLinker(store, load_ner())
+        [mentions] = linker.link([BIOKALMA_CRANE_QUESTION])
+        ids = linked_ids(mentions)
+        assert CRANE in ids
+        result = er_score(BIOKALMA_CRANE_QUESTION, [e for e in map(linker.entity, ids) if e], load_embedder())
+    finally:
+        store.close()
+    assert result.value is not None and 0.0 < result.value <= 1.0
+    crane = next(row for row in result.evidence["entities"] if row["id"] == CRANE)
+    assert crane["cosine"] > 0.0 and CRANE not in result.evidence["no_description"]
 
 
 @pytest.mark.slow
