@@ -408,3 +408,25 @@ def test_question_attempts_follow_the_prompt_file():
     assert attempts[1:-1] == [("llm-sampled", tries["temperature"], None)] * tries["samples"]
     assert attempts[-1] == ("llm-constrained", None, naming_grammar(names))
     assert question_attempts({}, names) == [("llm", None, None)]
+
+
+def test_keeps_question_truth_table():
+    """Each rule of acceptance v5 refuses on its own; a question meeting all is kept."""
+    from types import SimpleNamespace
+
+    from kalma_graph.biokalma.evolve import keeps_question
+    from kalma_graph.prompts import load_prompt
+
+    names = ["John Updike", "Henry James"]
+    prompt = load_prompt("biokalma/question_specific")
+    stop, cut = SimpleNamespace(finish_reason="stop"), SimpleNamespace(finish_reason="length")
+    good = "Which genre did Henry James write in, and how did it shape John Updike's novels?"
+    assert keeps_question(good, stop, names, prompt)
+    assert not keeps_question(good, cut, names, prompt)  # cut off at the token limit
+    assert not keeps_question("Which genre did Henry James write in?", stop, names, prompt)  # one person
+    assert not keeps_question("", stop, names, prompt)
+    long = good[:-1] + " and " + " and ".join(["why"] * prompt["max_words"]) + "?"
+    assert not keeps_question(long, stop, names, prompt)  # over max_words
+    echo = ("What were the key artistic influences and characteristics that shaped John Updike's unique "
+            "style, and how did Henry James matter?")
+    assert not keeps_question(echo, stop, names, prompt)  # repeats the demonstration's question

@@ -66,12 +66,14 @@ class EvolveConfig:
     # annotations that are pool triples the sentence mentions)
     require_mention: bool = True  # an LLM sentence must mention the value, else the template sentence is used
     # What "mention" means (recorded in the provenance, so entries built under other rules are not mixed):
+    # "v5" = v4, and a question repeating five words of a demonstration's question, or longer than
+    # the prompt's `max_words`, is not kept (`keeps_question`);
     # "v4" = v3, and a question cut off by its token limit is never kept (under the naming grammar
     # the 1.5B model looped, "… who lived in Germany and Germany respectively, and …", until cut);
     # "v3" = v2, and a question names each person by a word the other's name lacks (not a shared
     # surname); "v2" = the value in any word form ("German" for "Germans", "Jewish" for "Jews") and
     # the triple's subject named; "v1" was the exact value only.
-    acceptance: str = "v4"
+    acceptance: str = "v5"
     max_candidates: int | None = None  # None: every pool triple is scored (eq. 1 as written); K: the K most
     # specific ones and all tied with the K-th
     excluded_pids: tuple[str, ...] = DEFAULT_EXCLUDED_PIDS
@@ -275,6 +277,37 @@ def naming_grammar(names: Sequence[str]) -> str:
         f"a ::= {gbnf_literal(names[0])}",
         f"b ::= {gbnf_literal(names[1])}",
     ])
+
+
+_PRONOUNS = {"her": "his", "she": "he", "hers": "his", "him": "his", "their": "his", "its": "his", "they": "he"}
+
+
+def echoes_demo(question: str, prompt: Mapping[str, Any], n: int = 5) -> bool:
+    """Does the question repeat `n` consecutive words of a demonstration's question (case and
+    pronouns folded)? A small model otherwise answers every paragraph with the demonstration's
+    question and the names swapped in, keeping facts that belong to the demonstration.
+
+    >>> prompt = {"demos": [{"output": "How did her relationship with her father shape her art?"}]}
+    >>> echoes_demo("How did his relationship with his father shape his career?", prompt)
+    True
+    >>> echoes_demo("How did Henry James shape the novels of John Updike?", prompt)
+    False
+    """
+    def grams(text: str) -> set[tuple[str, ...]]:
+        words = [_PRONOUNS.get(w, w) for w in re.findall(r"[\w']+", text.casefold())]
+        return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+    mine = grams(question)
+    return any(mine & grams(demo.get("output", "")) for demo in prompt.get("demos", []))
+
+
+def keeps_question(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any]) -> bool:
+    """A model question is kept when it names both persons, ended before its token limit, has at
+    most the prompt's `max_words` words and does not echo a demonstration (acceptance v5)."""
+    return (bool(question) and names_both(question, names)
+            and getattr(out, "finish_reason", "stop") != "length"
+            and len(question.split()) <= int(prompt.get("max_words", 10**6))
+            and not echoes_demo(question, prompt))
 
 
 def question_attempts(prompt: Mapping[str, Any], names: Sequence[str]) -> list[tuple[str, float | None, str | None]]:
@@ -558,7 +591,7 @@ def evolve_entry(
                       paragraph=paragraph, a=names[0], b=names[1])
             attempts += 1
             question = clean_question(out.text)
-            if question and names_both(question, names) and getattr(out, "finish_reason", "stop") != "length":
+            if keeps_question(question, out, names, load_prompt(prompt_name)):
                 break
         else:
             facts = ", ".join(f"{g['property']}" for g in gold if g["source"] == "eq1") or "their relation"
