@@ -51,14 +51,17 @@ def build() -> None:
                    "pool triples the seed sentence mentions (for --pairs with human-written sentences).")
 @click.option("--max-candidates", type=click.IntRange(min=1), default=None,
               help="Score only the K most specific candidates per round (default: all, eq. 1 as written).")
+@click.option("--max-new", type=click.IntRange(min=0), default=None,
+              help="Build at most N more entries in this run, then check (0: only re-check OUT and rewrite "
+                   "its side files). The dataset's size stays --limit.")
 @click.option("--nli", "nli_model", default=None, metavar="MODEL",
               help="NLI model for the relevance check (path or hub id) [env KALMA_NLI_MODEL].")
 @click.option("--no-nli", is_flag=True, help="Skip the NLI relevance check.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
 def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, rounds, model, n_ctx, n_gpu_layers,
-                 threads, temperature, perplexity_scope, annotate, max_candidates, nli_model, no_nli, no_progress,
-                 as_json):
+                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, nli_model, no_nli,
+                 no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
 
     Writes one entry per pair: two persons' QIDs, a general and a specific question, the final
@@ -73,7 +76,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
                           temperature=temperature, perplexity_scope=perplexity_scope, annotate=annotate,
                           max_candidates=max_candidates)
-    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config)
+    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config, max_new=max_new)
     try:
         # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)

@@ -31,10 +31,15 @@ def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
     # Rounds 1 only (the link + the two questions): this test is about the command, not the evolution.
     args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
             "--no-nli", "--json")
+    # --max-new bounds one run (a session's share of a long build); 0 only re-checks what OUT holds.
+    nothing = json.loads(kg(*args, "--max-new", "0").stdout)
+    assert (nothing["entries"], nothing["built_now"]) == (0, 0) and nothing["dataset_size_N"] == 2
+    first = json.loads(kg(*args, "--max-new", "1").stdout)
+    assert (first["entries"], first["built_now"]) == (1, 1)
     summary = json.loads(kg(*args).stdout)
     # Four linked pairs; the two father pairs stay ambiguous (two "John Smith"s, both sons of Adam Smith).
     assert summary["disambiguation"] == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0}
-    assert summary["entries"] == summary["built_now"] == 2
+    assert (summary["entries"], summary["built_now"], summary["resumed"]) == (2, 1, 1)
     assert summary["checks"]["in_graph"]["share"] == 1.0
     ids = sorted(json.loads(line)["id"] for line in out.read_text().splitlines())
     assert ids == ["biokalma-Q901-P26-Q904", "biokalma-Q906-P3373-Q901"]

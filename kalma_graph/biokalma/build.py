@@ -55,6 +55,8 @@ class BuildOptions:
     type_id: str = HUMAN
     evolve: EvolveConfig = field(default_factory=EvolveConfig)
     nli_threshold: float = 0.5
+    max_new: int | None = None  # build at most this many entries in this run (0: only re-check OUT and
+    # rewrite its side files); the dataset's size N, and so eq. 1, do not depend on it
 
 
 def side_paths(out: str | Path) -> dict[str, Path]:
@@ -179,10 +181,12 @@ def build_biokalma(
                                  "resume with the same options, or write to a new --out")
         done_ids = {e["id"] for e in finished}
         todo = [r for r in plan.resolutions if r.entry_id not in done_ids]
+        if options.max_new is not None:
+            todo = todo[: options.max_new]
         built = 0
         generation_seconds = 0.0
         if progress:
-            progress(plan.n - len(todo), plan.n, "")
+            progress(len(done_ids), plan.n, "")
         with JsonlAppender(paths["timings"], ensure_ascii=True) as timing:
             for resolution in todo:
                 t0 = time.perf_counter()
@@ -195,7 +199,7 @@ def build_biokalma(
                 timing.append({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases})
                 built += 1
                 if progress:
-                    progress(plan.n - len(todo) + built, plan.n, resolution.entry_id)
+                    progress(len(done_ids) + built, plan.n, resolution.entry_id)
 
     entries = read_entries(out)
     order = {r.entry_id: i for i, r in enumerate(plan.resolutions)}
