@@ -45,6 +45,9 @@ def _n_layers(llm) -> int | None:
 @click.option("--model", default=None, metavar="NAME|PATH",
               help="Registry name (`kalma-graph models list`) or GGUF file [env KALMA_LLM] (default: the best "
                    "pulled registry model, else the packaged SmolLM2-135M-Instruct; the header says which and why).")
+@click.option("--model-sha256", "model_sha256", default=None, metavar="HEX",
+              help="Refuse the model file unless its sha256 is HEX (for a GGUF given by path; registry models are "
+                   "always checked against their pinned sha256). Hashed once, then cached by size and mtime.")
 @click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when llama.cpp has a GPU, -1 = all).")
 @click.option("--n-ctx", type=click.IntRange(min=256), default=4096, show_default=True, help="Context window in tokens.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
@@ -75,7 +78,7 @@ def _n_layers(llm) -> int | None:
               help="Skip ids already in --out (--no-resume starts the file over).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
-def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, n_gpu_layers, n_ctx,
+def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
            threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
            ner_name, type_policy, partial_names, resume, no_progress, as_json):
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
@@ -112,7 +115,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
-        choice = choose_model(model)
+        choice = choose_model(model, sha256=model_sha256)
         nli = None
         if cite == "posthoc":
             if not nli_model:

@@ -20,6 +20,12 @@ from kalma_graph import neo4j_server as server
 
 console = Console()
 
+NO_AUTH_WARNING = (
+    "warning: --no-auth: authentication is off. Anyone on this machine (every user and every "
+    "program, including a web page's scripts reaching 127.0.0.1) can read, change and delete this "
+    "database on {bolt} and {http}. Use it only for throwaway data."
+)
+
 neo4j = click.Group(
     name="neo4j",
     help=(
@@ -86,7 +92,12 @@ def install_cmd(home: Path | None, apoc: bool, verbose: bool) -> None:
 @_home_option
 @click.option("--bolt-port", type=click.IntRange(1, 65535), default=7687, show_default=True)
 @click.option("--http-port", type=click.IntRange(1, 65535), default=7474, show_default=True)
-@click.option("--no-auth", is_flag=True, help="Disable authentication (throwaway test servers only).")
+@click.option("--no-auth", is_flag=True,
+              help="Disable authentication (throwaway test servers only: anyone on this machine can then read "
+                   "and write the database).")
+@click.option("--force", is_flag=True,
+              help="With --no-auth: start even a home whose database was created with auth (it loses its password "
+                   "protection while running).")
 @click.option("--heap", default="1g", show_default=True, help="Maximum JVM heap, e.g. 1g, 4g.")
 @click.option("--pagecache", default="512m", show_default=True, help="Page cache size, e.g. 512m, 4g.")
 @click.option("--wait", "wait_s", type=float, default=120, show_default=True, help="Seconds to wait for Bolt.")
@@ -101,10 +112,13 @@ def start_cmd(
     pagecache: str,
     wait_s: float,
     show_password: bool,
+    force: bool,
 ) -> None:
     """Start the server in the background and wait until Bolt answers."""
     target = home or server.default_home()
     heap_initial = heap if _bytes(heap) < _bytes("512m") else "512m"
+    if force and not no_auth:
+        raise click.UsageError("--force only applies to --no-auth")
     with console.status("Starting Neo4j…"):
         info = server.start(
             target,
@@ -115,11 +129,16 @@ def start_cmd(
             heap_initial=heap_initial,
             heap_max=heap,
             pagecache=pagecache,
+            force=force,
         )
     if info.already_running:
         console.print(f"[yellow]Neo4j is already running[/yellow] (pid {info.pid}); options were not applied.")
     else:
-        console.print(f"[green]Neo4j started[/green] (pid {info.pid}) in {info.startup_seconds}s")
+        check = info.jar_check or {}
+        console.print(
+            f"[green]Neo4j started[/green] (pid {info.pid}) in {info.startup_seconds}s; jars match the pinned "
+            f"sha256 ({check.get('hashed', 0)} hashed, {check.get('cached', 0)} unchanged since verified)"
+        )
     rows: dict[str, Any] = {"bolt": info.uri, "browser": info.browser_url}
     if info.auth:
         rows["user"] = info.user
@@ -128,6 +147,8 @@ def start_cmd(
     else:
         rows["auth"] = "disabled"
     console.print(_table(rows))
+    if not info.auth:  # on stderr, so it is seen even when stdout is captured or piped
+        click.secho(NO_AUTH_WARNING.format(bolt=info.uri, http=info.http_url), fg="yellow", bold=True, err=True)
 
 
 @neo4j.command("stop")

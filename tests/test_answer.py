@@ -149,6 +149,33 @@ def test_corrupt_middle_line_stops_the_resume_and_keeps_the_file(tmp_path):
     assert out.read_bytes() == before
 
 
+def test_a_gguf_with_another_sha256_is_refused_naming_the_file(tmp_path, monkeypatch):
+    """`--model PATH --model-sha256 HEX`: a file whose sha256 differs is refused before anything is
+    loaded (no model, store or NER), and the error names the file."""
+    import hashlib
+
+    from click.testing import CliRunner
+
+    from kalma_graph.cli.main import cli
+
+    monkeypatch.setenv("KALMA_DATA_DIR", str(tmp_path / "data"))  # the hash cache goes here
+    model = tmp_path / "not-the-pinned-model.gguf"
+    model.write_bytes(b"GGUF" + bytes(range(256)) * 64)
+    actual = hashlib.sha256(model.read_bytes()).hexdigest()
+    wrong = "ab" * 32
+    out = tmp_path / "answers.jsonl"
+    args = ["answer", "--question", "Who was Stephen Crane?", "--out", str(out), "--model", str(model),
+            "--store", f"embedded:{tmp_path / 'never-opened.lbdb'}", "--no-progress"]
+    refused = CliRunner().invoke(cli, [*args, "--model-sha256", wrong])
+    assert refused.exit_code == 2, refused.output
+    message = " ".join(refused.output.split())
+    assert f"{model}: sha256 mismatch: expected {wrong} (--model-sha256), got {actual}" in message
+    assert "refusing to load it" in message and "Traceback" not in refused.output
+    assert not out.exists() and not (tmp_path / "never-opened.lbdb").exists()
+    bad = CliRunner().invoke(cli, [*args, "--model-sha256", "not-hex"])
+    assert bad.exit_code == 2 and "64 hex digits" in bad.output
+
+
 # --- end to end with the real model (slow) --------------------------------------------------------------
 
 

@@ -380,6 +380,32 @@ def test_bench_judges_a_torn_judgement_again_and_refuses_a_corrupt_one(built, tm
 
 
 @pytest.mark.slow
+def test_train_resumes_from_a_weights_only_checkpoint(built, tmp_path):
+    """Stopped after its first step, `train_caqa` leaves a checkpoint that loads with
+    torch.load(weights_only=True); the re-run resumes from it and ends with the very model of an
+    uninterrupted run."""
+    import torch
+    from safetensors.torch import load_file
+
+    from kalma_graph.caqa.train import CAQATrainConfig, train_caqa
+
+    common = dict(samples=str(built["out"]), init=str(NLI_MODEL), max_steps=3, max_train=24, batch_size=8,
+                  max_length=64, device="cpu", lr=1e-3)
+    straight = train_caqa(CAQATrainConfig(output_dir=str(tmp_path / "a"), **common))
+    first = train_caqa(CAQATrainConfig(output_dir=str(tmp_path / "b"), time_limit_s=1e-9, **common))
+    assert first["status"] == "interrupted" and first["step"] == 1
+    checkpoint = torch.load(first["checkpoint"], weights_only=True)
+    assert checkpoint["step"] == 1 and isinstance(checkpoint["rng"]["torch"], torch.Tensor)
+    second = train_caqa(CAQATrainConfig(output_dir=str(tmp_path / "b"), **common))
+    assert straight["status"] == second["status"] == "done" and not Path(first["checkpoint"]).exists()
+    a, b = load_file(tmp_path / "a" / "model.safetensors"), load_file(tmp_path / "b" / "model.safetensors")
+    assert a.keys() == b.keys()
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], atol=1e-6, rtol=0)
+    assert straight["test"] == second["test"]
+
+
+@pytest.mark.slow
 def test_cli_train_then_bench_the_finetuned_model(built, tmp_path):
     from kalma_graph.caqa.bench import load_samples, run_bench
     from kalma_graph.caqa.evaluators import make_evaluator

@@ -274,6 +274,26 @@ def test_choose_model_prefers_the_best_pulled(data_dir, test_registry, monkeypat
     assert from_env.name == "smollm2-135m" and LLM_ENV in from_env.why
 
 
+def test_a_model_given_by_path_can_be_pinned(tmp_path, data_dir):
+    model = tmp_path / "my-model.gguf"
+    model.write_bytes(WHOLE)
+    digest = hashlib.sha256(WHOLE).hexdigest()
+    chosen = reg.choose_model(str(model), sha256=digest.upper())
+    assert chosen.path == model and chosen.name == "my-model.gguf"
+    assert reg.check_pinned(model, digest)["cached"] is True  # hashed once, then cached by size and mtime
+    with pytest.raises(reg.HashMismatchError, match=rf"my-model\.gguf: sha256 mismatch: expected {'0' * 64}"):
+        reg.choose_model(str(model), sha256="0" * 64)
+    with pytest.raises(reg.ModelError, match="64 hex digits"):
+        reg.choose_model(str(model), sha256="12ab")
+    data = bytearray(WHOLE)
+    data[7] ^= 0xFF
+    model.write_bytes(bytes(data))  # same size, new content and mtime: hashed again, refused
+    with pytest.raises(reg.HashMismatchError, match=f"got {hashlib.sha256(bytes(data)).hexdigest()}"):
+        reg.choose_model(str(model), sha256=digest)
+    # a registry model is checked against its own pin as well as against the one given
+    assert reg.choose_model("smollm2-135m", sha256=hashlib.sha256(SMOLLM2.read_bytes()).hexdigest()).path == SMOLLM2
+
+
 def test_packaged_registry_is_well_formed():
     registry = reg.load_registry(reg.PACKAGED_REGISTRY)
     qwen = registry.get("qwen2.5-coder-1.5b-q4km")

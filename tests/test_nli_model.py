@@ -213,3 +213,102 @@ def test_two_way_model_with_generic_label_names(tmp_path):
     preds = model.predict([CRANE, HERTWIG], ["place of birth: Newark", "employer: University of Jena"])
     assert all(p.label in model.labels and 0 <= p.entailment_prob <= 1 for p in preds)
     np.testing.assert_allclose(model.entailment_prob([CRANE], ["x"]), model.predict_proba([CRANE], ["x"])[:, 1])
+
+
+# --- weights: safetensors only; hub models pinned to a revision ------------------------------------------
+
+
+def test_split_revision(tmp_path):
+    from kalma_graph.models.nli import split_revision
+
+    assert split_revision("org/model@0123abcd") == ("org/model", "0123abcd")
+    assert split_revision("org/model@v1", "main") == ("org/model", "main")  # an explicit revision wins
+    assert split_revision("org/model") == ("org/model", None)
+    local = tmp_path / "name@with-at"
+    local.mkdir()
+    assert split_revision(str(local)) == (str(local), None)  # a local directory is never split
+
+
+def _tiny_nli_files(folder: Path, *, pickled: bool) -> None:
+    """A tiny random 3-way BERT NLI model with the shared model's tokenizer, as safetensors or as a
+    pickled pytorch_model.bin."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, num_labels=3, id2label=labels, label2id={v: k for k, v in labels.items()})
+    model = BertForSequenceClassification(config)
+    model.save_pretrained(folder)
+    AutoTokenizer.from_pretrained(SHARED_MODEL).save_pretrained(folder)
+    if pickled:
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+        (folder / "model.safetensors").unlink()
+
+
+@needs_model
+def test_pickled_weights_are_refused(tmp_path):
+    pytest.importorskip("torch")
+    from kalma_graph.models.nli import UnsafeWeightsError
+
+    _tiny_nli_files(tmp_path, pickled=True)
+    with pytest.raises(UnsafeWeightsError, match=r"only pickled weights \(pytorch_model.bin\).*safetensors only"):
+        load_nli(tmp_path, device="cpu", cache=None)
+
+
+HUB_CHECK = """
+import json, os, sys
+from kalma_graph.models.nli import UnsafeWeightsError, load_nli
+repo, commit = sys.argv[1], sys.argv[2]
+out = {}
+m = load_nli(f"{repo}@{commit}", device="cpu", cache=None)
+out["pinned"] = [m.name_or_path, list(m.labels), m.model_hash]
+os.environ["KALMA_NLI_REVISION"] = commit
+out["env"] = load_nli(repo, device="cpu", cache=None).name_or_path
+try:
+    load_nli(repo + "-pickled", device="cpu", cache=None, revision=commit)
+    out["pickled"] = "loaded"
+except UnsafeWeightsError as exc:
+    out["pickled"] = str(exc)
+try:
+    load_nli(f"{repo}@{'f' * 40}", device="cpu", cache=None)
+    out["unknown"] = "loaded"
+except FileNotFoundError as exc:
+    out["unknown"] = str(exc)
+print(json.dumps(out))
+"""
+
+
+@needs_model
+def test_hub_model_pinned_to_a_revision_loads_offline_from_safetensors(tmp_path):
+    """A fake Hugging Face cache (HF_HUB_CACHE) holding one commit of a model: `org/model@<commit>` and
+    $KALMA_NLI_REVISION load that commit offline; a commit whose weights are only pickled is refused,
+    an unknown commit is not found (offline, nothing is downloaded)."""
+    import json
+    import subprocess
+    import sys
+
+    from kalma_graph.models.nli import model_files_hash
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    hub = tmp_path / "hub"
+    for name, pickled in (("tiny-nli", False), ("tiny-nli-pickled", True)):
+        repo = hub / f"models--kalma-test--{name}"
+        snapshot = repo / "snapshots" / commit
+        snapshot.mkdir(parents=True)
+        _tiny_nli_files(snapshot, pickled=pickled)
+        (repo / "refs").mkdir()
+        (repo / "refs" / "main").write_text(commit)
+    env = {**os.environ, "HF_HUB_CACHE": str(hub), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("KALMA_NLI_REVISION", None)
+    proc = subprocess.run([sys.executable, "-c", HUB_CHECK, "kalma-test/tiny-nli", commit], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    snapshot = hub / "models--kalma-test--tiny-nli" / "snapshots" / commit
+    assert out["pinned"] == [f"kalma-test/tiny-nli@{commit}", ["entailment", "neutral", "contradiction"],
+                             model_files_hash(snapshot)]
+    assert out["env"] == f"kalma-test/tiny-nli@{commit}"
+    assert "safetensors" in out["pickled"] and "never loads pickled" in out["pickled"]
+    assert "kalma-test/tiny-nli" in out["unknown"] and "not in the local Hugging Face cache" in out["unknown"]

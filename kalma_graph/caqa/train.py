@@ -13,7 +13,8 @@
   training samples too. A dev set is carved out of train by query anchor (hash).
 - Deterministic (seeded data order and init), GPU when present (fp16 autocast), else CPU; a
   checkpoint every `save_every` steps (model, optimizer, scheduler, RNG, step) is resumed by a re-run
-  with the same config; `time_limit_s` stops cleanly at a checkpoint.
+  with the same config; `time_limit_s` stops cleanly at a checkpoint. The checkpoint holds tensors and
+  plain data only and is loaded with `torch.load(weights_only=True)` (`kalma_graph.models.checkpoints`).
 - Output: the model (safetensors) and tokenizer in `output_dir`, `train_metrics.json` with the dev
   and test Table 5 rows; it loads as the bench evaluator `finetuned:<output_dir>`.
 """
@@ -35,6 +36,7 @@ from kalma_graph.caqa.evaluators.base import claim_text
 from kalma_graph.caqa.metrics import scores
 from kalma_graph.caqa.model import CATEGORIES, Fact, Sample, entities_of
 from kalma_graph.files import atomic_path
+from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
 
 ProgressFn = Callable[[int, int, float], None]  # (step, total steps, running loss)
 
@@ -139,7 +141,7 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
     tokenizer = AutoTokenizer.from_pretrained(config.init)
     model = AutoModelForSequenceClassification.from_pretrained(
         config.init, num_labels=len(CATEGORIES), id2label=dict(enumerate(CATEGORIES)), label2id=label2id,
-        ignore_mismatched_sizes=True, dtype=torch.float32,
+        ignore_mismatched_sizes=True, dtype=torch.float32, use_safetensors=True,
     )
     model.to(device.device)
 
@@ -168,22 +170,27 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
     fingerprint = _fingerprint(config, train)
     step = 0
     if ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, map_location=device.device, weights_only=False)
+        ckpt = load_checkpoint(ckpt_path, map_location=device.device)  # weights_only=True
         if ckpt.get("fingerprint") == fingerprint:
             model.load_state_dict(ckpt["model"])
             optimizer.load_state_dict(ckpt["optimizer"])
             scheduler.load_state_dict(ckpt["scheduler"])
+            if ckpt.get("scaler"):
+                scaler.load_state_dict(ckpt["scaler"])
             step = int(ckpt["step"])
-            random.setstate(ckpt["py_rng"])
-            torch.set_rng_state(ckpt["torch_rng"])
+            if "rng" in ckpt:
+                set_rng_state(ckpt["rng"])
+            else:  # written before the shared format: Python's state (a tuple) and torch's (a tensor)
+                random.setstate(ckpt["py_rng"])
+                torch.set_rng_state(ckpt["torch_rng"].cpu())
         else:
             ckpt_path.unlink()
 
     def save_checkpoint() -> None:
         with atomic_path(ckpt_path) as tmp:
             torch.save({"fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "scheduler": scheduler.state_dict(), "step": step, "py_rng": random.getstate(),
-                        "torch_rng": torch.get_rng_state()}, tmp)
+                        "scheduler": scheduler.state_dict(), "scaler": scaler.state_dict(), "step": step,
+                        "rng": rng_state()}, tmp)
 
     def order_for(epoch: int) -> list[int]:
         idx = list(range(len(train)))

@@ -18,6 +18,10 @@ evaluation); nothing in the library loads a model behind the caller's back.
 - Long premises (evidence passages) can be scored in windows (`window=True`): the premise is split
   into sentence groups that fit `max_length` with the hypothesis, each group is scored, and the
   group with the highest entailment probability gives the result (the SummaC/TRUE practice).
+- Weights load from safetensors only (`use_safetensors=True`): a model that ships only pickled
+  weights (`pytorch_model.bin`) is refused rather than unpickled. A hub model can be pinned to a
+  revision (a commit hash, so the weights cannot change under the same name): `org/model@<rev>`,
+  `load_nli(..., revision=...)` or `$KALMA_NLI_REVISION`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from kalma_graph.files import file_sha256 as sha256_of_file
 from kalma_graph.models.device import DeviceInfo, pick_device
 
 MODEL_ENV = "KALMA_NLI_MODEL"
+REVISION_ENV = "KALMA_NLI_REVISION"
 CACHE_ENV = "KALMA_NLI_CACHE"
 #: The documented default for users: a well-known 3-way NLI model (MIT licence), downloaded once by
 #: `transformers` and used offline afterwards. Tests and CI point `KALMA_NLI_MODEL` at a local path.
@@ -159,9 +164,21 @@ class NLIModelNotFound(FileNotFoundError):
     downloaded). A `FileNotFoundError` so callers that report missing files report this too."""
 
 
-def resolve_model_dir(name_or_path: str) -> Path:
-    """The local directory holding a model: the path itself, or the hub snapshot `transformers`
-    finds in its cache (downloading it once when the machine is online)."""
+def split_revision(name_or_path: str, revision: str | None = None) -> tuple[str, str | None]:
+    """`org/model@rev` -> (`org/model`, `rev`); a local directory is never split (its name may hold
+    an `@`). An explicit `revision` wins over one in the name."""
+    if Path(name_or_path).expanduser().exists() or "@" not in name_or_path:
+        return name_or_path, revision
+    name, _, rev = name_or_path.rpartition("@")
+    if not name or not rev or "/" in rev:
+        return name_or_path, revision
+    return name, revision or rev
+
+
+def resolve_model_dir(name_or_path: str, revision: str | None = None) -> Path:
+    """The local directory holding a model: the path itself, or the hub snapshot (of `revision`,
+    default the main branch) `transformers` finds in its cache (downloading it once when the
+    machine is online)."""
     p = Path(name_or_path).expanduser()
     if p.is_dir():
         return p.resolve()
@@ -176,7 +193,7 @@ def resolve_model_dir(name_or_path: str) -> Path:
     # The cache first, so that an offline machine answers at once instead of retrying the hub.
     for local_only in (True, False):
         try:
-            config_path = cached_file(name_or_path, "config.json", local_files_only=local_only)
+            config_path = cached_file(name_or_path, "config.json", local_files_only=local_only, revision=revision)
         except OSError as exc:
             if local_only and os.environ.get("HF_HUB_OFFLINE") not in ("1", "true", "True"):
                 continue
@@ -187,6 +204,21 @@ def resolve_model_dir(name_or_path: str) -> Path:
         if config_path is not None:
             return Path(config_path).parent
     raise NLIModelNotFound(f"cannot find NLI model {name_or_path!r}; {hint}")
+
+
+class UnsafeWeightsError(ValueError):
+    """The model has no safetensors weights, only pickled ones (which are never loaded)."""
+
+
+def _require_safetensors(model_dir: Path, source: str) -> None:
+    """For a local directory: refuse one whose weights are only pickled (`*.bin`, `*.pt`)."""
+    files = weight_files(model_dir)
+    if files and not any(f.name.endswith(".safetensors") for f in files):
+        raise UnsafeWeightsError(
+            f"NLI model {source!r} ({model_dir}) has only pickled weights ({', '.join(f.name for f in files)}); "
+            "kalma-graph loads safetensors only. Convert it once where you trust it: "
+            "AutoModelForSequenceClassification.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True)"
+        )
 
 
 # --- the cache ----------------------------------------------------------------------------------
@@ -458,10 +490,13 @@ def load_nli(
     cache: NLICache | str | os.PathLike[str] | bool | None = "default",
     max_length: int | None = None,
     batch_size: int = 32,
+    revision: str | None = None,
 ) -> NLIModel:
-    """Load an NLI model by hub id or local path.
+    """Load an NLI model by hub id (optionally `org/model@revision`) or local path.
 
-    `name_or_path` None -> `$KALMA_NLI_MODEL`, else `DEFAULT_NLI_MODEL`. `device` None -> auto
+    `name_or_path` None -> `$KALMA_NLI_MODEL`, else `DEFAULT_NLI_MODEL`. `revision` (a hub commit,
+    tag or branch; None -> the one in the name, else `$KALMA_NLI_REVISION`, else the main branch)
+    only applies to hub ids. Weights load from safetensors only. `device` None -> auto
     (`$KALMA_DEVICE` or CUDA when present). `cache` "default" -> SQLite under the user cache dir
     (`$KALMA_NLI_CACHE` overrides), a path -> that file, None/False -> no cache. `max_length` None ->
     the model's limit, at most 512.
@@ -469,10 +504,25 @@ def load_nli(
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     source = str(name_or_path or os.environ.get(MODEL_ENV) or DEFAULT_NLI_MODEL)
+    name, revision = split_revision(source, revision)
+    local = Path(name).expanduser().is_dir()
+    if not local:
+        revision = revision or os.environ.get(REVISION_ENV) or None
     info = device if isinstance(device, DeviceInfo) else pick_device(device, dtype=dtype)
-    model_dir = resolve_model_dir(source)
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_dir))
+    model_dir = resolve_model_dir(name, revision)
+    if local:
+        _require_safetensors(model_dir, source)
+    # A hub model loads by id and revision (transformers fetches model.safetensors into the same
+    # snapshot folder when it is not cached yet); use_safetensors=True never falls back to a .bin.
+    load_from, pinned = (str(model_dir), None) if local else (name, revision)
+    tokenizer = AutoTokenizer.from_pretrained(load_from, revision=pinned)
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(load_from, revision=pinned, use_safetensors=True)
+    except OSError as exc:
+        raise UnsafeWeightsError(
+            f"NLI model {source!r}: no safetensors weights could be loaded ({exc}); kalma-graph never loads "
+            "pickled (.bin) weights"
+        ) from exc
     model.to(device=info.device, dtype=info.torch_dtype)
     model.eval()
     labels = resolve_labels(model.config.id2label, label_map)
@@ -485,7 +535,7 @@ def load_nli(
     return NLIModel(
         model,
         tokenizer,
-        name_or_path=source,
+        name_or_path=f"{name}@{revision}" if revision and not local else source,
         model_hash=model_files_hash(model_dir),
         device=info,
         labels=labels,

@@ -12,7 +12,9 @@ Guarantees:
   leftovers of killed pulls carry the dead process id and are removed by the next pull;
 - every registry model is checked against its sha256 whenever it is resolved for loading; the
   verified digest is cached by (path, size, mtime, inode) in `<models dir>/verified.json`, so a 1 GB
-  file is read once, not at every load.
+  file is read once, not at every load;
+- a GGUF given by path can be pinned too (`choose_model(path, sha256=HEX)`, `answer --model-sha256`):
+  a file whose sha256 differs is refused, naming the file, before llama.cpp reads it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -284,6 +287,22 @@ def check_file(spec: ModelSpec, path: Path, *, force: bool = False) -> dict[str,
     return {"sha256": got, "cached": from_cache, "seconds": round(time.perf_counter() - started, 3)}
 
 
+def check_pinned(path: str | os.PathLike, sha256: str) -> dict[str, Any]:
+    """Raise HashMismatchError (naming the file, expected vs got) unless `path`'s sha256 is `sha256`
+    (64 hex digits). Through the same cache as registry files: a file is read once per change."""
+    expected = sha256.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", expected):
+        raise ModelError(f"a model sha256 is 64 hex digits; got {sha256!r}")
+    path = Path(path)
+    started = time.perf_counter()
+    got, from_cache = cached_sha256(path)
+    if got != expected:
+        raise HashMismatchError(
+            f"{path}: sha256 mismatch: expected {expected} (--model-sha256), got {got}; refusing to load it"
+        )
+    return {"sha256": got, "cached": from_cache, "seconds": round(time.perf_counter() - started, 3)}
+
+
 # --- resolution (every --model option) ---------------------------------------------------------
 def _looks_like_path(text: str) -> bool:
     return any(sep in text for sep in ("/", os.sep)) or text.endswith(".gguf") or text.startswith(("~", "."))
@@ -348,10 +367,20 @@ class ModelChoice(NamedTuple):
     why: str
 
 
-def choose_model(model: str | os.PathLike | None = None, registry: Registry | None = None) -> ModelChoice:
+def choose_model(
+    model: str | os.PathLike | None = None, registry: Registry | None = None, *, sha256: str | None = None
+) -> ModelChoice:
     """The model the answer and judge commands use: `model` (a name or path) if given, else
     `KALMA_LLM`, else the best pulled registry model (registry order is by quality), else the
-    packaged one. `why` is one line for run headers."""
+    packaged one. `why` is one line for run headers. A registry model is always checked against
+    its pinned sha256; `sha256` pins whichever file is chosen (HashMismatchError when it differs)."""
+    choice = _choose_model(model, registry)
+    if sha256 is not None:
+        check_pinned(choice.path, sha256)
+    return choice
+
+
+def _choose_model(model: str | os.PathLike | None, registry: Registry | None) -> ModelChoice:
     from kalma_graph.models.llm import LLM_ENV
 
     registry = registry or load_registry()

@@ -3,6 +3,14 @@
 The file is the single source of truth for a home: :func:`write_config` produces it and
 :func:`jvm_options` derives the JVM flags from it the way Neo4j's own launcher (``bin/neo4j``)
 does, so a home can also be started by hand with the stock ``neo4j`` scripts if someone wants to.
+
+What it guarantees: Bolt and HTTP listen on 127.0.0.1 only, HTTPS is off, the HTTP connector sends
+``Access-Control-Allow-Origin: http://127.0.0.1:<http port>`` (the Browser's own origin) instead of
+Neo4j's default ``*``, so a web page from elsewhere cannot read the HTTP API's answers, and every
+transaction that sets no timeout of its own is stopped after ``db.transaction.timeout``
+(``KALMA_NEO4J_TX_TIMEOUT_S``, see :mod:`kalma_graph.store.timeouts`). Neo4j validates the file
+strictly at start (``server.config.strict_validation.enabled`` is on by default): an unknown or
+repeated setting stops the server.
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from kalma_graph.files import atomic_write_text
 
 from .paths import Layout
 
@@ -102,14 +112,29 @@ def render_config(
     heap_max: str = DEFAULT_HEAP_MAX,
     pagecache: str = DEFAULT_PAGECACHE,
     apoc: bool = False,
+    http_enabled: bool = True,
+    tx_timeout_s: float | None = None,
 ) -> str:
-    """The text of neo4j.conf for ``home`` (pure; :func:`write_config` writes it)."""
+    """The text of neo4j.conf for ``home`` (pure; :func:`write_config` writes it).
+
+    ``http_enabled=False`` turns the HTTP connector (and Browser) off, as for the password
+    recovery start; ``tx_timeout_s`` None takes ``KALMA_NEO4J_TX_TIMEOUT_S`` (default 1 h; 0 = none).
+    """
     layout = Layout.of(home)
     bolt, http = _port(bolt_port, "bolt_port"), _port(http_port, "http_port")
     if bolt == http:
         raise ValueError("bolt_port and http_port must differ")
     heap_initial, heap_max = _size(heap_initial, "heap_initial"), _size(heap_max, "heap_max")
     pagecache = _size(pagecache, "pagecache")
+    if tx_timeout_s is None:
+        from kalma_graph.store.timeouts import StoreError, server_tx_timeout_s
+
+        try:
+            tx_timeout_s = server_tx_timeout_s()
+        except StoreError as exc:
+            raise ValueError(str(exc)) from exc
+    if tx_timeout_s < 0:
+        raise ValueError(f"tx_timeout_s must be 0 (no limit) or more, got {tx_timeout_s!r}")
     host = LISTEN_HOST
 
     def path(p: Path) -> str:
@@ -123,10 +148,12 @@ def render_config(
         "server.bolt.enabled=true",
         f"server.bolt.listen_address={host}:{bolt}",
         f"server.bolt.advertised_address={host}:{bolt}",
-        "server.http.enabled=true",
+        f"server.http.enabled={'true' if http_enabled else 'false'}",
         f"server.http.listen_address={host}:{http}",
         f"server.http.advertised_address={host}:{http}",
         "server.https.enabled=false",
+        "# No CORS wildcard (Neo4j's default is *): only pages served by this server read its HTTP API",
+        f"dbms.security.http_access_control_allow_origin={browser_origin(http)}",
         "",
         "# Directories (all inside the home)",
         f"server.directories.data={path(layout.data)}",
@@ -146,6 +173,9 @@ def render_config(
         ]
     lines += [
         "",
+        "# Transactions that set no timeout of their own (Browser, cypher-shell) stop after this",
+        f"db.transaction.timeout={_duration(tx_timeout_s)}",
+        "",
         "# Memory (laptop-sized; change with --heap / --pagecache)",
         f"server.memory.heap.initial_size={heap_initial}",
         f"server.memory.heap.max_size={heap_max}",
@@ -160,6 +190,17 @@ def render_config(
     return "\n".join(lines) + "\n"
 
 
+def browser_origin(http_port: int, host: str = LISTEN_HOST) -> str:
+    """The origin Neo4j Browser is served from: the only one the HTTP API answers cross-origin."""
+    return f"http://{host}:{http_port}"
+
+
+def _duration(seconds: float) -> str:
+    """A Neo4j duration: whole milliseconds (``0s`` = no limit)."""
+    ms = round(seconds * 1000)
+    return "0s" if ms <= 0 else (f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms")
+
+
 def write_config(
     home: Path | str,
     bolt_port: int = 7687,
@@ -170,6 +211,8 @@ def write_config(
     heap_max: str = DEFAULT_HEAP_MAX,
     pagecache: str = DEFAULT_PAGECACHE,
     apoc: bool | None = None,
+    http_enabled: bool = True,
+    tx_timeout_s: float | None = None,
 ) -> Path:
     """Write ``home/conf/neo4j.conf`` and create the home's folders; returns the file's path.
 
@@ -189,12 +232,12 @@ def write_config(
         heap_max=heap_max,
         pagecache=pagecache,
         apoc=apoc,
+        http_enabled=http_enabled,
+        tx_timeout_s=tx_timeout_s,
     )
     for folder in (layout.conf_dir, layout.data, layout.logs, layout.run, layout.plugins, layout.import_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    tmp = layout.conf.with_suffix(".conf.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(layout.conf)
+    atomic_write_text(layout.conf, text)
     return layout.conf
 
 
@@ -246,6 +289,7 @@ def jvm_options(config: ServerConfig) -> list[str]:
 
 
 def classpath(home: Path | str) -> str:
-    """``plugins/*:conf/*:lib/*``, in the order Neo4j's own launcher builds it."""
+    """``lib/*:plugins/*:conf/*``: the verified server jars first, so no jar in ``plugins/`` can
+    shadow a server class (Neo4j's own launcher puts ``plugins/*`` first)."""
     layout = Layout.of(home)
-    return os.pathsep.join(str(folder / "*") for folder in (layout.plugins, layout.conf_dir, layout.lib))
+    return os.pathsep.join(str(folder / "*") for folder in (layout.lib, layout.plugins, layout.conf_dir))

@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,11 +29,13 @@ _BOLT_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
 
 @dataclass(frozen=True)
 class StoredCredentials:
+    """One credentials file. The password is left out of repr/str, so logging the record is safe."""
+
     instance: str
     home: str
     uri: str
     user: str
-    password: str
+    password: str = field(repr=False)
     http_url: str | None = None
     updated_at: float = 0.0
 

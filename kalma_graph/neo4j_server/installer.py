@@ -7,18 +7,26 @@ copy every runtime jar into a staging folder, checks every jar against the commi
 ``neo4j-<version>.sha256`` and only then moves the jars into ``home/lib`` (``home/plugins`` for
 APOC). The local repository (``~/.m2``, or whatever the user's Maven settings say) is the cache;
 Maven runs with ``--strict-checksums`` so a download that disagrees with Central's checksum fails.
+
+Every ``start`` checks the jars again (:func:`verify_jars`): ``lib/`` must hold exactly the pinned
+jars, and ``plugins/`` either no jar or exactly the pinned APOC set (no jar of anyone else's can join
+the server's classpath). A jar's digest is cached in ``run/verified-jars.json`` by (size, mtime, inode),
+so a start re-reads only jars that changed; :func:`verify_installation` re-hashes everything.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from kalma_graph.files import atomic_write_json
 from kalma_graph.files import file_sha256 as sha256_file  # the public name of this module's API
 
 from .errors import ChecksumError, MavenError, Neo4jServerError
@@ -95,11 +103,13 @@ def parse_lockfile(text: str, version: str) -> Lockfile:
     return Lockfile(version, entries)
 
 
-def check_folder(folder: Path, expected: dict[str, str], *, exact: bool) -> list[str]:
+def check_folder(
+    folder: Path, expected: dict[str, str], *, exact: bool, hasher: Callable[[Path], str] = sha256_file
+) -> list[str]:
     """Problems found in ``folder`` against ``{jar name: sha256}`` (empty list = all good).
 
-    ``exact`` also reports jars that are not in the lockfile (``lib`` must hold exactly the pinned
-    set; ``plugins`` may hold the user's own plugins beside ours).
+    ``exact`` also reports jars that are not in the lockfile (what the server runs from must hold
+    exactly the pinned set). ``hasher`` gives a jar's sha256 (:class:`JarDigests` caches them).
     """
     mismatched: list[str] = []
     missing: list[str] = []
@@ -107,7 +117,7 @@ def check_folder(folder: Path, expected: dict[str, str], *, exact: bool) -> list
     for name, digest in sorted(expected.items()):
         if name not in present:
             missing.append(f"missing {folder.name}/{name}")
-        elif (actual := sha256_file(folder / name)) != digest:
+        elif (actual := hasher(folder / name)) != digest:
             mismatched.append(f"checksum mismatch {folder.name}/{name}: expected {digest}, got {actual}")
     unexpected = [f"unexpected {folder.name}/{n} (not in the lockfile)" for n in sorted(present - set(expected))]
     return mismatched + missing + (unexpected if exact else [])  # the security-relevant ones first
@@ -225,6 +235,7 @@ def install(
 
     with home_lock(layout.home, "install"):
         lib_ok = verify and not check_folder(layout.lib, lib_expected, exact=True)
+        # (A foreign jar in plugins/ does not make install fetch APOC again; start refuses it.)
         plugins_ok = not with_apoc or (verify and not check_folder(layout.plugins, plugin_expected, exact=False))
         changed = False
         if not (lib_ok and plugins_ok):
@@ -314,24 +325,116 @@ def _checksum_message(problems: list[str], version: str) -> str:
     )
 
 
-def verify_installation(home: Path | str | None = None, version: str = NEO4J_VERSION) -> list[str]:
-    """Full check (hashes every jar): the list of problems, empty when the home is intact."""
+# --- verification at start --------------------------------------------------------------------------
+VERIFIED_JARS = "verified-jars.json"
+
+
+class JarDigests:
+    """sha256 of jars, cached in ``home/run/verified-jars.json`` by (resolved path, size, mtime, inode).
+
+    A jar rewritten in place gets a new mtime (or size), a jar replaced by another file a new inode,
+    so either is hashed again; an unchanged jar costs one ``stat``. (Someone who can write the jars
+    can also forge an mtime: the cache is against corruption and mix-ups, the lockfile against a
+    tampered download.)
+    """
+
+    def __init__(self, home: Path | str | None, *, use_cache: bool = True) -> None:
+        self.path = Layout.of(home).run / VERIFIED_JARS
+        self.use_cache = use_cache
+        self.hashed = 0  # jars read in full this time
+        self.cached = 0  # jars answered from the cache
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._dirty = False
+        if use_cache:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and isinstance(data.get("jars"), dict):
+                    self._entries = data["jars"]
+            except (OSError, ValueError):
+                pass
+
+    def __call__(self, jar: Path) -> str:
+        real = jar.resolve()
+        st = real.stat()
+        key = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ino": st.st_ino}
+        entry = self._entries.get(str(real))
+        if self.use_cache and isinstance(entry, dict) and all(entry.get(k) == v for k, v in key.items()):
+            self.cached += 1
+            return str(entry.get("sha256"))
+        digest = sha256_file(real)
+        self.hashed += 1
+        self._entries[str(real)] = {**key, "sha256": digest}
+        self._dirty = True
+        return digest
+
+    def save(self) -> None:
+        """Best effort: a home that cannot be written only costs a re-hash at the next start."""
+        if not (self.use_cache and self._dirty):
+            return
+        live = {k: v for k, v in self._entries.items() if Path(k).is_file()}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(self.path, {"jars": live}, sort_keys=True)
+        except OSError:
+            pass
+
+
+def verify_jars(
+    home: Path | str | None = None,
+    version: str = NEO4J_VERSION,
+    *,
+    use_cache: bool = True,
+    lock: Lockfile | None = None,
+) -> tuple[list[str], dict[str, int]]:
+    """The jars a server would run from, against the pinned lockfile: ``(problems, counts)``.
+
+    ``lib/`` must hold exactly the pinned jars; ``plugins/`` either no jar at all or exactly the
+    pinned APOC set. ``counts`` says how many jars were hashed and how many came from the cache.
+    """
     layout = Layout.of(home)
-    lock = load_lockfile(version)
-    problems = check_folder(layout.lib, lock.section(LIB), exact=True)
-    if apoc_installed(layout.home):
-        problems += check_folder(layout.plugins, lock.section(PLUGINS), exact=False)
-    return problems
+    lock = lock or load_lockfile(version)
+    digests = JarDigests(layout.home, use_cache=use_cache)
+    problems = check_folder(layout.lib, lock.section(LIB), exact=True, hasher=digests)
+    plugin_jars = list(layout.plugins.glob("*.jar")) if layout.plugins.is_dir() else []
+    if plugin_jars:
+        problems += check_folder(layout.plugins, lock.section(PLUGINS), exact=True, hasher=digests)
+    if not problems:
+        digests.save()  # only a verified set is remembered
+    return problems, {"hashed": digests.hashed, "cached": digests.cached}
+
+
+def require_verified_jars(home: Path | str | None = None, version: str = NEO4J_VERSION) -> dict[str, int]:
+    """:func:`verify_jars` or :class:`ChecksumError` listing what is wrong and what to do."""
+    layout = Layout.of(home)
+    problems, counts = verify_jars(layout.home, version)
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise ChecksumError(
+            f"the jars in {layout.home} do not match the pinned {lockfile_name(version)} "
+            f"({len(problems)} problem(s)); Neo4j was not started:\n  {shown}{more}\n"
+            f"Run `kalma-graph neo4j install --home {layout.home}` (add --apoc if APOC is wanted) to "
+            "restore the pinned jars, and remove any other jar from plugins/."
+        )
+    return counts
+
+
+def verify_installation(home: Path | str | None = None, version: str = NEO4J_VERSION) -> list[str]:
+    """Full check (hashes every jar, no cache): the list of problems, empty when the home is intact."""
+    return verify_jars(home, version, use_cache=False)[0]
 
 
 __all__ = [
+    "JarDigests",
     "Lockfile",
     "apoc_installed",
     "install",
     "is_installed",
     "load_lockfile",
     "lockfile_name",
+    "require_verified_jars",
     "sha256_file",
     "verify_installation",
+    "verify_jars",
     "write_lockfile",
 ]

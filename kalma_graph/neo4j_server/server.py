@@ -9,6 +9,11 @@ With auth on, the first start generates a random password, records it (0600) in 
 dir and sets it with Neo4j's supported ``neo4j-admin dbms set-initial-password`` (run as
 ``org.neo4j.cli.AdminTool`` from the same jars, the password passed through a 0600 argument file so
 it never shows in the process list) before the database is first created.
+
+Every start first re-checks the jars against the pinned lockfile (:func:`installer.verify_jars`,
+cached by size and mtime), and refuses to start a home whose database was protected by a password
+with authentication off unless forced. A lost password is reset by one start with auth off on a
+random free port with HTTP off, so neither Browser nor the usual ports are open meanwhile.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +42,7 @@ from .config import (
 )
 from .credentials import credentials_path, generate_password, load_credentials, save_credentials
 from .errors import Neo4jServerError, NotInstalledError, StartupError
-from .installer import apoc_installed, is_installed
+from .installer import apoc_installed, is_installed, require_verified_jars
 from .paths import Layout, home_lock
 from .tooling import JavaInfo, require_java
 from .versions import ADMIN_MAIN_CLASS, NEO4J_USER, NEO4J_VERSION, SERVER_MAIN_CLASS
@@ -51,18 +56,21 @@ _LOG_OFFSETS: dict[int, tuple[int, int]] = {}
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """How to reach a running server. ``password`` is None when auth is off."""
+    """How to reach a running server. ``password`` is None when auth is off; it is left out of the
+    object's repr/str (and masked by :meth:`to_dict`), so printing or logging the info never shows it."""
 
     uri: str
     http_url: str
     user: str | None
-    password: str | None
+    password: str | None = field(repr=False)
     pid: int
     home: str
     browser_url: str
     auth: bool
     already_running: bool = False
     startup_seconds: float | None = None
+    #: The start's jar check: jars ``hashed`` in full, ``cached`` (unchanged since verified), ``seconds``.
+    jar_check: dict[str, float] | None = None
 
     @property
     def auth_tuple(self) -> tuple[str, str] | None:
@@ -245,18 +253,24 @@ def _argfile_quote(arg: str) -> str:
 
 
 def _recover_password(
-    layout: Layout, java: JavaInfo, password: str, bolt_port: int, write_conf: Callable[[bool], Path], wait_s: float
-) -> None:
-    """The Operations Manual's recovery for a lost admin password: start once with auth off (on
-    127.0.0.1 only), ``ALTER USER neo4j SET PASSWORD``, stop. Used when the data was created
-    without a stored password (e.g. by an earlier ``--no-auth`` start)."""
+    layout: Layout, java: JavaInfo, password: str, write_conf: Callable[..., Path], wait_s: float, avoid: set[int]
+) -> int:
+    """The Operations Manual's recovery for a lost admin password: start once with auth off,
+    ``ALTER USER neo4j SET PASSWORD``, stop. Used when the data was created without a stored
+    password (e.g. by an earlier ``--no-auth`` start). That start listens on 127.0.0.1 only, on a
+    random free Bolt port (not the one clients know) and with HTTP off (no Browser), for the few
+    seconds it takes. Returns the port it used."""
     import neo4j
 
-    write_conf(False)
+    port = free_port()
+    while port in avoid:
+        port = free_port()
+    write_conf(False, bolt=port, http_enabled=False)
     proc = _launch(layout, java)
+    uri = f"bolt://{LISTEN_HOST}:{port}"
     try:
-        _wait_for_bolt(layout, f"bolt://{LISTEN_HOST}:{bolt_port}", None, proc.pid, time.monotonic() + wait_s)
-        with neo4j.GraphDatabase.driver(f"bolt://{LISTEN_HOST}:{bolt_port}", auth=None) as driver:
+        _wait_for_bolt(layout, uri, None, proc.pid, time.monotonic() + wait_s)
+        with neo4j.GraphDatabase.driver(uri, auth=None, connection_timeout=15.0) as driver:
             driver.execute_query(
                 f"ALTER USER {NEO4J_USER} SET PASSWORD $password CHANGE NOT REQUIRED",
                 password=password,
@@ -264,6 +278,20 @@ def _recover_password(
             )
     finally:
         _stop(layout)
+    return port
+
+
+def _auth_protection(layout: Layout) -> str | None:
+    """Why this home's database is protected by a password, or None when it is not (never
+    started, or only ever started with auth off)."""
+    if not layout.system_db.exists():
+        return None
+    if load_credentials(layout.home) is not None:
+        return f"its password is recorded in {credentials_path(layout.home)}"
+    previous = read_config(layout.home)
+    if previous is not None and previous.auth:
+        return f"{layout.conf} shows it was last started with authentication on"
+    return None
 
 
 # --- launching -----------------------------------------------------------------------------------
@@ -377,12 +405,15 @@ def start(
     heap_max: str = DEFAULT_HEAP_MAX,
     pagecache: str = DEFAULT_PAGECACHE,
     version: str = NEO4J_VERSION,
+    force: bool = False,
 ) -> ServerInfo:
     """Start the server of ``home`` in the background and wait until Bolt answers.
 
     If it is already running (and answers), its current info is returned (``already_running``)
     and the arguments are ignored. With ``auth=True`` a password is generated on the first start
-    and stored (see :mod:`.credentials`); ``auth=False`` is for throwaway test servers. On a
+    and stored (see :mod:`.credentials`); ``auth=False`` is for throwaway test servers, and is
+    refused for a home whose database is protected by a password unless ``force``. The jars are
+    checked against the pinned lockfile first (:class:`ChecksumError` when they do not match). On a
     startup failure or timeout the process is stopped and :class:`StartupError` carries the tails
     of ``logs/console.log`` and ``logs/neo4j.log``.
     """
@@ -393,7 +424,7 @@ def start(
             f"Neo4j {version} is not installed in {layout.home}: run `kalma-graph neo4j install` first"
         )
     with home_lock(layout.home, "server"):
-        return _start(layout, t0, bolt_port, http_port, auth, wait_s, heap_initial, heap_max, pagecache)
+        return _start(layout, t0, bolt_port, http_port, auth, wait_s, heap_initial, heap_max, pagecache, version, force)
 
 
 def _start(
@@ -406,6 +437,8 @@ def _start(
     heap_initial: str,
     heap_max: str,
     pagecache: str,
+    version: str = NEO4J_VERSION,
+    force: bool = False,
 ) -> ServerInfo:
     pid = running_pid(layout.home)
     if pid is not None:
@@ -423,15 +456,26 @@ def _start(
                 f"{name} port {port} on {LISTEN_HOST} is already in use (another Neo4j?); "
                 "choose another with --bolt-port/--http-port"
             )
-    def write_conf(auth_enabled: bool) -> Path:
+    if not auth and not force and (why := _auth_protection(layout)) is not None:
+        raise Neo4jServerError(
+            f"refusing to start {layout.home} without authentication: its database was created with "
+            f"auth on ({why}), and with --no-auth anyone on this machine could read and write it. "
+            "Start it with auth (drop --no-auth), or pass --force to start it without auth anyway."
+        )
+    t_jars = time.monotonic()
+    counts = require_verified_jars(layout.home, version)
+    jar_check = {**counts, "seconds": round(time.monotonic() - t_jars, 3)}
+
+    def write_conf(auth_enabled: bool, bolt: int = bolt_port, http_enabled: bool = True) -> Path:
         return write_config(
             layout.home,
-            bolt_port,
+            bolt,
             http_port,
             auth_enabled,
             heap_initial=heap_initial,
             heap_max=heap_max,
             pagecache=pagecache,
+            http_enabled=http_enabled,
         )
 
     write_conf(auth)  # first: the admin tool reads the data directory from it
@@ -450,7 +494,7 @@ def _start(
         else:
             password = generate_password()
             save_credentials(layout.home, uri, NEO4J_USER, password, http_url)
-            _recover_password(layout, java, password, bolt_port, write_conf, wait_s)
+            _recover_password(layout, java, password, write_conf, wait_s, avoid={bolt_port, http_port})
             write_conf(auth)
 
     proc = _launch(layout, java)
@@ -464,7 +508,7 @@ def _start(
         save_credentials(layout.home, uri, NEO4J_USER, password, http_url)  # current ports
     config = read_config(layout.home)
     assert config is not None
-    return _info(layout, config, proc.pid, startup_seconds=round(time.monotonic() - t0, 2))
+    return _info(layout, config, proc.pid, startup_seconds=round(time.monotonic() - t0, 2), jar_check=jar_check)
 
 
 def stop(home: Path | str | None = None, timeout_s: float = 60) -> dict[str, Any]:

@@ -7,8 +7,10 @@
   3-way head is created.
 - Data order is a seeded permutation per epoch, so a given step always sees the same batch.
 - Every `save_every` steps a checkpoint is written atomically under `output_dir/checkpoints/`:
-  model weights, optimizer, scheduler, RNG states (python, numpy, torch, cuda), step and a
-  fingerprint of the training rows. Re-running with the same `output_dir` resumes from the latest
+  model weights (safetensors), optimizer, scheduler, RNG states (python, numpy, torch, cuda; as
+  tensors and plain data, see `kalma_graph.models.checkpoints`), step and a fingerprint of the
+  training rows. Resuming loads every file with `torch.load(weights_only=True)`: a checkpoint can
+  carry no pickled code. Re-running with the same `output_dir` resumes from the latest
   one; a different training set or config is refused rather than silently mixed.
 - `time_limit_s` stops cleanly (checkpoint + model) so a later run continues.
 - The final model is written to `output_dir` as fp16 safetensors with its tokenizer and
@@ -31,6 +33,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kalma_graph.files import atomic_path, atomic_write_text
+from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
 from kalma_graph.models.device import pick_device
 from kalma_graph.models.nli import resolve_labels
 
@@ -132,25 +136,6 @@ def latest_checkpoint(output_dir: str | Path) -> Path | None:
     return dirs[-1] if dirs else None
 
 
-def _rng_state() -> dict[str, Any]:
-    import torch
-
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def _set_rng_state(state: dict[str, Any]) -> None:
-    import torch
-
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
 def _save_checkpoint(output_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
                      scaler: Any, state: dict[str, Any], keep: int) -> Path:
     import torch
@@ -163,12 +148,13 @@ def _save_checkpoint(output_dir: Path, step: int, model: Any, optimizer: Any, sc
         shutil.rmtree(tmp)
     tmp.mkdir()
     model.save_pretrained(tmp, safe_serialization=True)
-    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
-    torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
+    parts = {"optimizer.pt": optimizer.state_dict(), "scheduler.pt": scheduler.state_dict(), "rng.pt": rng_state()}
     if scaler is not None:
-        torch.save(scaler.state_dict(), tmp / "scaler.pt")
-    torch.save(_rng_state(), tmp / "rng.pt")
-    (tmp / "state.json").write_text(json.dumps(state, indent=1))  # written last: marks it complete
+        parts["scaler.pt"] = scaler.state_dict()
+    for name, value in parts.items():
+        with atomic_path(tmp / name) as path:  # fsynced before state.json marks the checkpoint complete
+            torch.save(value, path)
+    atomic_write_text(tmp / "state.json", json.dumps(state, indent=1))  # written last: marks it complete
     if final.exists():
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -191,13 +177,13 @@ def _load_model(init: str, max_length: int) -> tuple[Any, Any, dict[str, int], b
     except ValueError:
         labels, reuse = (), False
     if reuse:
-        model = AutoModelForSequenceClassification.from_pretrained(init)
+        model = AutoModelForSequenceClassification.from_pretrained(init, use_safetensors=True)
         label2id = {name: i for i, name in enumerate(labels)}
     else:
         label2id = {name: i for i, name in enumerate(LABELS)}
         model = AutoModelForSequenceClassification.from_pretrained(
             init, num_labels=3, id2label={i: n for n, i in label2id.items()}, label2id=label2id,
-            ignore_mismatched_sizes=True,
+            ignore_mismatched_sizes=True, use_safetensors=True,
         )
     return model, tokenizer, label2id, not reuse
 
@@ -243,7 +229,7 @@ def train_nli(
     if resume_from is not None:
         from transformers import AutoModelForSequenceClassification
 
-        model = AutoModelForSequenceClassification.from_pretrained(resume_from)
+        model = AutoModelForSequenceClassification.from_pretrained(resume_from, use_safetensors=True)
     model.to(device.device, dtype=torch.float32)
     model.train()
 
@@ -267,11 +253,12 @@ def train_nli(
     history: list[dict[str, Any]] = []
     elapsed_before = 0.0
     if resume_from is not None and resumed_state is not None:
-        optimizer.load_state_dict(torch.load(resume_from / "optimizer.pt", weights_only=False))
-        scheduler.load_state_dict(torch.load(resume_from / "scheduler.pt", weights_only=False))
+        # weights_only=True: tensors and plain data only (kalma_graph.models.checkpoints)
+        optimizer.load_state_dict(load_checkpoint(resume_from / "optimizer.pt"))
+        scheduler.load_state_dict(load_checkpoint(resume_from / "scheduler.pt"))
         if scaler is not None and (resume_from / "scaler.pt").exists():
-            scaler.load_state_dict(torch.load(resume_from / "scaler.pt", weights_only=False))
-        _set_rng_state(torch.load(resume_from / "rng.pt", weights_only=False))
+            scaler.load_state_dict(load_checkpoint(resume_from / "scaler.pt"))
+        set_rng_state(load_checkpoint(resume_from / "rng.pt"))
         step = int(resumed_state["step"])
         history = list(resumed_state.get("history", []))
         elapsed_before = float(resumed_state.get("train_seconds", 0.0))

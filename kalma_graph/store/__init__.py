@@ -5,7 +5,8 @@
 - `embedded` or `embedded:PATH` — Ladybug, in-process (default path under the user data dir);
 - `bolt://HOST:PORT`, `neo4j://…` (and `+s`/`+ssc` variants) — a Neo4j 5 server.
 
-`KALMA_STORE` supplies the URI when no option is given.
+`KALMA_STORE` supplies the URI when no option is given. How long a query may run is set in one place,
+`kalma_graph.store.timeouts` (`KALMA_QUERY_TIMEOUT_S`, `KALMA_WRITE_TIMEOUT_S`, …).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .base import (
     name_key,
     value_id,
 )
+from .timeouts import QueryTimeoutError, Timeouts
 
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
@@ -33,9 +35,11 @@ __all__ = [
     "EntityRecord",
     "GraphStore",
     "LoadResult",
+    "QueryTimeoutError",
     "StatementRecord",
     "StoreError",
     "StoreStats",
+    "Timeouts",
     "Triple",
     "default_embedded_path",
     "name_key",
@@ -70,12 +74,15 @@ def open_store(
     password: str | None = None,
     database: str | None = None,
     read_only: bool = False,
+    timeouts: Timeouts | None = None,
 ) -> GraphStore:
+    """The store at `uri`; `timeouts` None reads them from the environment (`store.timeouts`)."""
     uri = resolve_store_uri(uri)
+    timeouts = timeouts if timeouts is not None else Timeouts.from_env()
     if uri.startswith("embedded:"):
         from .embedded import EmbeddedStore
 
-        return EmbeddedStore(uri.removeprefix("embedded:"), read_only=read_only)
+        return EmbeddedStore(uri.removeprefix("embedded:"), read_only=read_only, timeouts=timeouts)
 
     from .neo4j_store import Neo4jStore
 
@@ -89,5 +96,9 @@ def open_store(
         if found:
             user, password = user or found[0], found[1]
     return Neo4jStore(
-        uri, user=user, password=password, database=database or os.environ.get("KALMA_NEO4J_DATABASE", "neo4j")
+        uri,
+        user=user,
+        password=password,
+        database=database or os.environ.get("KALMA_NEO4J_DATABASE", "neo4j"),
+        timeouts=timeouts,
     )

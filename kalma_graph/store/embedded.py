@@ -7,7 +7,10 @@ Dialect notes that shaped this module (see `cypher/*.embedded.cypher`):
   rows the load plan has proven new;
 - COPY inside an explicit transaction is unreliable in 0.22, so each COPY commits on its own; a
   batch interrupted half-way is completed by the idempotent re-run (checkpoints advance only after a
-  whole batch is written).
+  whole batch is written);
+- every statement runs under a timeout (`Connection.set_query_timeout`): the read or the write limit
+  of `kalma_graph.store.timeouts`, chosen by the statement's text; Ladybug stops a statement past its
+  limit with "Interrupted.", which becomes a `QueryTimeoutError`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pyarrow as pa
 from . import queries
 from .base import EntityRecord, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
+from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 BACKEND = "embedded"
 
@@ -49,9 +53,10 @@ _STATEMENT_SCHEMA = pa.schema(
 class EmbeddedStore(ReadOps):
     backend = BACKEND
 
-    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, read_only: bool = False, *, timeouts: Timeouts | None = None) -> None:
         import ladybug  # imported here so that `--help` stays fast
 
+        self.timeouts = timeouts if timeouts is not None else Timeouts.from_env()
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.uri = f"embedded:{self.path}"
@@ -62,6 +67,7 @@ class EmbeddedStore(ReadOps):
         self._conn = ladybug.Connection(self._db)
         self._lock = threading.Lock()  # one connection; serialise callers from worker threads
         self._prepared: dict[str, Any] = {}
+        self._timeout_ms: int | None = None  # what the connection is set to now
         # A read-only store cannot create tables: it reads whatever schema the writer made.
         self._bootstrapped = read_only
 
@@ -72,8 +78,19 @@ class EmbeddedStore(ReadOps):
         return self._execute(queries.load(name, BACKEND), params or {})
 
     def _execute(self, text: str, params: Mapping[str, Any]) -> Rows:
+        write = is_write(text)
+        seconds = self.timeouts.for_query(write)
         with self._lock:
-            result = self._conn.execute(self._statement(text), dict(params))
+            timeout_ms = max(1, round(seconds * 1000)) if seconds > 0 else 0
+            if timeout_ms != self._timeout_ms:  # applied by Ladybug before the next statement
+                self._conn.set_query_timeout(timeout_ms)
+                self._timeout_ms = timeout_ms
+            try:
+                result = self._conn.execute(self._statement(text), dict(params))
+            except RuntimeError as exc:
+                if timeout_ms and str(exc).strip() == "Interrupted.":
+                    raise QueryTimeoutError(timeout_message(BACKEND, seconds, write, text)) from exc
+                raise
             rows = result.get_as_arrow().to_pylist() if result.get_num_tuples() else []
             result.close()
         return rows

@@ -3,15 +3,23 @@
 Every call names the database; every batch is one transaction (`execute_write`), so a failed or
 interrupted batch leaves the graph as it was before it. Writes use `UNWIND $rows` with CREATE for
 what the load plan proved new (fast fresh loads) and MATCH … SET for updates (idempotent re-runs).
+
+Every transaction carries a timeout the server enforces (`kalma_graph.store.timeouts`: the read limit
+for a read, the write limit for an ingest batch or any other write), and the driver gives up opening a
+connection after `KALMA_NEO4J_CONNECT_TIMEOUT_S`. A transaction past its limit is rolled back by the
+server and raises `QueryTimeoutError`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import queries
 from .base import EntityRecord, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
+from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
+
+T = TypeVar("T")
 
 BACKEND = "neo4j"
 
@@ -26,16 +34,28 @@ class Neo4jStore(ReadOps):
         password: str | None = None,
         database: str = "neo4j",
         write_batch_size: int = 5000,
+        *,
+        timeouts: Timeouts | None = None,
     ) -> None:
         import neo4j
 
         self.uri = uri
         self.database = database
         self.write_batch_size = write_batch_size
+        self.timeouts = timeouts if timeouts is not None else Timeouts.from_env()
         auth = (user or "neo4j", password) if password is not None else None
         # Server notifications (e.g. "property key does not exist" on an empty graph) are not
         # errors; the driver would log each one.
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
+        # connection_timeout bounds the TCP connect; the acquisition timeout (which must exceed it)
+        # bounds the whole opening, Bolt handshake included, so a server that accepts but never
+        # answers is given up on after 2 x KALMA_NEO4J_CONNECT_TIMEOUT_S, not the driver's 60 s.
+        self._driver = neo4j.GraphDatabase.driver(
+            uri,
+            auth=auth,
+            notifications_min_severity="OFF",
+            connection_timeout=self.timeouts.connect_s,
+            connection_acquisition_timeout=2 * self.timeouts.connect_s,
+        )
         try:
             self._driver.verify_connectivity()
         except neo4j.exceptions.AuthError as exc:
@@ -44,11 +64,12 @@ class Neo4jStore(ReadOps):
                 f"Neo4j at {uri} refused the credentials: set KALMA_NEO4J_PASSWORD (and KALMA_NEO4J_USER) "
                 "or start the server with `kalma-graph neo4j start`, which records them."
             ) from exc
-        except (neo4j.exceptions.ServiceUnavailable, OSError) as exc:
+        except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.DriverError, OSError) as exc:
             self._driver.close()
             raise StoreError(
-                f"no Neo4j answers at {uri}: start one with `kalma-graph neo4j start` "
-                "(or `docker compose -f docker/compose.yaml up -d`)"
+                f"no Neo4j answers at {uri}: start one with `kalma-graph neo4j start` (or "
+                "`docker compose -f docker/compose.yaml up -d`); connection timeout "
+                f"{self.timeouts.connect_s:g} s (KALMA_NEO4J_CONNECT_TIMEOUT_S)"
             ) from exc
         self._bootstrapped = False
 
@@ -56,17 +77,44 @@ class Neo4jStore(ReadOps):
     def _run(self, name: str, params: Mapping[str, Any] | None = None) -> Rows:
         if not self._bootstrapped:
             self.bootstrap()
-        records, _, _ = self._driver.execute_query(
-            queries.load(name, BACKEND), dict(params or {}), database_=self.database
-        )
+        return self._execute(queries.load(name, BACKEND), params or {})
+
+    def _execute(self, text: str, params: Mapping[str, Any] | None = None, *, write: bool | None = None) -> Rows:
+        """One statement in its own transaction, under the read or write timeout (by its text)."""
+        import neo4j
+
+        write = is_write(text) if write is None else write
+        seconds = self.timeouts.for_query(write)
+        try:
+            records, _, _ = self._driver.execute_query(
+                neo4j.Query(text, timeout=seconds), dict(params or {}), database_=self.database
+            )
+        except neo4j.exceptions.Neo4jError as exc:
+            if (timed_out := _timed_out(exc, seconds, write, text)) is None:
+                raise
+            raise timed_out from exc
         return [record.data() for record in records]
+
+    def execute_write(self, work: Callable[..., T], *args: Any, what: str = "") -> T:
+        """`work(tx, *args)` in one managed write transaction under the write timeout (retried by
+        the driver on transient errors; rolled back as a whole on failure)."""
+        import neo4j
+
+        seconds = self.timeouts.write_s
+        try:
+            with self._driver.session(database=self.database) as session:
+                return session.execute_write(neo4j.unit_of_work(timeout=seconds)(work), *args)
+        except neo4j.exceptions.Neo4jError as exc:
+            if (timed_out := _timed_out(exc, seconds, True, what or getattr(work, "__name__", ""))) is None:
+                raise
+            raise timed_out from exc
 
     # --- GraphStore ----------------------------------------------------------------------------
     def bootstrap(self) -> None:
         # Constraints and indexes exist before the first row is written.
         for statement in queries.load_script("schema", BACKEND):
-            self._driver.execute_query(statement, database_=self.database)
-        self._driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+            self._execute(statement, write=True)
+        self._execute("CALL db.awaitIndexes(300)", write=True)
         self._bootstrapped = True
 
     def load_batch(
@@ -77,8 +125,7 @@ class Neo4jStore(ReadOps):
     ) -> LoadResult:
         if not self._bootstrapped:
             self.bootstrap()
-        with self._driver.session(database=self.database) as session:
-            return session.execute_write(self._load_tx, list(entities), list(statements), default_kb)
+        return self.execute_write(self._load_tx, list(entities), list(statements), default_kb, what="ingest batch")
 
     def _load_tx(self, tx, entities, statements, default_kb) -> LoadResult:
         # The lookups run inside the write transaction, so the plan sees exactly what it writes over.
@@ -104,7 +151,7 @@ class Neo4jStore(ReadOps):
     def clear(self) -> None:
         text = queries.load("delete_all_batch", BACKEND)
         while True:
-            records, _, _ = self._driver.execute_query(text, {"limit": 20000}, database_=self.database)
+            records = self._execute(text, {"limit": 20000}, write=True)
             if not records or records[0]["deleted"] == 0:
                 break
 
@@ -116,6 +163,15 @@ class Neo4jStore(ReadOps):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _timed_out(exc: Exception, seconds: float, write: bool, what: str) -> QueryTimeoutError | None:
+    """A `QueryTimeoutError` for the server's "transaction timed out" (the driver's timeout or
+    `db.transaction.timeout`), else None."""
+    code = getattr(exc, "code", None) or ""
+    if "TransactionTimedOut" not in code:
+        return None
+    return QueryTimeoutError(timeout_message(BACKEND, seconds, write, what))
 
 
 class _TxReader(ReadOps):

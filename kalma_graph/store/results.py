@@ -170,7 +170,7 @@ def _write_embedded(store: Any, run_id: str, rows: dict[str, list[dict]], linked
 def _write_neo4j(store: Any, run_id: str, rows: dict[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
     backend = "neo4j"
     for statement in queries.load_script("run_schema", backend):
-        store._driver.execute_query(statement, database_=store.database)
+        store._execute(statement, write=True)
 
     def clean(row: Mapping[str, Any]) -> dict:  # Neo4j stores no null properties
         return {k: v for k, v in row.items() if v is not None}
@@ -186,8 +186,7 @@ def _write_neo4j(store: Any, run_id: str, rows: dict[str, list[dict]], linked: l
             for start in range(0, len(items), batch):
                 tx.run(queries.load(name, backend), {"rows": items[start:start + batch]}).consume()
 
-    with store._driver.session(database=store.database) as session:
-        session.execute_write(work)
+    store.execute_write(work, what=f"write run {run_id}")
 
 
 def _schema(columns: Sequence[tuple[str, str]], prefix: Sequence[str] = ()):
@@ -252,8 +251,7 @@ def delete_run(store: GraphStore, run_id: str) -> None:
         for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
             tx.run(queries.load(name, "neo4j"), {"run_id": run_id}).consume()
 
-    with store._driver.session(database=store.database) as session:  # type: ignore[attr-defined]
-        session.execute_write(work)
+    store.execute_write(work, what=f"delete run {run_id}")  # type: ignore[attr-defined]
 
 
 __all__ = ["delete_run", "list_runs", "read_run", "run_rows", "write_run"]

@@ -29,7 +29,7 @@ class FineTunedEvaluator:
         self.name = f"finetuned:{self.path.name}"
         self.device = pick_device(device)
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.path))
-        self.model = AutoModelForSequenceClassification.from_pretrained(str(self.path))
+        self.model = AutoModelForSequenceClassification.from_pretrained(str(self.path), use_safetensors=True)
         self.model.to(device=self.device.device, dtype=self.device.torch_dtype).eval()
         id2label = {int(k): v for k, v in self.model.config.id2label.items()}
         if sorted(id2label.values()) != sorted(CATEGORIES):
