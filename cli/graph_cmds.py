@@ -24,9 +24,12 @@ from .common import console, err_console, json_option, print_json, store_option
 @click.option("--batch-size", type=click.IntRange(min=1), default=20000, show_default=True,
               help="Records (entities + statements) per write batch.")
 @click.option("--force", is_flag=True, help="Re-read files already ingested (still idempotent).")
+@click.option("--break-lock", is_flag=True,
+              help="Take the store's ingest lock even if its holder may still run (one on another machine "
+                   "cannot be checked). A lock left by a killed process on this machine is taken over anyway.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
-def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, no_progress, as_json):
+def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, break_lock, no_progress, as_json):
     """Load Wikidata JSON / N-Triples, Freebase N-Triples, TSV triples or BioKaLMA records.
 
     Files may be .gz or .bz2. Re-running is safe: finished files are skipped, interrupted ones resume.
@@ -50,7 +53,7 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, no_progress
     try:
         with progress:
             summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
-                             progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
+                             break_lock=break_lock, progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
     except IngestInterrupted as exc:
         err_console.print(f"[yellow]{exc}[/]")
         sys.exit(130)

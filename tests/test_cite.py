@@ -62,6 +62,9 @@ def test_attribute_first_demo_is_accepted_by_its_grammar():
     ("[Q1, p: v] One. [Q", "One [Q1, p: v]. [Q"),
     ("[Q1, p: v]", "[Q1, p: v]"),
     ("Text before [NA] a claim.", "Text before a claim [NA]."),
+    # an initial does not end the sentence its marks belong to (the model's `Samuel R. Delany`)
+    ("[Q1, p: v] Samuel R. Delany read W. H. Auden. [NA] Two.", "Samuel R. Delany read W. H. Auden [Q1, p: v]. Two [NA]."),
+    ("[Q1, p: v] One. Two without a mark.", "One [Q1, p: v]. Two without a mark."),
 ])
 def test_from_attribute_first(raw, canonical):
     assert from_attribute_first(raw) == canonical

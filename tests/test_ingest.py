@@ -5,11 +5,13 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from kalma_graph.ingest import IngestError, detect_format, ingest
+from kalma_graph.ingest import IngestError, InputError, detect_format, ingest
 from kalma_graph.store.embedded import EmbeddedStore
 
 from .conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
@@ -165,3 +167,38 @@ def test_unknown_formats_and_missing_files_are_clear(store, tmp_path):
         ingest(store, [odd])
     with pytest.raises(FileNotFoundError):
         ingest(store, [tmp_path / "nope.nt"])
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2"])
+def test_a_truncated_download_names_the_file_and_the_last_good_line(store, tmp_path, suffix):
+    lines = _lines(WIKIDATA_JSON, 300)
+    whole = tmp_path / f"wd.jsonl{suffix}"
+    opener = gzip.open if suffix == ".gz" else bz2.open
+    with opener(whole, "wt", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+    cut = tmp_path / f"cut.jsonl{suffix}"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 2 // 3])
+    with pytest.raises(InputError, match=rf"cut\.jsonl\{suffix} ends before its compressed stream does "
+                                          r"\(a truncated download\?\); the last complete line read was line \d+"):
+        ingest(store, [cut], batch_size=100)
+    # The CLI says the same in one line, without a traceback.
+    if store.backend == "embedded":
+        store.close()
+        done = subprocess.run([sys.executable, "-m", "kalma_graph", "ingest", str(cut), "--store",
+                               f"embedded:{tmp_path / 'cli.lbdb'}", "--no-progress"], capture_output=True, text=True)
+        assert done.returncode == 2 and "truncated download" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_invalid_utf8_is_a_line_error_not_a_replacement_character(store, tmp_path):
+    lines = [line.encode("utf-8") for line in _lines(WIKIDATA_JSON, 400)[-20:]]  # items, not properties
+    assert b'"en"' in lines[6]
+    lines[6] = lines[6].replace(b'"en"', b'"\xff\xfe"', 1)  # line 7: bytes that are not UTF-8
+    sample = tmp_path / "latin.jsonl"
+    sample.write_bytes(b"\n".join(lines) + b"\n")
+    report = ingest(store, [sample])["files"][0]
+    assert report["error_count"] == 1
+    assert report["errors"][0].startswith(f"{sample}:7: invalid UTF-8 at byte ")
+    assert report["status"] == "done" and report["statements_created"] > 0
+    ids = [json.loads(line)["id"] for i, line in enumerate(lines) if i != 6]
+    names = [e.name or "" for e in store.get_entities(ids)]
+    assert len(names) == 19 and not any("\ufffd" in name for name in names)

@@ -45,7 +45,7 @@ def test_every_shipped_statement_is_classed_read_or_write():
     writes = {(name, backend) for name in queries.names() for backend in queries.BACKENDS
               if _has(name, backend) and is_write(queries.load(name, backend))}
     write_names = {name for name, _ in writes}
-    prefixes = ("copy_", "create_", "update_", "delete_", "meta_set", "run_copy_", "run_create_", "run_delete",
+    prefixes = ("copy_", "create_", "update_", "delete_", "meta_set", "meta_take", "meta_swap", "meta_drop", "run_copy_", "run_create_", "run_delete",
                 "run_schema", "schema")
     assert write_names == {n for n in queries.names() if n.startswith(prefixes)}
     assert not is_write("// the deleted statements are left out\nMATCH (n) WHERE n.x = 'SET' RETURN n")

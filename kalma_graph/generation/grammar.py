@@ -87,6 +87,10 @@ GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first")
 # Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
 MAX_MARKS_PER_SENTENCE = 3
 MAX_PAIRS_PER_MARK = 3  # as many as Table 13's longest mark; more pairs make a mark vaguer, not better
+# A character of a sentence: no bracket, no terminator, except the period of an initial or a title
+# after a space (`Samuel R. Delany`, `D. H. Lawrence`, `Dr. Smith`), which the evaluation's sentence
+# splitter does not cut at either; without it the model ended sentences at `Samuel R.` and cited there.
+CHAR_RULE = 'char ::= [^\\[\\].!?] | " " ([A-Z] | "Dr" | "Mr" | "Mrs" | "Ms" | "St" | "Jr" | "Sr" | "Prof") "."'
 # At most one `[NA]` per sentence, and two marks in a row (nothing but a space between them) never
 # cite the same entity, so the same mark never follows itself.
 
@@ -130,9 +134,32 @@ def build_citation_grammar(
     else:
         lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
     for i, (entity_id, own) in enumerate(pairs.items()):
-        lines.append(f'c{i} ::= "[" {gbnf_literal(entity_id)} (", " p{i}){{1,{MAX_PAIRS_PER_MARK}}} "]"')
-        lines.append(f"p{i} ::= " + " | ".join(gbnf_literal(f"{label}: {value}") for label, value in own))
+        lines.append(f'c{i} ::= "[" {gbnf_literal(entity_id)} ", " c{i}-any "]"')
+        lines.extend(_pair_rules(f"c{i}", [gbnf_literal(f"{label}: {value}") for label, value in own]))
     return CitationGrammar(text="\n".join(lines), pairs=pairs, left_out=left_out)
+
+
+def _pair_rules(name: str, literals: Sequence[str]) -> list[str]:
+    """1 to `MAX_PAIRS_PER_MARK` of `literals`, never the same pair twice in a row.
+
+    `<name>-<k>` is one pair, `<name>-<d>-<j>` "after pair j, up to d more, each unlike the one before".
+    The model wrote `ethnic group: Germans, ethnic group: Germans` when pairs could follow themselves,
+    and precision counts every cited pair. (Distinct pairs in any order would need a grammar cubic in
+    the pairs; in the order shown, linear, but the model then gave up the pair it meant to cite when it
+    came earlier in the list. With at most three pairs, only `A, B, A` remains possible.)
+    """
+    m = len(literals)
+    lines = [f"{name}-{k} ::= {literal}" for k, literal in enumerate(literals)]
+
+    def then(j: int, d: int) -> str:
+        tail = f" {name}-{d - 1}-{{k}}" if d > 1 else ""
+        moves = [f"{name}-{k}" + tail.format(k=k) for k in range(m) if k != j]
+        return f'(", " ({" | ".join(moves)}))?' if moves else '""'
+
+    lines.append(f"{name}-any ::= " + " | ".join(f"{name}-{k} {name}-{MAX_PAIRS_PER_MARK - 1}-{k}" for k in range(m)))
+    for d in range(MAX_PAIRS_PER_MARK - 1, 0, -1):
+        lines.extend(f"{name}-{d}-{j} ::= {then(j, d)}" for j in range(m))
+    return lines
 
 
 def _mark_moves(n_entities: int, k: int, n: int, previous: object | None, state: str, space: str) -> list[str]:
@@ -156,7 +183,8 @@ def _attribute_first_rules(n_entities: int) -> list[str]:
     lines = [
         "root ::= [ \\t\\n]* unit+",
         "unit ::= " + " | ".join(_mark_moves(n_entities, 0, 0, None, "a", space="")),
-        "lead ::= [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
+        "lead ::= [^ \\t\\n\\[\\].!?] char*",
+        CHAR_RULE,
         "said ::= \" \" lead [.!?]+ [ \\t\\n]*",
         'na ::= "[NA]"',
     ]
@@ -186,8 +214,9 @@ def _sentence_rules(n_entities: int, *, min_marks: int) -> list[str]:
         "s ::= lead w00",
         # A sentence starts with a character that is neither space, bracket nor terminator, so a
         # sentence always has words and marks cannot follow a terminator on their own.
-        "lead ::= [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
-        "words ::= [ \\t\\n]* [^ \\t\\n\\[\\].!?] [^\\[\\].!?]*",
+        "lead ::= [^ \\t\\n\\[\\].!?] char*",
+        "words ::= [ \\t\\n]* [^ \\t\\n\\[\\].!?] char*",
+        CHAR_RULE,
         "stop ::= [.!?]+ [ \\t\\n]* s?",
         'na ::= "[NA]"',
     ]

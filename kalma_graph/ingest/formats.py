@@ -9,7 +9,7 @@ from .readers.biokalma import BioKaLMAReader
 from .readers.ntriples import FreebaseNTriplesReader, WikidataNTriplesReader
 from .readers.tsv import TsvReader, sniff_kb
 from .readers.wikidata_json import WikidataJsonReader
-from .sources import base_name, open_text
+from .sources import Undecodable, base_name, checked_lines
 
 FORMATS = ("wikidata-json", "wikidata-nt", "freebase-nt", "tsv-wikidata", "tsv-freebase", "biokalma")
 
@@ -60,9 +60,10 @@ def detect_format(path: Path) -> str:
 
 
 def _first_line(path: Path) -> str | None:
-    with open_text(path) as handle:
-        for line in handle:
-            text = line.strip()
-            if text and not text.startswith("#"):
-                return text[:4096]
+    for _, line in checked_lines(path):
+        if isinstance(line, Undecodable):
+            continue  # the reader reports it with its line number
+        text = line.strip()
+        if text and not text.startswith("#"):
+            return text[:4096]
     return None

@@ -3,11 +3,13 @@
 Guarantees (each has a test):
 - idempotent: every batch is an upsert keyed by entity id / statement digest, so re-ingesting a file
   changes nothing;
-- resumable: after each written batch the store records `(file fingerprint → last line)`; a re-run
+- resumable: with each written batch the store records `(file fingerprint → last line)`; a re-run
   skips finished files and resumes unfinished ones after the checkpoint; Ctrl-C finishes the batch
   in hand, records it and stops (a second Ctrl-C aborts at once; the re-run redoes that batch);
 - malformed lines are reported as `file:line: reason`; with `on_error="fail"` the run stops before
-  writing the batch that holds the bad line, so the store is as it was after the previous batch.
+  writing the batch that holds the bad line, so the store is as it was after the previous batch;
+- crash-safe: a process killed anywhere (SIGKILL) leaves a store whose re-run ends with the counts of
+  a clean load, and two ingests never write one store at once (`lock.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Callable, Iterable, Literal, Sequence
 
 from ..store.base import EntityRecord, GraphStore, LoadResult, StatementRecord, name_key
 from .formats import detect_format, make_reader
+from .lock import ingest_lock
 from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
 from .readers.biokalma import BioKaLMAReader
 from .sources import bytes_read, fingerprint
@@ -83,8 +86,12 @@ def ingest(
     force: bool = False,
     progress: ProgressHook | None = None,
     on_line_error: Callable[[str], None] | None = None,
+    break_lock: bool = False,
 ) -> dict:
-    """Load `paths` into `store`; returns a JSON-able summary (per file and totals)."""
+    """Load `paths` into `store`; returns a JSON-able summary (per file and totals).
+
+    One ingest at a time per store (`ingest_lock`; `break_lock` takes a lock whose holder cannot be
+    checked, e.g. one left by a machine that crashed)."""
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")
     store.bootstrap()
@@ -96,7 +103,7 @@ def ingest(
     formats = [fmt or detect_format(path) for path in files]
     reports: list[FileReport] = []
     started = time.perf_counter()
-    with _GracefulInterrupt() as interrupt:
+    with ingest_lock(store, break_lock=break_lock), _GracefulInterrupt() as interrupt:
         for path, file_format in zip(files, formats):
             report = FileReport(str(path), file_format)
             reports.append(report)
@@ -126,8 +133,11 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
             return
         entities, statements = _collect(batch)
         statements, extra = linker.link(statements, report)
-        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb))
-        _write_checkpoint(store, key, path, batch[-1].line, done=False)
+        # The checkpoint commits with its batch where the store has transactions (Neo4j); the
+        # embedded store writes it right after the batch (its COPYs commit one by one), and a crash
+        # in between only makes the re-run redo an idempotent batch.
+        checkpoint = (key, _checkpoint_value(path, batch[-1].line, done=False))
+        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb, checkpoint=checkpoint))
         batch, pending = [], 0
 
     try:
@@ -232,8 +242,12 @@ def _read_checkpoint(store: GraphStore, key: str) -> dict:
     return json.loads(raw) if raw else {}
 
 
+def _checkpoint_value(path: Path, line: int, done: bool) -> str:
+    return json.dumps({"path": str(path), "line": line, "done": done})
+
+
 def _write_checkpoint(store: GraphStore, key: str, path: Path, line: int, done: bool) -> None:
-    store.set_meta(key, json.dumps({"path": str(path), "line": line, "done": done}))
+    store.set_meta(key, _checkpoint_value(path, line, done))
 
 
 def _summary(store: GraphStore, reports: list[FileReport], seconds: float) -> dict:

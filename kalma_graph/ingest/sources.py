@@ -6,6 +6,8 @@ import bz2
 import gzip
 import hashlib
 import io
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from contextlib import contextmanager
 from typing import IO, Iterator
@@ -33,9 +35,20 @@ class _Counting(io.RawIOBase):
         super().close()
 
 
+class InputError(ValueError):
+    """An input file that cannot be read as a whole: a compressed stream cut short or corrupt."""
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A line whose bytes are not UTF-8: the readers report it as `file:line`, never as U+FFFD."""
+
+    reason: str
+
+
 @contextmanager
-def open_text(path: Path) -> Iterator[IO[str]]:
-    """Text stream of a possibly compressed file; undecodable bytes are replaced, not fatal."""
+def open_binary(path: Path) -> Iterator[IO[bytes]]:
+    """Byte stream of a possibly compressed file (its position feeds the progress bar)."""
     path = Path(path)
     counting = _Counting(open(path, "rb"))
     _positions[path] = counting
@@ -47,12 +60,37 @@ def open_text(path: Path) -> Iterator[IO[str]]:
         raw = bz2.BZ2File(buffered, "rb")
     else:
         raw = buffered
-    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
     try:
-        yield text
+        yield raw
     finally:
-        text.close()
+        raw.close()
         buffered.close()  # the decompressors do not close a file object they were handed
+
+
+# What the decompressors raise for a file cut short (EOFError) or damaged (BadGzipFile is an OSError).
+_STREAM_ERRORS = (EOFError, OSError, zlib.error)
+
+
+def _stream_error(path: Path, last_line: int, exc: BaseException) -> InputError:
+    what = "ends before its compressed stream does (a truncated download?)" if isinstance(exc, EOFError) \
+        else f"is damaged ({type(exc).__name__}: {exc})"
+    return InputError(f"{path} {what}; the last complete line read was line {last_line}")
+
+
+@contextmanager
+def open_text(path: Path) -> Iterator[IO[str]]:
+    """Strict UTF-8 text of a possibly compressed file, for readers of whole documents: a bad byte
+    or a cut stream is an `InputError` naming the file."""
+    with open_binary(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="")
+        try:
+            yield text
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: invalid UTF-8 ({exc.reason}); kalma-graph reads UTF-8 only") from exc
+        except _STREAM_ERRORS as exc:
+            raise _stream_error(Path(path), 0, exc) from exc
+        finally:
+            text.detach()
 
 
 def bytes_read(path: Path) -> int:
@@ -60,11 +98,33 @@ def bytes_read(path: Path) -> int:
     return counting.position if counting else 0
 
 
+def checked_lines(path: Path) -> Iterator[tuple[int, str | Undecodable]]:
+    """(1-based line number, line without its newline, or `Undecodable` for a line that is not
+    UTF-8). A compressed stream cut short or damaged is an `InputError` naming the last good line."""
+    number = 0
+    with open_binary(path) as raw:
+        lines = iter(raw)
+        while True:
+            try:
+                data = next(lines)
+            except StopIteration:
+                return
+            except _STREAM_ERRORS as exc:
+                raise _stream_error(Path(path), number, exc) from exc
+            number += 1
+            try:
+                yield number, data.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                yield number, Undecodable(f"invalid UTF-8 at byte {exc.start + 1} of the line ({exc.reason})")
+
+
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line without its newline)."""
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            yield number, line.rstrip("\r\n")
+    """(1-based line number, line without its newline); a line that is not UTF-8 is an
+    `InputError` naming `file:line` (for inputs where one bad line spoils the whole: gold, runs)."""
+    for number, line in checked_lines(path):
+        if isinstance(line, Undecodable):
+            raise InputError(f"{path}:{number}: {line.reason}")
+        yield number, line
 
 
 def fingerprint(path: Path) -> str:

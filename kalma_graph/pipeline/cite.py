@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 from kalma_graph.evaluation.citation_marks import locate_marks
 from kalma_graph.evaluation.citations import parse_answer, render_citation
 from kalma_graph.evaluation.metrics.entailment import hypothesis
+from kalma_graph.evaluation.sentence_split import sentence_spans
 from kalma_graph.store.base import Entity, Triple
 
 CITE_STRATEGIES = ("model", "posthoc", "attribute-first")
@@ -33,7 +34,7 @@ MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
 _TERMINATOR_RE = re.compile(r"([.!?]+)(\s*)$")
-_FIRST_TERMINATOR_RE = re.compile(r"[.!?]+")
+_LAST_TERMINATOR_RE = re.compile(r"[.!?]+[\"')\u201d\u2019]*$")
 _ISO_DATE_RE = re.compile(r"(\d{3,4})-(\d{2})-(\d{2})")
 _MONTHS = ("January February March April May June July August September October November December").split()
 _WORD_RE = re.compile(r"[^\W_]{3,}|\d{4}")
@@ -104,17 +105,21 @@ def from_attribute_first(raw: str) -> str:
         sentence = raw[run[-1].end:end].strip()
         cursor = end
         joined = " ".join(m.raw for m in run)
-        found = _FIRST_TERMINATOR_RE.search(sentence)
         if not sentence:
             out.append(joined)
-        elif found:
-            # The grammar lets a sentence hold no terminator, so the first one ends it; what follows
-            # is the start of a unit cut off by the token limit.
-            out.append(f"{sentence[:found.start()].rstrip()} {joined}{found.group()}")
-            if sentence[found.end():].strip():
-                out.append(sentence[found.end():].strip())
+            continue
+        # The marks belong to the first sentence after them; its end is found by the evaluation's
+        # own splitter, so an initial (`Samuel R. Delany`) does not end it. Text after that sentence
+        # (no grammar, or a unit cut off by the token limit) follows as it is.
+        first_end = sentence_spans(sentence, [])[0][1]
+        head, rest = sentence[:first_end].rstrip(), sentence[first_end:].strip()
+        found = _LAST_TERMINATOR_RE.search(head)
+        if found:
+            out.append(f"{head[:found.start()].rstrip()} {joined}{found.group()}")
         else:
-            out.append(f"{sentence} {joined}")
+            out.append(f"{head} {joined}")
+        if rest:
+            out.append(rest)
     if raw[cursor:].strip():
         out.append(raw[cursor:].strip())
     return " ".join(out)

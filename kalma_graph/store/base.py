@@ -151,10 +151,15 @@ class GraphStore(Protocol):
         """Create tables / constraints / indexes. Idempotent; called before any load."""
 
     def load_batch(
-        self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]
+        self,
+        entities: Sequence[EntityRecord],
+        statements: Sequence[StatementRecord],
+        default_kb: str = "wikidata",
+        checkpoint: tuple[str, str] | None = None,
     ) -> LoadResult:
         """Upsert entities (merging fields), create missing object entities as stubs, literals as
-        Value nodes, and statements keyed by `sid`. Idempotent."""
+        Value nodes, and statements keyed by `sid`. Idempotent. `checkpoint` (a meta key and value)
+        is written with the batch: in its transaction where the engine has one, else after it."""
 
     # named read operations -----------------------------------------------------------------
     def get_entity(self, entity_id: str) -> Entity | None: ...

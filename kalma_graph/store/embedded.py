@@ -124,6 +124,7 @@ class EmbeddedStore(ReadOps):
         entities: Sequence[EntityRecord],
         statements: Sequence[StatementRecord],
         default_kb: str = "wikidata",
+        checkpoint: tuple[str, str] | None = None,
     ) -> LoadResult:
         plan = self._plan(entities, statements, default_kb)
         # Nodes before relationships; every COPY holds only rows the plan proved new.
@@ -136,6 +137,8 @@ class EmbeddedStore(ReadOps):
         self._copy("copy_names", [{"from": r["key"], "to": r["id"]} for r in plan.names_new], _NAMES_SCHEMA)
         self._copy("copy_entity_statements", _edges(plan.entity_statements_new), _STATEMENT_SCHEMA)
         self._copy("copy_value_statements", _edges(plan.value_statements_new), _STATEMENT_SCHEMA)
+        if checkpoint is not None:  # after the whole batch: a crash before it redoes the batch
+            self.set_meta(*checkpoint)
         return result_of(plan)
 
     def set_meta(self, key: str, value: str) -> None:

@@ -122,12 +122,14 @@ class Neo4jStore(ReadOps):
         entities: Sequence[EntityRecord],
         statements: Sequence[StatementRecord],
         default_kb: str = "wikidata",
+        checkpoint: tuple[str, str] | None = None,
     ) -> LoadResult:
         if not self._bootstrapped:
             self.bootstrap()
-        return self.execute_write(self._load_tx, list(entities), list(statements), default_kb, what="ingest batch")
+        return self.execute_write(self._load_tx, list(entities), list(statements), default_kb, checkpoint,
+                                  what="ingest batch")
 
-    def _load_tx(self, tx, entities, statements, default_kb) -> LoadResult:
+    def _load_tx(self, tx, entities, statements, default_kb, checkpoint) -> LoadResult:
         # The lookups run inside the write transaction, so the plan sees exactly what it writes over.
         reader = _TxReader(tx)
         plan = reader._plan(entities, statements, default_kb)
@@ -138,6 +140,9 @@ class Neo4jStore(ReadOps):
         self._write(tx, "create_names", "rows", plan.names_new)
         self._write(tx, "create_entity_statements", "rows", plan.entity_statements_new)
         self._write(tx, "create_value_statements", "rows", plan.value_statements_new)
+        if checkpoint is not None:  # commits with the batch, or neither does
+            key, value = checkpoint
+            tx.run(queries.load("meta_set", BACKEND), {"key": key, "value": value}).consume()
         return result_of(plan)
 
     def _write(self, tx, name: str, param: str, rows: list) -> None:

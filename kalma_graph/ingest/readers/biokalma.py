@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from ...store.base import EntityRecord, StatementRecord, name_key
 from ..properties import wikidata_pid_by_label, wikidata_properties
-from ..sources import open_text
+from ..sources import Undecodable, checked_lines, open_text
 from .base import UNRESOLVED_LABEL, LineError, ParsedLine
 
 # Record keys that are not "property label: value label" facts.
@@ -68,22 +68,24 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | LineError]]:
                 for record in records:
                     yield number, record
             return
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield number, LineError(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
-                continue
-            if isinstance(obj, dict) and isinstance(obj.get("facts"), dict):
-                # dumps/biokalma_records.jsonl: facts apart, with optional curated `pids`
-                # (label → PID) and `linked` (label → QID) maps from scripts/build_dumps.py.
-                flat = {**obj["facts"], **{k: obj.get(k) for k in _NOT_FACTS}}
-                flat[_CURATED] = (obj.get("pids") or {}, obj.get("linked") or {})
-                obj = flat
-            yield number, obj
+    for number, line in checked_lines(path):
+        if isinstance(line, Undecodable):
+            yield number, LineError(number, line.reason)
+            continue
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield number, LineError(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("facts"), dict):
+            # dumps/biokalma_records.jsonl: facts apart, with optional curated `pids`
+            # (label → PID) and `linked` (label → QID) maps from scripts/build_dumps.py.
+            flat = {**obj["facts"], **{k: obj.get(k) for k in _NOT_FACTS}}
+            flat[_CURATED] = (obj.get("pids") or {}, obj.get("linked") or {})
+            obj = flat
+        yield number, obj
 
 
 def parse_record(record: dict[str, Any], position: int) -> ParsedLine:

@@ -19,7 +19,7 @@ from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
 from ...store.base import EntityRecord, StatementRecord, digest
 from ..properties import freebase_label, wikidata_label
-from ..sources import base_name, numbered_lines
+from ..sources import Undecodable, base_name, checked_lines
 from .base import LineError, ParsedLine
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -107,7 +107,10 @@ class _NTriplesReader:
         parser = W3CNTriplesParser(sink, bnode_context=_KeepLabels())
         # Blank-node labels are file-scoped: qualify them by the file so two files never collide.
         self._scope = digest(base_name(path))[:8]
-        for number, line in numbered_lines(path):
+        for number, line in checked_lines(path):
+            if isinstance(line, Undecodable):
+                yield LineError(number, line.reason)
+                continue
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             try:

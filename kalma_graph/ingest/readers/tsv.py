@@ -14,7 +14,7 @@ from typing import Iterator
 
 from ...store.base import EntityRecord, StatementRecord
 from ..properties import freebase_label, wikidata_label
-from ..sources import numbered_lines
+from ..sources import Undecodable, checked_lines
 from .base import LineError, ParsedLine
 
 _QID = re.compile(r"^Q\d+$")
@@ -44,7 +44,10 @@ class TsvReader:
         self.kb = kb
 
     def read(self, path: Path) -> Iterator[ParsedLine | LineError]:
-        for number, line in numbered_lines(path):
+        for number, line in checked_lines(path):
+            if isinstance(line, Undecodable):
+                yield LineError(number, line.reason)
+                continue
             if not line.strip():
                 continue
             cols = line.split("\t")

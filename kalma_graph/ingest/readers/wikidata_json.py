@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from ...store.base import EntityRecord, StatementRecord
 from ..properties import wikidata_label
-from ..sources import numbered_lines
+from ..sources import Undecodable, checked_lines
 from .base import LineError, ParsedLine
 
 INSTANCE_OF = "P31"
@@ -29,7 +29,10 @@ class WikidataJsonReader:
         self.learned_labels: dict[str, str] = {}  # property labels met in the dump itself
 
     def read(self, path: Path) -> Iterator[ParsedLine | LineError]:
-        for number, line in numbered_lines(path):
+        for number, line in checked_lines(path):
+            if isinstance(line, Undecodable):
+                yield LineError(number, line.reason)
+                continue
             text = line.strip()
             if text in ("", "[", "]"):
                 continue
