@@ -278,18 +278,13 @@ def _neo4j_uri(cleanup: list) -> str:
     uri = os.environ.get("KALMA_NEO4J_URI")
     if uri:
         return uri
-    from kalma_graph.neo4j_server import default_home, free_port, install, start, stop
+    from contextlib import ExitStack
 
-    jars = default_home()
-    install(jars)
-    tmp = tempfile.TemporaryDirectory(prefix="kalma-neo4j-")
-    home = Path(tmp.name)
-    (home / "lib").symlink_to(jars / "lib", target_is_directory=True)
-    if (jars / "plugins").is_dir():
-        (home / "plugins").symlink_to(jars / "plugins", target_is_directory=True)
-    info = start(home, bolt_port=free_port(), http_port=free_port(), auth=False)
-    cleanup.append(tmp.cleanup)
-    cleanup.append(lambda: stop(home))
+    from kalma_graph.neo4j_server import throwaway_server
+
+    stack = ExitStack()
+    info = stack.enter_context(throwaway_server())
+    cleanup.append(stack.close)
     return info.uri
 
 

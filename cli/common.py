@@ -31,11 +31,11 @@ def print_json(data: Any) -> None:
 
 @contextmanager
 def main_errors() -> Iterator[None]:
-    from kalma_graph.ingest import FormatError, IngestError, IngestLocked, InputError
+    from kalma_graph.ingest import FormatError, IngestError, IngestLocked, InputError, SubsetError
     from kalma_graph.store import StoreError
 
     try:
         yield
-    except (StoreError, FormatError, IngestError, IngestLocked, InputError, FileNotFoundError) as exc:
+    except (StoreError, FormatError, IngestError, IngestLocked, InputError, SubsetError, FileNotFoundError) as exc:
         err_console.print(f"[bold red]error:[/] {exc}")
         sys.exit(2)

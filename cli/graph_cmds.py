@@ -9,7 +9,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.markup import escape
 from rich.table import Table
 
-from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest
+from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest, parse_subset
 from kalma_graph.store import open_store
 
 from .common import console, err_console, json_option, print_json, store_option
@@ -24,16 +24,20 @@ from .common import console, err_console, json_option, print_json, store_option
 @click.option("--batch-size", type=click.IntRange(min=1), default=20000, show_default=True,
               help="Records (entities + statements) per write batch.")
 @click.option("--force", is_flag=True, help="Re-read files already ingested (still idempotent).")
+@click.option("--subset", "subset_rules", multiple=True, metavar="RULES",
+              help="Load part of the files: P31=Q5 (class; P31=@classes.txt for a class file), seeds=FILE;hops=1, "
+                   "props=P19|P20 or -props=P1343. Joined with ';' or repeated. See docs/ingest.md.")
 @click.option("--break-lock", is_flag=True,
               help="Take the store's ingest lock even if its holder may still run (one on another machine "
                    "cannot be checked). A lock left by a killed process on this machine is taken over anyway.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
-def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, break_lock, no_progress, as_json):
+def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rules, break_lock, no_progress, as_json):
     """Load Wikidata JSON / N-Triples, Freebase N-Triples, TSV triples or BioKaLMA records.
 
     Files may be .gz or .bz2. Re-running is safe: finished files are skipped, interrupted ones resume.
     """
+    subset = parse_subset(subset_rules)  # a bad rule fails before the store is opened
     store = open_store(store_uri)
     show_bar = not no_progress and sys.stderr.isatty()
     progress = Progress(
@@ -53,7 +57,7 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, break_lock,
     try:
         with progress:
             summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
-                             break_lock=break_lock, progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
+                             break_lock=break_lock, subset=subset, progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
     except IngestInterrupted as exc:
         err_console.print(f"[yellow]{exc}[/]")
         sys.exit(130)
@@ -69,6 +73,11 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, break_lock,
         table.add_row(escape(f["path"]), f["format"], f["status"], f"{f['entities_created']:,}", f"{f['entities_updated']:,}",
                       f"{f['statements_created']:,}", f"{f['error_count']:,}", f"{f['seconds']:.1f}")
     console.print(table)
+    if summary.get("subset"):
+        sub = summary["subset"]
+        members = f", {sub['members']:,} members collected" if "members" in sub else ""
+        console.print(f"subset {escape(sub['rule'])} (fingerprint {sub['fingerprint'][:12]}){members}, "
+                      f"{sub['labelled_objects']:,} objects outside it named")
     _print_stats(summary["stats"])
 
 

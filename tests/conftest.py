@@ -73,21 +73,12 @@ def neo4j_server(tmp_path_factory) -> Iterator[dict]:
         }
         return
     if shutil.which("java") and shutil.which("mvn"):
-        from kalma_graph.neo4j_server import default_home, free_port, install, start, stop
+        from kalma_graph.neo4j_server import throwaway_server
 
         # Jars come from the shared install (verified against pinned checksums); the server's
         # data, config and logs live in a throwaway home so a user's own server is never touched.
-        jars = default_home()
-        install(jars)
-        home = tmp_path_factory.mktemp("neo4j-home")
-        (home / "lib").symlink_to(jars / "lib", target_is_directory=True)
-        if (jars / "plugins").is_dir():
-            (home / "plugins").symlink_to(jars / "plugins", target_is_directory=True)
-        info = start(home, bolt_port=free_port(), http_port=free_port(), auth=False)
-        try:
+        with throwaway_server(tmp_path_factory.mktemp("neo4j")) as info:
             yield {"uri": info.uri, "user": None, "password": None, "how": "launcher", "http_url": info.http_url}
-        finally:
-            stop(home)
         return
     if _docker_answers():
         from testcontainers.neo4j import Neo4jContainer

@@ -103,3 +103,30 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     assert report["status"] == "done" and report["resumed_after_line"] > 0
     fresh = json.loads(kg("ingest", str(dump), "--store", f"embedded:{tmp_path}/fresh.lbdb", "--json").stdout)
     assert resumed["stats"] == fresh["stats"]
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_ingest_bench_never_touches_the_users_neo4j_home(tmp_path, monkeypatch):
+    """bench/ingest.py once rewrote the user's home to auth off and cleared its data: it must run
+    its own throwaway server and ignore the user's KALMA_NEO4J_URI (its database would be cleared)."""
+    import ingest as bench  # bench/ingest.py
+    from contextlib import ExitStack
+
+    from kalma_graph.neo4j_server import default_home
+
+    home = default_home()
+    before = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file() and "lib" not in p.parts
+              and "plugins" not in p.parts and "maven" not in p.parts and p.name != ".install.lock"}
+    monkeypatch.setenv("KALMA_NEO4J_URI", "bolt://127.0.0.1:1")  # the user's server: must not be used
+    monkeypatch.delenv("KALMA_BENCH_NEO4J_URI", raising=False)
+    with ExitStack() as stack:
+        uri = bench._neo4j_uri(stack)
+        assert uri != "bolt://127.0.0.1:1"
+        from kalma_graph.store import open_store
+
+        store = open_store(uri)
+        assert store.stats().entities == 0
+        store.close()
+    after = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p in before}
+    assert after == before and all(p.exists() for p in before)

@@ -25,6 +25,7 @@ from typing import Callable, Iterable, Literal, Sequence
 from ..store.base import EntityRecord, GraphStore, LoadResult, StatementRecord, name_key
 from .formats import detect_format, make_reader
 from .lock import ingest_lock
+from .subset import Subset, check_store_subset, collect_members, labelled_objects
 from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
 from .readers.biokalma import BioKaLMAReader
 from .sources import bytes_read, fingerprint
@@ -87,11 +88,13 @@ def ingest(
     progress: ProgressHook | None = None,
     on_line_error: Callable[[str], None] | None = None,
     break_lock: bool = False,
+    subset: Subset | None = None,
 ) -> dict:
     """Load `paths` into `store`; returns a JSON-able summary (per file and totals).
 
     One ingest at a time per store (`ingest_lock`; `break_lock` takes a lock whose holder cannot be
-    checked, e.g. one left by a machine that crashed)."""
+    checked, e.g. one left by a machine that crashed). `subset` (`subset.parse_subset`) loads part of
+    the files: its members and their allowed statements, then the names of the objects outside it."""
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")
     store.bootstrap()
@@ -103,18 +106,57 @@ def ingest(
     formats = [fmt or detect_format(path) for path in files]
     reports: list[FileReport] = []
     started = time.perf_counter()
+    subset_report: dict | None = None
     with ingest_lock(store, break_lock=break_lock), _GracefulInterrupt() as interrupt:
+        check_store_subset(store, subset)
+        if subset is not None:
+            subset_report = {"rule": subset.canonical(), "fingerprint": subset.fingerprint}
+            if any(subset.needs_collection(f) for f in formats):
+                t0 = time.perf_counter()
+                subset.members = collect_members(subset, [(p, make_reader(f)) for p, f in zip(files, formats)])
+                subset_report.update(members=len(subset.members), collect_seconds=round(time.perf_counter() - t0, 3))
         for path, file_format in zip(files, formats):
             report = FileReport(str(path), file_format)
             reports.append(report)
-            _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt)
-    return _summary(store, reports, time.perf_counter() - started)
+            _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error,
+                         interrupt, subset)
+        if subset is not None:
+            subset_report["labelled_objects"] = _label_objects(store, files, formats, subset, batch_size, force)
+    summary = _summary(store, reports, time.perf_counter() - started)
+    if subset_report is not None:
+        summary["subset"] = subset_report
+    return summary
 
 
-def _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt):
+def _label_objects(store: GraphStore, files: list[Path], formats: list[str], subset: Subset, batch_size: int,
+                   force: bool) -> int:
+    """The last pass of a subset ingest: name the objects outside the subset (stubs) from their own
+    lines in the files; checkpointed per file like the load pass."""
+    written = 0
+    for path, file_format in zip(files, formats):
+        key = f"ingest-labels:{fingerprint(path)}:{subset.fingerprint[:16]}"
+        if _read_checkpoint(store, key).get("done") and not force:
+            continue
+        wanted = {row["id"] for row in store.query("unnamed_entity_ids")}
+        reader = make_reader(file_format)
+        batch: list[EntityRecord] = []
+        for record in labelled_objects((i for i in reader.read(path) if isinstance(i, ParsedLine)), wanted):
+            batch.append(record)
+            if len(batch) >= batch_size:
+                written += store.load_batch(batch, [], default_kb=reader.kb).entities_updated
+                batch = []
+        if batch:
+            written += store.load_batch(batch, [], default_kb=reader.kb).entities_updated
+        _write_checkpoint(store, key, path, 0, done=True)
+    return written
+
+
+def _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt,
+                 subset: Subset | None = None):
     started = time.perf_counter()
     reader = make_reader(file_format)
-    key = f"ingest:{fingerprint(path)}"
+    # A subset's checkpoints are its own: the same file under another rule is another load.
+    key = f"ingest:{fingerprint(path)}" + (f":{subset.fingerprint[:16]}" if subset is not None else "")
     checkpoint = _read_checkpoint(store, key)
     if checkpoint.get("done") and not force:
         report.status = "already-ingested"
@@ -162,6 +204,8 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
                 if interrupt.requested:
                     report.status = "interrupted"
                     raise IngestInterrupted(f"interrupted after {path}:{last_line - 1}; run the same command to resume")
+            if subset is not None:
+                item = subset.apply(item)
             batch.append(item)
             pending += len(item.entities) + len(item.statements)
         flush()

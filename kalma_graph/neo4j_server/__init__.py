@@ -33,9 +33,12 @@ from .errors import (
 from .installer import apoc_installed, install, is_installed, verify_installation, write_lockfile
 from .paths import Layout, default_home
 from .server import ServerInfo, free_port, port_is_free, port_is_open, running_pid, start, status, stop
+from .throwaway import throwaway_home, throwaway_server
 from .versions import APOC_VERSION, BROWSER_VERSION, NEO4J_VERSION
 
 __all__ = [
+    "throwaway_home",
+    "throwaway_server",
     "APOC_VERSION",
     "BROWSER_VERSION",
     "NEO4J_VERSION",
