@@ -416,9 +416,10 @@ class _Scorer:
         return self._one_hop[entity_id]
 
     def statements(self, entity_id: str) -> int:
-        """Outgoing statements: from the name lookup, else (partial-name candidates) counted once."""
+        """Outgoing statements: from the name lookup, else (partial-name candidates) counted once in
+        the database."""
         if entity_id not in self._statements:
-            self._statements[entity_id] = len(self.one_hop(entity_id))
+            self._statements[entity_id] = self.store.out_degree(entity_id)
         return self._statements[entity_id]
 
     def matched(self, entity_id: str, span: tuple[int, int] = (0, 0)) -> list[str]:

@@ -183,9 +183,13 @@ class GraphStore(Protocol):
     def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
         """Statements whose subject and object are both in `entity_ids` (either direction)."""
 
-    def neighbour_labels(self, entity_id: str) -> list[str]:
+    def neighbour_labels(self, entity_id: str, limit: int = 5000) -> list[str]:
         """Distinct names/values of the entity's one-hop neighbourhood (both directions), sorted;
-        re-ranking counts how many occur in the question."""
+        re-ranking counts how many occur in the question. At most `limit` per direction: a hub's
+        millions of incoming statements are never fetched (which of them are kept is then arbitrary)."""
+
+    def out_degree(self, entity_id: str) -> int:
+        """How many outgoing statements the entity has, counted in the database."""
 
     def same_name_entities(
         self, min_count: int = 2, limit: int | None = None, kb: str | None = None

@@ -43,6 +43,11 @@ def to_triples(rows: Iterable[Mapping[str, Any]]) -> list[Triple]:
     return sorted(triples, key=lambda t: (t.subject, t.pid, t.value, t.object_id or "", t.datatype or ""))
 
 
+# Distinct labels read per direction: a person has tens to hundreds; a hub (Q5 "human", a country)
+# has millions of incoming statements, which linking must not fetch.
+NEIGHBOUR_LABELS_LIMIT = 5000
+
+
 def sample_ids(ids: Sequence[str], k: int, seed: int) -> list[str]:
     """Seeded sample over the *sorted* ids, so both stores draw the same entities."""
     pool = sorted(ids)
@@ -112,8 +117,13 @@ class ReadOps:
             return []
         return to_triples(self._run("statements_between", {"ids": ids}))
 
-    def neighbour_labels(self, entity_id: str) -> list[str]:
-        return sorted({r["label"] for r in self._run("neighbour_labels", {"id": entity_id}) if r["label"]})
+    def neighbour_labels(self, entity_id: str, limit: int = NEIGHBOUR_LABELS_LIMIT) -> list[str]:
+        params = {"id": entity_id, "limit": limit}
+        rows = [*self._run("neighbour_labels_out", params), *self._run("neighbour_labels", params)]
+        return sorted({r["label"] for r in rows if r["label"]})
+
+    def out_degree(self, entity_id: str) -> int:
+        return _count(self._run("out_degree", {"id": entity_id}))
 
     def same_name_entities(
         self, min_count: int = 2, limit: int | None = None, kb: str | None = None
