@@ -523,7 +523,3 @@ def answer_one(
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         record["shown"] = [triple_dict(t) for t in shown]
     return record
-
-
-def records_by_id(records: Sequence[dict]) -> dict[str, dict]:
-    return {r["id"]: r for r in records}

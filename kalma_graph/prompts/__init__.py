@@ -31,11 +31,3 @@ def load_prompt(name: str) -> dict[str, Any]:
     data["sha256"] = hashlib.sha256(raw).hexdigest()
     return data
 
-
-def prompt_names() -> list[str]:
-    root = resources.files("kalma_graph.prompts")
-    found = []
-    for stage in root.iterdir():
-        if stage.is_dir():
-            found += [f"{stage.name}/{p.name[:-5]}" for p in stage.iterdir() if p.name.endswith(".json")]
-    return sorted(found)
