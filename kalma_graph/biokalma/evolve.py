@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from kalma_graph.evaluation.citation_marks import locate_marks
+from kalma_graph.evaluation.sentence_split import split_sentences  # the one splitter (checks.py imports it from here)
 from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
 from kalma_graph.models.llm import GenerationParams
 from kalma_graph.prompts import load_prompt
@@ -131,25 +132,6 @@ def knowledge_text(triple: Triple, name: str) -> str:
 
 _BRACKET_RE = re.compile(r"\s*\[[^\[\]]*\]")
 _LEAD_RE = re.compile(r"^\s*(?:[\"'*#>\-]+\s*)?(?:generated (?:answer|question)|new sentence|sentence|question|answer|output)\s*:\s*", re.I)
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(])")
-_NO_SENTENCE_END = re.compile(r"(?:\b[A-Z]|\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|Gen|Col|Lt|Sgt|Capt|Rev|No|Co|Inc|Ltd|vs|etc))\.$")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a paragraph; a period after an initial or a common abbreviation ends none
-    ("J. D. Salinger", "St. Louis").
-
-    >>> split_sentences("Updike read J. D. Salinger. He lived in St. Louis! Did he?")
-    ['Updike read J. D. Salinger.', 'He lived in St. Louis!', 'Did he?']
-    """
-    parts = _SENTENCE_END_RE.split(text.strip())
-    out: list[str] = []
-    for part in parts:
-        if out and _NO_SENTENCE_END.search(out[-1]):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return [p.strip() for p in out if p.strip()]
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})-\d{2}-\d{2}")
 
 

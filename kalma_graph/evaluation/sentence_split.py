@@ -60,6 +60,22 @@ def sentence_spans(text: str, marks: Sequence[tuple[int, int]]) -> list[tuple[in
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if a < b]
 
 
+def split_sentences(text: str) -> list[str]:
+    r"""The sentences of a text without citation marks: the stripped, non-empty texts of
+    `sentence_spans(text, [])` (the one splitter; BioKaLMA and NLI windowing use it too).
+
+    >>> split_sentences("Updike read J. D. Salinger. He lived in St. Louis! Did he?")
+    ['Updike read J. D. Salinger.', 'He lived in St. Louis!', 'Did he?']
+    >>> split_sentences('He said "yes." Then he left!\nNew line. Dr Smith')
+    ['He said "yes."', 'Then he left!', 'New line.', 'Dr Smith']
+    >>> split_sentences("It rose 3.5 % in the U.S. economy. e.g. in steel.\n\nNext paragraph")
+    ['It rose 3.5 % in the U.S. economy. e.g. in steel.', 'Next paragraph']
+    >>> split_sentences("  ")
+    []
+    """
+    return [s for a, b in sentence_spans(text, []) if (s := text[a:b].strip())]
+
+
 def _sentence_end_after(text: str, i: int, mark_end: dict[int, int]) -> int | None:
     """Where the sentence ends if the terminator at `i` ends one, else None."""
     n = len(text)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from kalma_graph.evaluation.sentence_split import split_sentences  # windows the evidence
 from kalma_graph.files import file_sha256 as sha256_of_file
 from kalma_graph.models.device import DeviceInfo, pick_device
 
@@ -300,15 +300,6 @@ class NLIPrediction:
     label: str  # argmax among the model's labels
     entailment_prob: float
     probs: dict[str, float] = field(default_factory=dict)
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """A plain sentence splitter for windowing evidence (no model; good enough for grouping)."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text)]
-    return [p for p in parts if p]
 
 
 class NLIModel:
