@@ -17,6 +17,11 @@ def caqa() -> None:
     """CAQA: build a complex-attribution benchmark from the graph; benchmark and train evaluators."""
 
 
+def _f3(value: float | None) -> str:
+    """A score with three decimals; `n/a` when undefined (0/0)."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _bar(label: str, disable: bool) -> Progress:
     return Progress(TextColumn(f"[bold]{label}[/] {{task.description}}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, disable=disable)
@@ -209,6 +214,6 @@ def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, 
     for part in ("dev", "test"):
         r = result[part]
         if r:
-            table.add_row(f"{part} micro-F1", f"{r['overall']:.3f} (n={r['n']})")
-            table.add_row(f"{part} F1 Sup/Par/Con/Irr", " / ".join(f"{v:.3f}" for v in r["category"].values()))
+            table.add_row(f"{part} micro-F1", f"{_f3(r['overall'])} (n={r['n']})")
+            table.add_row(f"{part} F1 Sup/Par/Con/Irr", " / ".join(_f3(v) for v in r["category"].values()))
     console.print(table)

@@ -33,6 +33,11 @@ def _parse_label_map(text: str | None) -> dict[str, str] | None:
     return {k.strip(): v.strip() for k, v in pairs}
 
 
+def _f3(value: float | None) -> str:
+    """A score with three decimals; `n/a` when undefined (0/0)."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _write_json(path: str | None, data: dict[str, Any]) -> None:
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +114,7 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
     if "heldout" in result:
         h = result["heldout"]
         table.add_row("held-out accuracy", f"{h['accuracy']:.3f} (n={h['n']})")
-        table.add_row("held-out macro-F1", f"{h['macro_f1']:.3f}")
+        table.add_row("held-out macro-F1", _f3(h["macro_f1"]))
         for source, v in h["by_source"].items():
             table.add_row(f"  {source}", f"{v['accuracy']:.3f} (n={v['n']})")
     console.print(table)
@@ -167,13 +172,13 @@ def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, s
         table.add_column(col)
     for path, r in report["nli"].items():
         table.add_row(f"nli {r['mode']}", f"{Path(path).name} [{r['portion']}]", str(r["n"]), f"{r['accuracy']:.3f}",
-                      f"{r['macro_f1']:.3f}", str(r["pairs_per_s"]))
+                      _f3(r["macro_f1"]), str(r["pairs_per_s"]))
     for path, r in report["attribution"].items():
         auc = "-" if r["roc_auc"] is None else f"{r['roc_auc']:.3f}"
         table.add_row("attribution", f"{Path(path).name} [{r['calibration']['method']}]", str(r["n"]),
                       f"{r['accuracy']:.3f}", auc, "-")
     for path, r in report["kg"].items():
-        table.add_row("kg 3-way", Path(path).name, str(r["n"]), f"{r['accuracy']:.3f}", f"{r['macro_f1']:.3f}",
+        table.add_row("kg 3-way", Path(path).name, str(r["n"]), f"{r['accuracy']:.3f}", _f3(r["macro_f1"]),
                       str(r["pairs_per_s"]))
     console.print(table)
     _write_json(json_out, report)

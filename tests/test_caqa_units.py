@@ -128,6 +128,20 @@ def test_metrics_table5_row():
     assert "| Evaluator | Sup. | Par. | Con. | Irr. | Overall | Single |" in metrics.table5_markdown({"x": row})
 
 
+def test_metrics_undefined_f1_is_none_and_a_real_zero_stays_zero():
+    # No irrelevant sample and none predicted: its F1 is 0/0. Partial is gold but never predicted,
+    # contradictory predicted but never gold: both are real zeros.
+    gold = [SUPPORTIVE, PARTIAL, SUPPORTIVE]
+    pred = [SUPPORTIVE, SUPPORTIVE, CONTRADICTORY]
+    row = metrics.scores(gold, pred, ["single", "single", "union"], CATEGORIES)
+    assert row["category"] == {SUPPORTIVE: 0.5, PARTIAL: 0.0, CONTRADICTORY: 0.0, IRRELEVANT: None}
+    assert row["complexity"]["concatenation"] is None and row["complexity"]["union"] == 0.0
+    assert metrics.category_f1([], [], SUPPORTIVE) is None and metrics.micro_f1([], []) is None
+    assert metrics.scores([], [], [], CATEGORIES)["accuracy"] is None
+    line = metrics.table5_markdown({"x": row}).splitlines()[-1]
+    assert line.startswith("| x | 0.500 | 0.000 | 0.000 | - | ")
+
+
 def test_caqa_factscore_from_triples_before_and_after_deletion():
     partial = {"facts": [F_UK.as_dict()], "supportive_facts": [F_UK.as_dict(), F_CAP.as_dict()]}
     assert factscore.caqa_factscore(partial) == 0.5

@@ -52,6 +52,28 @@ def test_best_threshold(scores, labels, expected):
     assert best_threshold(scores, labels) == expected
 
 
+def test_macro_f1_is_scikit_learns_where_every_label_is_defined():
+    from kalma_graph.nli.evaluate import THREE_WAY, label_f1, macro_f1
+
+    metrics = pytest.importorskip("sklearn.metrics")
+    gold = ["entailment", "neutral", "contradiction", "neutral", "entailment", "neutral"]
+    pred = ["entailment", "entailment", "neutral", "neutral", "entailment", "entailment"]
+    # contradiction is gold once and never predicted: F1 0.0, as scikit-learn has it
+    expected = metrics.f1_score(gold, pred, labels=list(THREE_WAY), average="macro", zero_division=0)
+    assert macro_f1(gold, pred, THREE_WAY) == pytest.approx(expected)
+    assert label_f1(gold, pred, THREE_WAY)["contradiction"] == 0.0
+
+
+def test_macro_f1_leaves_undefined_labels_out():
+    from kalma_graph.nli.evaluate import THREE_WAY, label_f1, macro_f1
+
+    gold, pred = ["entailment", "neutral"], ["entailment", "entailment"]
+    # contradiction: no gold row, never predicted (0/0), so the mean is over the other two only
+    assert label_f1(gold, pred, THREE_WAY) == {"entailment": pytest.approx(2 / 3), "neutral": 0.0, "contradiction": None}
+    assert macro_f1(gold, pred, THREE_WAY) == pytest.approx(1 / 3)
+    assert macro_f1([], [], THREE_WAY) is None
+
+
 @pytest.fixture(scope="module")
 def nli():
     if not (SHARED_MODEL / "config.json").exists():

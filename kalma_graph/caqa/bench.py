@@ -142,7 +142,8 @@ def report_markdown(report: dict[str, Any], rows: dict[str, dict[str, Any]]) -> 
     lines.append(f"- categories: {h.get('by_category')}")
     lines.append(f"- python {h['python']}, torch {h.get('torch')}, transformers {h.get('transformers')}")
     lines += ["", "F1 per category; micro-F1 overall and per complexity (Table 5 layout). "
-              "'-' = the evaluator cannot output that category; unparsed = judge outputs naming no category.", ""]
+              "'-' = the evaluator cannot output that category, or the F1 is undefined (0/0: no sample of it "
+              "and none predicted, or no sample of that complexity); unparsed = judge outputs naming no category.", ""]
     lines.append(table5_markdown(rows))
     lines.append(factscore_markdown(report["factscore"]))
     lines.append("## Evaluators")

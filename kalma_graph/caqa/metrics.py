@@ -10,10 +10,18 @@ Definitions (written out because the paper leaves them implicit):
   negative but not a false positive, so micro-F1 ≥ accuracy; both are reported, with the number of
   unparsed outputs. A 2-way evaluator gets no overall micro-F1 ("-"), only Sup. F1 (and binary
   accuracy in the JSON).
+- **Undefined values**: every F1 is 2·TP / (2·TP + FP + FN) (`ratios.f1_counts`), None only for
+  0/0: a category no sample has and no output names, or a complexity without samples; accuracy of
+  no samples is None. 0.0 is a real zero (a category missed or only wrongly predicted). Table 5
+  prints None as "-".
 
 >>> r = scores(["supportive", "contradictory"], ["supportive", None], ["single", "union"], ("supportive", "partially_supportive", "contradictory", "irrelevant"))
 >>> r["overall"], r["accuracy"], r["unparsed"], r["complexity"]["union"]
 (0.6667, 0.5, 1, 0.0)
+>>> r["category"]  # no partially supportive / irrelevant sample, none predicted: 0/0
+{'supportive': 1.0, 'partially_supportive': None, 'contradictory': 0.0, 'irrelevant': None}
+>>> r["complexity"]["concatenation"], scores([], [], [], ("supportive",))["accuracy"]
+(None, None)
 """
 
 from __future__ import annotations
@@ -21,28 +29,29 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kalma_graph.caqa.model import CATEGORIES, CATEGORY_SHORT, COMPLEXITIES, NOT_SUPPORTIVE, SUPPORTIVE
+from kalma_graph.evaluation.metrics.ratios import f1_counts, ratio
 
 UNPARSED = "unparsed"
 
 
-def _f1(tp: int, fp: int, fn: int) -> float:
-    return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
-
-
-def category_f1(gold: Sequence[str], pred: Sequence[str | None], category: str) -> float:
+def category_f1(gold: Sequence[str], pred: Sequence[str | None], category: str) -> float | None:
+    """One-vs-rest F1 of `category`; None when no sample has it and none is predicted."""
     tp = sum(1 for g, p in zip(gold, pred) if g == category and p == category)
     fp = sum(1 for g, p in zip(gold, pred) if g != category and p == category)
     fn = sum(1 for g, p in zip(gold, pred) if g == category and p != category)
-    return _f1(tp, fp, fn)
+    return f1_counts(tp, fp, fn)
 
 
 def micro_f1(gold: Sequence[str], pred: Sequence[str | None], labels: Sequence[str] = CATEGORIES) -> float | None:
-    if not gold:
-        return None
+    """Micro-F1 over `labels` (an unparsed output is a false negative only); None without samples."""
     tp = sum(1 for g, p in zip(gold, pred) if g == p and p in labels)
     fp = sum(1 for g, p in zip(gold, pred) if p in labels and g != p)
     fn = sum(1 for g, p in zip(gold, pred) if g != p)
-    return _f1(tp, fp, fn)
+    return f1_counts(tp, fp, fn)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def scores(gold: Sequence[str], pred: Sequence[str | None], complexity: Sequence[str],
@@ -51,24 +60,22 @@ def scores(gold: Sequence[str], pred: Sequence[str | None], complexity: Sequence
     two_way = NOT_SUPPORTIVE in evaluator_labels
     out: dict[str, Any] = {"n": len(gold), "unparsed": sum(1 for p in pred if p is None)}
     out["category"] = {
-        c: (round(category_f1(gold, pred, c), 4) if c in evaluator_labels else None) for c in CATEGORIES
+        c: (_round(category_f1(gold, pred, c)) if c in evaluator_labels else None) for c in CATEGORIES
     }
     if two_way:
         binary_gold = [g == SUPPORTIVE for g in gold]
         binary_pred = [None if p is None else p == SUPPORTIVE for p in pred]
         out["overall"] = None
-        out["accuracy"] = round(sum(1 for g, p in zip(binary_gold, binary_pred) if g == p) / len(gold), 4) if gold else None
+        out["accuracy"] = _round(ratio(sum(1 for g, p in zip(binary_gold, binary_pred) if g == p), len(gold)))
         out["complexity"] = {c: None for c in COMPLEXITIES}
         out["binary"] = True
         return out
-    overall = micro_f1(gold, pred)
-    out["overall"] = round(overall, 4) if overall is not None else None
-    out["accuracy"] = round(sum(1 for g, p in zip(gold, pred) if g == p) / len(gold), 4) if gold else None
+    out["overall"] = _round(micro_f1(gold, pred))
+    out["accuracy"] = _round(ratio(sum(1 for g, p in zip(gold, pred) if g == p), len(gold)))
     out["complexity"] = {}
     for c in COMPLEXITIES:
         idx = [i for i, x in enumerate(complexity) if x == c]
-        value = micro_f1([gold[i] for i in idx], [pred[i] for i in idx])
-        out["complexity"][c] = round(value, 4) if value is not None else None
+        out["complexity"][c] = _round(micro_f1([gold[i] for i in idx], [pred[i] for i in idx]))
     out["support"] = {c: sum(1 for x in complexity if x == c) for c in COMPLEXITIES}
     return out
 

@@ -8,6 +8,23 @@
   an explicit dev/test split.
 - `eval_kg`: `eval_nli` on KG-generated pairs plus accuracy per generation kind and the binary
   supported-vs-not view used for citations.
+
+Card
+----
+Definitions
+    - ``accuracy``: share of rows whose predicted label is the gold label.
+    - ``macro_f1``: mean over the labels (the three NLI labels, or entailment / not_entailment) of
+      each label's one-vs-rest F1 = 2·TP / (2·TP + FP + FN) (`ratios.f1_counts`).
+    - ``roc_auc``: ROC-AUC of P(entailment) against the binary label (scikit-learn).
+Undefined values
+    A label no row has and the model never predicts has no F1 (0/0: None) and is left out of the
+    macro mean, as everywhere in the evaluation metrics (`kalma_graph.evaluation.metrics.ratios`);
+    ``macro_f1`` is None only when no label has one. ROC-AUC is None when the rows hold one class.
+
+>>> macro_f1(["entailment", "neutral", "neutral"], ["entailment", "neutral", "entailment"], THREE_WAY)
+0.6666666666666666
+>>> label_f1(["entailment"], ["entailment"], THREE_WAY)  # the other two: 0/0, left out of the mean
+{'entailment': 1.0, 'neutral': None, 'contradiction': None}
 """
 
 from __future__ import annotations
@@ -18,16 +35,27 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from kalma_graph.evaluation.metrics.ratios import f1_counts, mean
 from kalma_graph.models.nli import ENTAILMENT, NOT_ENTAILMENT, NLIModel
 from kalma_graph.nli.data import bucket
 
 THREE_WAY = ("entailment", "neutral", "contradiction")
 
 
-def _macro_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> float:
-    from sklearn.metrics import f1_score
+def label_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> dict[str, float | None]:
+    """One-vs-rest F1 of each label; None for a label neither gold nor predicted."""
+    out: dict[str, float | None] = {}
+    for label in labels:
+        tp = sum(1 for g, p in zip(gold, pred) if g == label and p == label)
+        fp = sum(1 for g, p in zip(gold, pred) if g != label and p == label)
+        fn = sum(1 for g, p in zip(gold, pred) if g == label and p != label)
+        out[label] = f1_counts(tp, fp, fn)
+    return out
 
-    return float(f1_score(gold, pred, labels=list(labels), average="macro", zero_division=0))
+
+def macro_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> float | None:
+    """Mean of the labels' defined F1 values (`label_f1`)."""
+    return mean(label_f1(gold, pred, labels).values())
 
 
 def eval_nli(model: NLIModel, rows: Sequence[dict[str, Any]], *, batch_size: int | None = None,
@@ -64,7 +92,7 @@ def _nli_figures(model: NLIModel, rows: Sequence[dict[str, Any]], probs: np.ndar
         "n": len(rows),
         "mode": "2-way" if binary else "3-way",
         "accuracy": float(correct.mean()),
-        "macro_f1": _macro_f1(gold, pred, labels),
+        "macro_f1": macro_f1(gold, pred, labels),
         "by_source": {k: {"n": len(v), "accuracy": float(np.mean(v))} for k, v in sorted(by_source.items())},
         "confusion": confusion,
         "seconds": round(seconds, 2),

@@ -34,3 +34,18 @@ def f1(precision: float | None, recall: float | None) -> float | None:
         return None
     total = precision + recall
     return 2 * precision * recall / total if total else 0.0
+
+
+def f1_counts(tp: int, fp: int, fn: int) -> float | None:
+    """F1 of one class of a classifier from its counts: 2·TP / (2·TP + FP + FN), a `ratio`, so None
+    only for 0/0 (the class is neither a gold label nor predicted).
+
+    It equals `f1(precision, recall)` whenever both are defined. Where only one is 0/0 (the class
+    is never predicted, or predicted but never gold) it is 0.0, not None: the class was missed or
+    wrongly predicted, which per-class and micro / macro F1 of a classifier must count (the value
+    scikit-learn gives too).
+
+    >>> f1_counts(2, 1, 1), f1_counts(0, 0, 3), f1_counts(0, 2, 0), f1_counts(0, 0, 0)
+    (0.6666666666666666, 0.0, 0.0, None)
+    """
+    return ratio(2 * tp, 2 * tp + fp + fn)
