@@ -1,4 +1,5 @@
-"""The docstring examples of the evaluation modules (the metric cards' worked examples) run here."""
+"""The docstring examples of every module with a metric card run here: the evaluation modules, the
+CAQA metrics (Table 5, FActScore), the SCK scores and the NLI evaluation figures."""
 
 from __future__ import annotations
 
@@ -9,8 +10,18 @@ import pkgutil
 import pytest
 
 import kalma_graph.evaluation as evaluation
+import kalma_graph.sck as sck
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(evaluation.__path__, evaluation.__name__ + "."))
+
+def _walk(package) -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + "."))
+
+
+MODULES = _walk(evaluation) + _walk(sck) + [
+    "kalma_graph.caqa.factscore",
+    "kalma_graph.caqa.metrics",
+    "kalma_graph.nli.evaluate",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -26,6 +37,21 @@ def test_docstring_examples(name):
     "kalma_graph.evaluation.metrics.alignment",
     "kalma_graph.evaluation.metrics.conscious_incompetence",
     "kalma_graph.evaluation.metrics.descriptives",
+    "kalma_graph.evaluation.metrics.agreement",
+    "kalma_graph.evaluation.metrics.ratios",
+    "kalma_graph.caqa.factscore",
+    "kalma_graph.caqa.metrics",
+    "kalma_graph.nli.evaluate",
+    "kalma_graph.sck.base",
+    "kalma_graph.sck.combine",
+    "kalma_graph.sck.content",
+    "kalma_graph.sck.er",
+    "kalma_graph.sck.intent",
+    "kalma_graph.sck.judges",
+    "kalma_graph.sck.kg_attr",
+    "kalma_graph.sck.scorer",
+    "kalma_graph.sck.structure",
+    "kalma_graph.sck.ve",
 ])
 def test_metric_cards_have_examples(name):
     assert doctest.testmod(importlib.import_module(name)).attempted > 0
