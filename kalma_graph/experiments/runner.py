@@ -21,7 +21,6 @@ that signature can be passed as `answer_fn`.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -229,6 +228,3 @@ def variants(questions: Sequence[Any], *, components: Components, settings: Expe
     files = write_experiment_report("variants", rows, settings.out_dir, header=header, plots=settings.plots)
     return {"kind": "variants", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
 
-
-def experiment_json(result: Mapping[str, Any]) -> str:
-    return json.dumps(result, indent=2, ensure_ascii=False, default=str)
