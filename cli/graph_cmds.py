@@ -21,8 +21,9 @@ from .common import console, err_console, json_option, print_json, store_option
 @store_option
 @click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
               help="skip: report malformed lines (file:line) and go on; fail: stop before writing the batch holding one.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=20000, show_default=True,
-              help="Records (entities + statements) per write batch.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Records (entities + statements) per write batch [default: 200,000 for a first load into an "
+                   "empty embedded store, else 20,000].")
 @click.option("--force", is_flag=True, help="Re-read files already ingested (still idempotent).")
 @click.option("--subset", "subset_rules", multiple=True, metavar="RULES",
               help="Load part of the files: P31=Q5 (class; P31=@classes.txt for a class file), seeds=FILE;hops=1, "

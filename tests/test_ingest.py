@@ -202,3 +202,28 @@ def test_invalid_utf8_is_a_line_error_not_a_replacement_character(store, tmp_pat
     ids = [json.loads(line)["id"] for i, line in enumerate(lines) if i != 6]
     names = [e.name or "" for e in store.get_entities(ids)]
     assert len(names) == 19 and not any("\ufffd" in name for name in names)
+
+
+def test_a_fresh_load_plans_without_lookups_and_equals_an_incremental_one(tmp_path):
+    """Into an empty store the plan trusts what this load wrote (no lookups, 200k-record batches);
+    the graph must be the one the looked-up path builds, record for record."""
+    from kalma_graph.store.base import EntityRecord
+
+    fresh, incremental = EmbeddedStore(tmp_path / "fresh.lbdb"), EmbeddedStore(tmp_path / "incr.lbdb")
+    try:
+        incremental.load_batch([EntityRecord("Q999999999", "wikidata", name="Someone else")], [])
+        a = ingest(fresh, [WIKIDATA_JSON, BIOKALMA_RECORDS])
+        b = ingest(incremental, [WIKIDATA_JSON, BIOKALMA_RECORDS], batch_size=2000)
+        assert a["fresh_load"] and a["batch_size"] == 200_000
+        assert not b["fresh_load"]
+        sa, sb = a["stats"], b["stats"]
+        assert sb["entities"] == sa["entities"] + 1 and sb["named_entities"] == sa["named_entities"] + 1
+        for key in ("values", "statements", "entity_statements", "value_statements"):
+            assert sa[key] == sb[key], key
+        ids = [json.loads(line)["id"] for line in _lines(WIKIDATA_JSON, 600)[-200:]]
+        assert fresh.get_entities(ids) == incremental.get_entities(ids)
+        assert fresh.one_hop_many(ids) == incremental.one_hop_many(ids)
+        assert fresh.entities_by_name("Stephen Crane") == incremental.entities_by_name("Stephen Crane")
+    finally:
+        fresh.close()
+        incremental.close()

@@ -23,7 +23,8 @@ def both(tmp_path_factory, neo4j_server):
     embedded = EmbeddedStore(tmp_path_factory.mktemp("contract") / "graph.lbdb")
     neo4j = open_neo4j(neo4j_server)
     neo4j.clear()
-    summaries = {name: ingest(s, ALL_GRAPH_DUMPS) for name, s in (("embedded", embedded), ("neo4j", neo4j))}
+    # One batch size for both: the per-file counts (created vs updated) depend on where batches end.
+    summaries = {name: ingest(s, ALL_GRAPH_DUMPS, batch_size=20_000) for name, s in (("embedded", embedded), ("neo4j", neo4j))}
     yield embedded, neo4j, summaries
     neo4j.clear()
     neo4j.close()

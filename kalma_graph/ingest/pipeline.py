@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
 from ..store.base import EntityRecord, GraphStore, LoadResult, StatementRecord, name_key
+from ..store.loading import WrittenSoFar
 from .formats import detect_format, make_reader
 from .lock import ingest_lock
 from .subset import Subset, check_store_subset, collect_members, labelled_objects
@@ -32,6 +33,11 @@ from .sources import bytes_read, fingerprint
 
 OnError = Literal["skip", "fail"]
 MAX_REPORTED_ERRORS = 100
+# Records per batch of a first load into an empty embedded store: each batch costs a fixed handful of
+# COPY statements, so few large batches are what makes a first load fast (Neo4j keeps `batch_size`:
+# its batch is one transaction held in the server's memory).
+FRESH_BATCH_SIZE = 200_000
+DEFAULT_BATCH_SIZE = 20_000
 
 
 class IngestError(RuntimeError):
@@ -83,7 +89,7 @@ def ingest(
     *,
     fmt: str | None = None,
     on_error: OnError = "skip",
-    batch_size: int = 5000,
+    batch_size: int | None = None,
     force: bool = False,
     progress: ProgressHook | None = None,
     on_line_error: Callable[[str], None] | None = None,
@@ -109,6 +115,11 @@ def ingest(
     subset_report: dict | None = None
     with ingest_lock(store, break_lock=break_lock), _GracefulInterrupt() as interrupt:
         check_store_subset(store, subset)
+        # Into an empty store (and nobody else writes: the lock), what this load wrote is all there
+        # is: batches plan without lookups, and the embedded store takes large ones.
+        written = WrittenSoFar() if store.stats().entities == 0 else None
+        if batch_size is None:
+            batch_size = FRESH_BATCH_SIZE if written is not None and store.backend == "embedded" else DEFAULT_BATCH_SIZE
         if subset is not None:
             subset_report = {"rule": subset.canonical(), "fingerprint": subset.fingerprint}
             if any(subset.needs_collection(f) for f in formats):
@@ -119,10 +130,12 @@ def ingest(
             report = FileReport(str(path), file_format)
             reports.append(report)
             _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error,
-                         interrupt, subset)
+                         interrupt, subset, written)
         if subset is not None:
             subset_report["labelled_objects"] = _label_objects(store, files, formats, subset, batch_size, force)
     summary = _summary(store, reports, time.perf_counter() - started)
+    summary["fresh_load"] = written is not None
+    summary["batch_size"] = batch_size
     if subset_report is not None:
         summary["subset"] = subset_report
     return summary
@@ -152,7 +165,7 @@ def _label_objects(store: GraphStore, files: list[Path], formats: list[str], sub
 
 
 def _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt,
-                 subset: Subset | None = None):
+                 subset: Subset | None = None, written: WrittenSoFar | None = None):
     started = time.perf_counter()
     reader = make_reader(file_format)
     # A subset's checkpoints are its own: the same file under another rule is another load.
@@ -179,7 +192,8 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
         # embedded store writes it right after the batch (its COPYs commit one by one), and a crash
         # in between only makes the re-run redo an idempotent batch.
         checkpoint = (key, _checkpoint_value(path, batch[-1].line, done=False))
-        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb, checkpoint=checkpoint))
+        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb, checkpoint=checkpoint,
+                                    written=written))
         batch, pending = [], 0
 
     try:

@@ -156,10 +156,13 @@ class GraphStore(Protocol):
         statements: Sequence[StatementRecord],
         default_kb: str = "wikidata",
         checkpoint: tuple[str, str] | None = None,
+        written: Any = None,
     ) -> LoadResult:
         """Upsert entities (merging fields), create missing object entities as stubs, literals as
         Value nodes, and statements keyed by `sid`. Idempotent. `checkpoint` (a meta key and value)
-        is written with the batch: in its transaction where the engine has one, else after it."""
+        is written with the batch: in its transaction where the engine has one, else after it.
+        `written` (`loading.WrittenSoFar`), for a load into a store that was empty: the plan looks up
+        only what this load wrote before, and records what it writes."""
 
     # named read operations -----------------------------------------------------------------
     def get_entity(self, entity_id: str) -> Entity | None: ...

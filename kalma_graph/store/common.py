@@ -10,7 +10,7 @@ import random
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .base import Entity, LoadResult, StoreStats, Triple, name_key
-from .loading import BatchPlan, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
+from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
 
 Rows = list[dict[str, Any]]
 RunQuery = Callable[[str, Mapping[str, Any]], Rows]
@@ -166,21 +166,35 @@ class ReadOps:
         return rows[0]["value"] if rows else None
 
     # --- load: the lookups every backend needs before writing a batch ---------------------------
-    def _plan(self, entities, statements, default_kb: str) -> BatchPlan:
+    def _plan(self, entities, statements, default_kb: str, written: WrittenSoFar | None = None) -> BatchPlan:
         ids = referenced_ids(entities, statements)
-        existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
+        candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
+        vids = value_ids_of(statements)
+        if written is None:
+            existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
+            keys = (
+                {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
+            )
+            values = {r["id"] for r in self._run("existing_value_ids", {"ids": vids})} if vids else set()
+        else:
+            # A fresh load: what this ingest wrote is all the store holds, so keys and values need no
+            # lookup. Of the entities written before, only those that come again as explicit records
+            # can change (their stored fields are read); one met again as a mere object is unchanged
+            # by it, and a bare view of it is enough to plan no write.
+            explicit = {e.id for e in entities}
+            again = [i for i in ids if i in written.entity_ids]
+            reread = [i for i in again if i in explicit]
+            existing = {e.id: e for e in self.get_entities(reread)} if reread else {}
+            for i in again:
+                existing.setdefault(i, Entity(i, kb=default_kb))
+            keys = written.name_keys.intersection(candidate_keys)
+            values = written.value_ids.intersection(vids)
         # Entities new to the store can have neither name pairs nor statements yet: on a fresh
         # load these lookups shrink to nothing.
         named_ids = sorted({e.id for e in entities if (e.name or e.aliases) and e.id in existing})
         pairs = (
             {(r["key"], r["id"]) for r in self._run("existing_name_pairs", {"ids": named_ids})} if named_ids else set()
         )
-        candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
-        keys = (
-            {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
-        )
-        vids = value_ids_of(statements)
-        values = {r["id"] for r in self._run("existing_value_ids", {"ids": vids})} if vids else set()
         subjects = [s for s in subjects_of(statements) if s in existing]
         sids = {r["sid"] for r in self._run("existing_statement_ids", {"subjects": subjects})} if subjects else set()
         return plan_batch(

@@ -25,6 +25,7 @@ import pyarrow as pa
 from . import queries
 from .base import EntityRecord, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
+from .loading import WrittenSoFar
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 BACKEND = "embedded"
@@ -125,9 +126,12 @@ class EmbeddedStore(ReadOps):
         statements: Sequence[StatementRecord],
         default_kb: str = "wikidata",
         checkpoint: tuple[str, str] | None = None,
+        written: WrittenSoFar | None = None,
     ) -> LoadResult:
-        plan = self._plan(entities, statements, default_kb)
+        plan = self._plan(entities, statements, default_kb, written)
         self.write_plan(plan)
+        if written is not None:
+            written.record(plan)
         if checkpoint is not None:  # after the whole batch: a crash before it redoes the batch
             self.set_meta(*checkpoint)
         return result_of(plan)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 from . import queries
 from .base import EntityRecord, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
+from .loading import BatchPlan, WrittenSoFar
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 T = TypeVar("T")
@@ -123,16 +124,20 @@ class Neo4jStore(ReadOps):
         statements: Sequence[StatementRecord],
         default_kb: str = "wikidata",
         checkpoint: tuple[str, str] | None = None,
+        written: WrittenSoFar | None = None,
     ) -> LoadResult:
         if not self._bootstrapped:
             self.bootstrap()
-        return self.execute_write(self._load_tx, list(entities), list(statements), default_kb, checkpoint,
+        plan = self.execute_write(self._load_tx, list(entities), list(statements), default_kb, checkpoint, written,
                                   what="ingest batch")
+        if written is not None:  # only once the transaction committed
+            written.record(plan)
+        return result_of(plan)
 
-    def _load_tx(self, tx, entities, statements, default_kb, checkpoint) -> LoadResult:
+    def _load_tx(self, tx, entities, statements, default_kb, checkpoint, written) -> BatchPlan:
         # The lookups run inside the write transaction, so the plan sees exactly what it writes over.
         reader = _TxReader(tx)
-        plan = reader._plan(entities, statements, default_kb)
+        plan = reader._plan(entities, statements, default_kb, written)
         self._write(tx, "create_entities", "rows", plan.entities_new)
         self._write(tx, "update_entities", "rows", plan.entities_changed)
         self._write(tx, "create_values", "rows", plan.values_new)
@@ -143,7 +148,7 @@ class Neo4jStore(ReadOps):
         if checkpoint is not None:  # commits with the batch, or neither does
             key, value = checkpoint
             tx.run(queries.load("meta_set", BACKEND), {"key": key, "value": value}).consume()
-        return result_of(plan)
+        return plan
 
     def _write(self, tx, name: str, param: str, rows: list) -> None:
         text = queries.load(name, BACKEND)
