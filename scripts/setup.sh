@@ -16,7 +16,7 @@ fi
 stamp=.venv/.kalma-installed
 want=$(cat pyproject.toml setup.py constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade "pip>=24" wheel "setuptools>=69"
+  .venv/bin/python -m pip install --quiet --upgrade "pip>=24" wheel "setuptools>=77"
   # llama-cpp-python ships only as source: CUDA when nvcc is here, else one portable AVX2 wheel
   # (scripts/llama_build_flags.py says why), built once per machine and flavour.
   llama=$(sed -n 's/^llama_cpp_python==//p' constraints.txt)
