@@ -30,7 +30,7 @@ from kalma_graph.caqa.model import (
     pids_of,
 )
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
-from kalma_graph.store import caqa_ops
+from kalma_graph.caqa import graph_queries as caqa_ops
 from kalma_graph.store.embedded import EmbeddedStore
 
 from .conftest import DUMPS, FREEBASE_NT, SHARED, WIKIDATA_JSON

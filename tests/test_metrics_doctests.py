@@ -11,13 +11,14 @@ import pytest
 
 import kalma_graph.evaluation as evaluation
 import kalma_graph.sck as sck
+import kalma_graph.text as text
 
 
 def _walk(package) -> list[str]:
     return sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + "."))
 
 
-MODULES = _walk(evaluation) + _walk(sck) + [
+MODULES = _walk(evaluation) + _walk(sck) + _walk(text) + [
     "kalma_graph.caqa.factscore",
     "kalma_graph.caqa.metrics",
     "kalma_graph.nli.evaluate",

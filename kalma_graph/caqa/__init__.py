@@ -8,7 +8,7 @@ questions, and benchmark attribution evaluators on it. See docs/caqa.md.
 
 Building: `kgqa` (query collection from KGQA files), `sampler` (path / tree / union-ready queries
 from the graph), `extension` (§4.2), `edits` (§4.3), `verbalise` (§4.4), `build` (the pipeline),
-all graph access through the named Cypher operations of `kalma_graph.store.caqa_ops`.
+all graph access through the named Cypher operations of `kalma_graph.caqa.graph_queries`.
 Benchmarking: `evaluators` (NLI, LLM judges, CoT decomposition, fine-tuned), `metrics` (Table 5),
 `factscore` (§6.3), `bench` (the report), `train` (fine-tuning a 4-way classifier).
 This package's import pulls in no model stack and no store.

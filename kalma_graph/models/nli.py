@@ -37,7 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from kalma_graph.evaluation.sentence_split import split_sentences  # windows the evidence
+from kalma_graph.text.sentences import split_sentences  # windows the evidence
 from kalma_graph.files import file_sha256 as sha256_of_file
 from kalma_graph.models.device import DeviceInfo, pick_device
 

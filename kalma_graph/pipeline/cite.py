@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 from kalma_graph.evaluation.citation_marks import locate_marks
 from kalma_graph.evaluation.citations import parse_answer, render_citation
 from kalma_graph.evaluation.metrics.entailment import hypothesis
-from kalma_graph.evaluation.sentence_split import sentence_spans
+from kalma_graph.text.sentences import sentence_spans
 from kalma_graph.store.base import Entity, Triple
 
 CITE_STRATEGIES = ("model", "posthoc", "attribute-first")

@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+from ..text.names import name_key  # noqa: F401  (the store's key; defined with the other text rules)
+
 # --- records written by ingest ------------------------------------------------------------------
 
 
@@ -55,11 +57,6 @@ def value_id(value: str, datatype: str | None) -> str:
 
 def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
-
-
-def name_key(text: str) -> str:
-    """The lookup key for names and aliases: case-folded, whitespace collapsed."""
-    return " ".join(text.casefold().split())
 
 
 class StoreError(RuntimeError):
