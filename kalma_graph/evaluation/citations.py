@@ -1,6 +1,6 @@
 """The citation parser shared by the answer pipeline and the evaluation.
 
-An answer is split into sentences (`sentence_split`), each sentence keeps the citation marks it
+An answer is split into sentences (`kalma_graph.text.sentences`), each sentence keeps the citation marks it
 contains or that directly follow its end (`citation_marks`), and every mark is read into citations
 (subject id, property label, value), entity-only ids and `[NA]` flags (seed 000, §2.1, Table 13).
 Parsing never raises: what cannot be read is kept as text and reported in `ParsedAnswer.errors`.
