@@ -89,6 +89,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     from kalma_graph.models.ner import NERError, load_ner
     from kalma_graph.pipeline.answer import (
         AnswerError,
+        AnswerInterrupted,
         answer_questions,
         default_variant,
         header_path,
@@ -161,8 +162,8 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
                 type_policy=type_policy, partial=partial_names, source=questions_file or "--question",
                 cite=cite, nli=nli, model_choice={"name": choice.name, "path": str(choice.path), "why": choice.why},
             )
-    except KeyboardInterrupt as exc:
-        summary = exc.args[0] if exc.args and isinstance(exc.args[0], dict) else {}
+    except AnswerInterrupted as exc:
+        summary = exc.summary
         err_console.print(f"[yellow]interrupted[/]: {summary.get('written', 0)} answers written to {escape(out_path)}; "
                           "run the same command again to resume")
         sys.exit(130)

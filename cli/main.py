@@ -8,7 +8,17 @@ import click
 from kalma_graph import __version__
 
 from .common import main_errors
+from .annotate_cmd import annotate
+from .answer_cmd import answer
+from .build_cmd import build
+from .caqa_cmd import caqa
+from .evaluate_cmd import evaluate
+from .experiment_cmd import experiment
 from .graph_cmds import ingest_cmd, show_cmd, stats_cmd
+from .models_cmd import models
+from .neo4j_cmd import neo4j
+from .nli_cmd import nli
+from .score_cmd import score
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -21,38 +31,11 @@ def cli() -> None:
     """
 
 
-cli.add_command(ingest_cmd)
-cli.add_command(stats_cmd)
-cli.add_command(show_cmd)
-
-
-def _add_optional(module: str, attr: str) -> None:
-    """Commands whose module may be absent in a partial checkout register themselves if present."""
-    import importlib
-
-    try:
-        command = getattr(importlib.import_module(module), attr)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("kalma_graph"):
-            return
-        raise
-    cli.add_command(command)
-
-
-# One module per command family; each exposes a click command or group of the same name.
-for _module, _attr in (
-    ("neo4j_cmd", "neo4j"),
-    ("nli_cmd", "nli"),
-    ("answer_cmd", "answer"),
-    ("evaluate_cmd", "evaluate"),
-    ("experiment_cmd", "experiment"),
-    ("build_cmd", "build"),
-    ("caqa_cmd", "caqa"),
-    ("score_cmd", "score"),
-    ("annotate_cmd", "annotate"),
-    ("models_cmd", "models"),
-):
-    _add_optional(f"kalma_graph.cli.{_module}", _attr)
+# One module per command family, each exposing a click command or group; imported plainly, so a
+# command that fails to import is an error at start, never a command silently missing from --help.
+for _command in (ingest_cmd, stats_cmd, show_cmd, neo4j, nli, answer, evaluate, experiment, build, caqa, score,
+                 annotate, models):
+    cli.add_command(_command)
 
 
 def main() -> None:

@@ -330,3 +330,25 @@ def test_constrained_citations_cite_only_retrieved_knowledge(tmp_path, sample_st
     with pytest.raises(AnswerError, match="other settings"):
         answer_questions(sample_store, llm, ner, questions, params=GenerationParams(max_tokens=40), constrain=True,
                          knowledge_filter=drop_first, out_path=out)
+
+
+def test_ctrl_c_keeps_every_finished_answer_and_says_how_many(tmp_path, sample_store, ner, llm, short_questions):
+    from kalma_graph.models.llm import GenerationParams
+    from kalma_graph.pipeline.answer import AnswerInterrupted, answer_questions
+
+    questions = load_questions(short_questions)
+    out = tmp_path / "interrupted.jsonl"
+    params = GenerationParams(max_tokens=24)
+
+    def ctrl_c_after_the_first(done, total, info):
+        raise KeyboardInterrupt  # what the terminal's Ctrl-C raises in the loop
+
+    with pytest.raises(AnswerInterrupted) as caught:
+        answer_questions(sample_store, llm, ner, questions, params=params, out_path=out,
+                         progress=ctrl_c_after_the_first)
+    assert isinstance(caught.value, KeyboardInterrupt)  # callers that stop on Ctrl-C still stop
+    assert caught.value.summary["written"] == 1 and caught.value.summary["interrupted"] is True
+    assert [r["id"] for r in read_records(out)] == [questions[0].id]
+    resumed = answer_questions(sample_store, llm, ner, questions, params=params, out_path=out)
+    assert (resumed["written"], resumed["skipped_done"]) == (2, 1)
+    assert [r["id"] for r in read_records(out)] == [q.id for q in questions]

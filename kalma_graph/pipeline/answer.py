@@ -46,6 +46,7 @@ from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [
     "AnswerError",
+    "AnswerInterrupted",
     "KnowledgeFilter",
     "Question",
     "answer_questions",
@@ -65,6 +66,15 @@ Progress = Callable[[int, int, dict], None]
 DEFAULT_MAX_TOKENS = 512
 # Tokens kept free after the prompt: a prompt that leaves less than this is not generated.
 _MIN_GENERATION_ROOM = 16
+
+
+class AnswerInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `answer_questions`: every finished answer was written; `summary` says how many.
+    A KeyboardInterrupt still (callers that stop on Ctrl-C keep stopping), with its summary typed."""
+
+    def __init__(self, summary: dict) -> None:
+        super().__init__(f"interrupted after {summary.get('written', 0)} answers")
+        self.summary = summary
 
 
 class AnswerError(RuntimeError):
@@ -430,7 +440,7 @@ def answer_questions(
     else:
         summary["records"] = records
     if interrupted:
-        raise KeyboardInterrupt(summary)
+        raise AnswerInterrupted(summary)
     return summary
 
 
