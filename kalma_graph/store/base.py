@@ -213,6 +213,16 @@ class GraphStore(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
+    # evaluation runs: rows built by store/results.py, written by each engine ------------------
+    def ensure_run_tables(self) -> None:
+        """Create the Run/Answer/Sentence tables or constraints if missing. Idempotent."""
+
+    def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict]) -> None:
+        """Replace the run `run_id` with these rows (`results.run_rows`) and CITES links."""
+
+    def delete_run_rows(self, run_id: str) -> None:
+        """Remove a run and everything under it; the knowledge graph is untouched."""
+
     def clear(self) -> None:
         """Delete everything (tests and `--fresh`)."""
 

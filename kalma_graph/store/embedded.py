@@ -152,6 +152,38 @@ class EmbeddedStore(ReadOps):
     def set_meta(self, key: str, value: str) -> None:
         self._run("meta_set", {"key": key, "value": value})
 
+    # --- evaluation runs (store/results.py builds the rows) --------------------------------------
+    def ensure_run_tables(self) -> None:
+        if not self._bootstrapped:
+            self.bootstrap()
+        for statement in queries.load_script("run_schema", BACKEND):
+            self._execute(statement, {})
+
+    def delete_run_rows(self, run_id: str) -> None:
+        self.ensure_run_tables()
+        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+            self._execute(queries.load(name, BACKEND), {"run_id": run_id})
+
+    def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict]) -> None:
+        """Replace a run: delete its nodes, then one COPY per table (Ladybug 0.22 must not COPY over an
+        existing key, hence the delete first)."""
+        from .results import ANSWER_COLUMNS, CITE_COLUMNS, RUN_COLUMNS, SENTENCE_COLUMNS, arrow_schema
+
+        self.delete_run_rows(run_id)
+
+        def copy(name: str, table_rows: list[dict], schema: pa.Schema) -> None:
+            if table_rows:
+                self._execute(queries.load(name, BACKEND), {"rows": pa.Table.from_pylist(table_rows, schema=schema)})
+
+        copy("run_copy_run", rows["run"], arrow_schema(RUN_COLUMNS))
+        copy("run_copy_answers", rows["answers"], arrow_schema(ANSWER_COLUMNS))
+        copy("run_copy_sentences", rows["sentences"], arrow_schema(SENTENCE_COLUMNS))
+        copy("run_copy_has_answer", [{"from": run_id, "to": a["id"]} for a in rows["answers"]],
+             arrow_schema((), ("from", "to")))
+        copy("run_copy_has_sentence", [{"from": s["answer_id"], "to": s["id"], "position": s["position"]}
+                                       for s in rows["sentences"]], arrow_schema((("position", "int"),), ("from", "to")))
+        copy("run_copy_cites", linked, arrow_schema(CITE_COLUMNS, ("from", "to")))
+
     def clear(self) -> None:
         self._run("delete_all")
 

@@ -158,6 +158,40 @@ class Neo4jStore(ReadOps):
     def set_meta(self, key: str, value: str) -> None:
         self._run("meta_set", {"key": key, "value": value})
 
+    # --- evaluation runs (store/results.py builds the rows) --------------------------------------
+    def ensure_run_tables(self) -> None:
+        for statement in queries.load_script("run_schema", BACKEND):
+            self._execute(statement, write=True)
+
+    def delete_run_rows(self, run_id: str) -> None:
+        def work(tx) -> None:
+            for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+                tx.run(queries.load(name, BACKEND), {"run_id": run_id}).consume()
+
+        self.execute_write(work, what=f"delete run {run_id}")
+
+    def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
+        """Replace a run in one transaction: delete its nodes, create them again (no null properties)."""
+        from .results import CITE_FIELDS
+
+        self.ensure_run_tables()
+
+        def clean(row: Mapping[str, Any]) -> dict:  # Neo4j stores no null properties
+            return {k: v for k, v in row.items() if v is not None}
+
+        def work(tx) -> None:
+            for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+                tx.run(queries.load(name, BACKEND), {"run_id": run_id}).consume()
+            tx.run(queries.load("run_create_run", BACKEND), {"props": clean(rows["run"][0])}).consume()
+            for name, items in (("run_create_answers", [clean(a) for a in rows["answers"]]),
+                                ("run_create_sentences", [clean(s) for s in rows["sentences"]]),
+                                ("run_create_cites", [{"from": c["from"], "to": c["to"],
+                                                       "props": clean({k: c[k] for k in CITE_FIELDS})} for c in linked])):
+                for start in range(0, len(items), batch):
+                    tx.run(queries.load(name, BACKEND), {"rows": items[start:start + batch]}).consume()
+
+        self.execute_write(work, what=f"write run {run_id}")
+
     def clear(self) -> None:
         text = queries.load("delete_all_batch", BACKEND)
         while True:

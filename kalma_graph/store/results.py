@@ -5,8 +5,9 @@
         -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy}]->(:Entity)
 
 Every statement is a named file in `cypher/` (`run_*.cypher`; the embedded store's tables are declared
-in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`). Writing a run is
-idempotent: the run's previous nodes (found by `run_id`) are deleted first, then everything is written
+in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`); this module builds
+the rows and reads them back, each engine writes them (`write_run_rows`, `delete_run_rows`,
+`ensure_run_tables` of the GraphStore protocol). Writing a run is idempotent: the run's previous nodes (found by `run_id`) are deleted first, then everything is written
 again — on Neo4j in one transaction, on the embedded store with one COPY per table (Ladybug 0.22 must
 not COPY over an existing key, so the delete comes first). A citation whose subject id is not an
 entity of the store (a hallucinated id) gets no CITES link; it stays in `Sentence.citations`.
@@ -129,12 +130,7 @@ def write_run(store: GraphStore, results: Mapping[str, Any]) -> dict[str, Any]:
     cited = sorted({c["to"] for c in rows["cites"]})
     known = {e.id for e in store.get_entities(cited)} if cited else set()
     linked = [c for c in rows["cites"] if c["to"] in known]
-    if store.backend == "embedded":
-        _write_embedded(store, results["run_id"], rows, linked)
-    elif store.backend == "neo4j":
-        _write_neo4j(store, results["run_id"], rows, linked)
-    else:  # pragma: no cover - both stores are covered above
-        raise ValueError(f"unknown store backend {store.backend!r}")
+    store.write_run_rows(results["run_id"], rows, linked)  # each engine writes it its own way
     return {
         "run_id": results["run_id"],
         "answers": len(rows["answers"]),
@@ -144,52 +140,7 @@ def write_run(store: GraphStore, results: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write_embedded(store: Any, run_id: str, rows: dict[str, list[dict]], linked: list[dict]) -> None:
-    import pyarrow as pa
-
-    backend = "embedded"
-    store.bootstrap()
-    for statement in queries.load_script("run_schema", backend):
-        store._execute(statement, {})
-    for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-        store._execute(queries.load(name, backend), {"run_id": run_id})
-
-    def copy(name: str, table_rows: list[dict], schema: pa.Schema) -> None:
-        if table_rows:
-            store._execute(queries.load(name, backend), {"rows": pa.Table.from_pylist(table_rows, schema=schema)})
-
-    copy("run_copy_run", rows["run"], _schema(RUN_COLUMNS))
-    copy("run_copy_answers", rows["answers"], _schema(ANSWER_COLUMNS))
-    copy("run_copy_sentences", rows["sentences"], _schema(SENTENCE_COLUMNS))
-    copy("run_copy_has_answer", [{"from": run_id, "to": a["id"]} for a in rows["answers"]], _schema((), ("from", "to")))
-    copy("run_copy_has_sentence", [{"from": s["answer_id"], "to": s["id"], "position": s["position"]}
-                                   for s in rows["sentences"]], _schema((("position", I),), ("from", "to")))
-    copy("run_copy_cites", linked, _schema(CITE_COLUMNS, ("from", "to")))
-
-
-def _write_neo4j(store: Any, run_id: str, rows: dict[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
-    backend = "neo4j"
-    for statement in queries.load_script("run_schema", backend):
-        store._execute(statement, write=True)
-
-    def clean(row: Mapping[str, Any]) -> dict:  # Neo4j stores no null properties
-        return {k: v for k, v in row.items() if v is not None}
-
-    def work(tx) -> None:
-        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-            tx.run(queries.load(name, backend), {"run_id": run_id}).consume()
-        tx.run(queries.load("run_create_run", backend), {"props": clean(rows["run"][0])}).consume()
-        for name, items in (("run_create_answers", [clean(a) for a in rows["answers"]]),
-                            ("run_create_sentences", [clean(s) for s in rows["sentences"]]),
-                            ("run_create_cites", [{"from": c["from"], "to": c["to"],
-                                                   "props": clean({k: c[k] for k in CITE_FIELDS})} for c in linked])):
-            for start in range(0, len(items), batch):
-                tx.run(queries.load(name, backend), {"rows": items[start:start + batch]}).consume()
-
-    store.execute_write(work, what=f"write run {run_id}")
-
-
-def _schema(columns: Sequence[tuple[str, str]], prefix: Sequence[str] = ()):
+def arrow_schema(columns: Sequence[tuple[str, str]], prefix: Sequence[str] = ()):
     """The Arrow schema of a COPY: `prefix` string columns (`from`, `to`) then the table's columns."""
     import pyarrow as pa
 
@@ -200,22 +151,16 @@ def _schema(columns: Sequence[tuple[str, str]], prefix: Sequence[str] = ()):
 # --- reading ---------------------------------------------------------------------------------------
 
 
-def _ensure_tables(store: Any) -> None:
-    if store.backend == "embedded":
-        for statement in queries.load_script("run_schema", "embedded"):
-            store._execute(statement, {})
-
-
 def list_runs(store: GraphStore) -> list[dict]:
     """Every run in the store, sorted by id."""
-    _ensure_tables(store)
+    store.ensure_run_tables()
     return sorted(store.query("run_list", {}), key=lambda r: r["id"])
 
 
 def read_run(store: GraphStore, run_id: str) -> dict | None:
     """A run as written: the Run's properties, and its answers (sorted by question id), each with its
     sentences (by position) and their CITES links (by position). None when there is no such run."""
-    _ensure_tables(store)
+    store.ensure_run_tables()
     found = store.query("run_get", {"run_id": run_id})
     if not found:
         return None
@@ -241,17 +186,7 @@ def read_run(store: GraphStore, run_id: str) -> dict | None:
 
 def delete_run(store: GraphStore, run_id: str) -> None:
     """Remove a run and everything under it (the knowledge graph is untouched)."""
-    if store.backend == "embedded":
-        _ensure_tables(store)
-        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-            store._execute(queries.load(name, "embedded"), {"run_id": run_id})  # type: ignore[attr-defined]
-        return
-
-    def work(tx) -> None:
-        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-            tx.run(queries.load(name, "neo4j"), {"run_id": run_id}).consume()
-
-    store.execute_write(work, what=f"delete run {run_id}")  # type: ignore[attr-defined]
+    store.delete_run_rows(run_id)
 
 
 __all__ = ["delete_run", "list_runs", "read_run", "run_rows", "write_run"]
