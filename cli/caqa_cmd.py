@@ -9,7 +9,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, json_option, print_json, store_option
+from .common import console, err_console, json_option, nli_option, print_json, store_option
 
 
 @click.group("caqa")
@@ -96,7 +96,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
 @click.option("--evaluator", "evaluators", multiple=True, required=True, metavar="NAME",
               help="nli-2way, nli-3way, cot-nli, llm-zero-shot, llm-few-shot, cot-llm or finetuned:PATH (repeatable).")
-@click.option("--nli-model", default=None, help="NLI model path or hub id [env KALMA_NLI_MODEL].")
+@nli_option
 @click.option("--nli-cache", default="default", show_default=True,
               help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")
 @click.option("--llm", "llm_model", default=None, metavar="GGUF", help="GGUF for the LLM evaluators [env KALMA_LLM].")

@@ -22,7 +22,12 @@ store_option = click.option(
     metavar="URI",
     help="embedded[:PATH] (default: under the user data dir) or bolt://HOST:PORT / neo4j://HOST:PORT.",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+# The option registry: a flag means the same in every command.
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+json_out_option = click.option("--json-out", "json_out", type=click.Path(dir_okay=False),
+                               help="Also write the result as JSON to this file.")
+nli_option = click.option("--nli", "--nli-model", "nli_model", default=None,
+                          help="NLI model: local directory or hub id [env KALMA_NLI_MODEL].")
 
 
 def print_json(data: Any) -> None:

@@ -11,6 +11,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from kalma_graph.files import atomic_write_text
+
+from .common import err_console, json_option, json_out_option, print_json
+
 console = Console()
 
 
@@ -38,11 +42,14 @@ def _f3(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _write_json(path: str | None, data: dict[str, Any]) -> None:
+def _write_json(path: str | None, data: dict[str, Any], as_json: bool = False) -> None:
+    """`--json-out PATH` writes the result there; `--json` prints it on stdout (as every command does)."""
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(data, indent=1, default=str))
-        console.print(f"[dim]wrote {path}[/dim]")
+        atomic_write_text(Path(path), json.dumps(data, indent=1, default=str))
+        err_console.print(f"[dim]wrote {path}[/dim]")
+    if as_json:
+        print_json(data)
 
 
 @click.group("nli")
@@ -76,12 +83,14 @@ def nli() -> None:
               help="Score a held-out slice (MNLI eval portion + KG pairs of unseen entities) at the end.")
 @click.option("--heldout-size", default=300, show_default=True,
               help="Pairs per held-out part (MNLI portion, KG test entities) scored at the end.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the result here.")
+@json_out_option
+@json_option
 def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_records: tuple[str, ...], sizes: tuple[str, ...],
               kg_per_entity: int, epochs: float, batch_size: int, lr: float, max_length: int, seed: int,
               save_every: int, max_steps: int | None, time_limit: float | None, device: str | None,
-              threads: int | None, heldout: bool, heldout_size: int, json_out: str | None) -> None:
+              threads: int | None, heldout: bool, heldout_size: int, json_out: str | None, as_json: bool) -> None:
     """Fine-tune an NLI cross-encoder on public NLI pairs and KG-generated attribution pairs."""
+    out = err_console if as_json else console  # stdout holds only the JSON with --json
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from kalma_graph.nli.recipe import run_training
@@ -95,7 +104,7 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
                          max_length=max_length, seed=seed, save_every=save_every, max_steps=max_steps,
                          time_limit_s=time_limit, device=device, threads=threads)
     with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"),
-                  TimeRemainingColumn(), console=console) as bar:
+                  TimeRemainingColumn(), console=out) as bar:
         task = bar.add_task("train", total=None, loss="-")
 
         def progress(step: int, total: int, loss: float) -> None:
@@ -117,8 +126,8 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
         table.add_row("held-out macro-F1", _f3(h["macro_f1"]))
         for source, v in h["by_source"].items():
             table.add_row(f"  {source}", f"{v['accuracy']:.3f} (n={v['n']})")
-    console.print(table)
-    _write_json(json_out, result)
+    out.print(table)
+    _write_json(json_out, result, as_json)
 
 
 @nli.command("eval")
@@ -148,13 +157,15 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
 @click.option("--label-map", default=None, help="NAME=LABEL,... for models with LABEL_0-style names.")
 @click.option("--cache", default="default", show_default=True,
               help="SQLite cache file, 'default' (user cache dir) or 'none'.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the report here.")
+@json_out_option
+@json_option
 def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, source: str | None,
              attribution_files: tuple[str, ...], with_question: bool, folds: int, window: bool,
              kg_pair_files: tuple[str, ...], kg_record_files: tuple[str, ...], limit: int | None,
              device: str | None, batch_size: int, max_length: int | None, label_map: str | None, cache: str,
-             json_out: str | None) -> None:
+             json_out: str | None, as_json: bool) -> None:
     """Accuracy / macro-F1 on NLI files; attribution accuracy + ROC-AUC on claim-evidence files."""
+    out = err_console if as_json else console  # stdout holds only the JSON with --json
     from kalma_graph.models.nli import load_nli
     from kalma_graph.nli.evaluate import evaluate_files
 
@@ -162,7 +173,7 @@ def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, s
         raise click.UsageError("give at least one of --nli-file, --attribution-file, --kg-pairs, --kg-records")
     model = load_nli(model_name, device=device, label_map=_parse_label_map(label_map), max_length=max_length,
                      batch_size=batch_size, cache=None if cache.lower() == "none" else cache)
-    console.print(f"model {model.name_or_path} ({model.model_hash[:12]}) on {model.device}; labels {model.labels}")
+    out.print(f"model {model.name_or_path} ({model.model_hash[:12]}) on {model.device}; labels {model.labels}")
     report = evaluate_files(model, nli_files=nli_files, portion=portion, source=source,
                             attribution_files=attribution_files, with_question=with_question, folds=folds,
                             window=window, kg_pair_files=kg_pair_files, kg_record_files=kg_record_files,
@@ -180,5 +191,5 @@ def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, s
     for path, r in report["kg"].items():
         table.add_row("kg 3-way", Path(path).name, str(r["n"]), f"{r['accuracy']:.3f}", _f3(r["macro_f1"]),
                       str(r["pairs_per_s"]))
-    console.print(table)
-    _write_json(json_out, report)
+    out.print(table)
+    _write_json(json_out, report, as_json)

@@ -307,7 +307,7 @@ def test_cli_build(graph_path, kgqa_files, tmp_path):
 @pytest.mark.slow
 def test_cli_bench_with_the_local_nli_model(built, tmp_path):
     out = tmp_path / "bench"
-    kg("caqa", "bench", str(built["out"]), "--out", str(out), "--nli-model", str(NLI_MODEL), "--split", "all",
+    kg("caqa", "bench", str(built["out"]), "--out", str(out), "--nli", str(NLI_MODEL), "--split", "all",
        "--limit", "48", "--factscore-limit", "10", "--evaluator", "nli-2way", "--evaluator", "nli-3way",
        "--evaluator", "cot-nli", "--device", "cpu", env={"KALMA_NLI_CACHE": str(tmp_path / "nli.sqlite")})
     report = json.loads((out / "report.json").read_text())

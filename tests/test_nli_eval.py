@@ -125,12 +125,18 @@ def test_cli_eval_files(tmp_path):
     result = CliRunner().invoke(nli_group, [
         "eval", "--model", str(SHARED_MODEL), "--nli-file", str(nli_file), "--source", "toy2",
         "--attribution-file", str(attr_file), "--folds", "2", "--device", "cpu", "--max-length", "128",
-        "--cache", str(tmp_path / "cache.sqlite"), "--json", str(out)])
+        "--cache", str(tmp_path / "cache.sqlite"), "--json-out", str(out)])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["nli"][str(nli_file)]["n"] == 3 and report["nli"][str(nli_file)]["accuracy"] == 1.0
     assert report["attribution"][str(attr_file)]["n"] == 10
     assert report["model"]["cache"] == str(tmp_path / "cache.sqlite")
     assert "nli eval" in result.output
+    # --json means what it means in every command: the result on stdout, and nothing else there.
+    printed = CliRunner().invoke(nli_group, [
+        "eval", "--model", str(SHARED_MODEL), "--nli-file", str(nli_file), "--device", "cpu", "--max-length", "128",
+        "--cache", str(tmp_path / "cache.sqlite"), "--json"])
+    assert printed.exit_code == 0, printed.output
+    assert json.loads(printed.stdout)["nli"][str(nli_file)]["accuracy"] == 1.0
     bad = CliRunner().invoke(nli_group, ["eval", "--model", str(SHARED_MODEL)])
     assert bad.exit_code != 0 and "give at least one" in bad.output

@@ -101,7 +101,7 @@ def test_cli_train_small_slice_beats_chance_and_the_start(tmp_path):
     result = CliRunner().invoke(nli, [
         "train", "--init", str(SHARED_MODEL), "--out", str(out), "--kg-records", str(BIOKALMA),
         "--size", "kg=400", "--batch-size", "16", "--max-length", "128", "--save-every", "10",
-        "--device", "cpu", "--json", str(tmp_path / "train.json"),
+        "--device", "cpu", "--json-out", str(tmp_path / "train.json"),
     ])
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "train.json").read_text())
@@ -122,7 +122,7 @@ def test_cli_train_small_slice_beats_chance_and_the_start(tmp_path):
     pairs = tmp_path / "kg_test.jsonl"
     pairs.write_text("\n".join(json.dumps(p) for p in split["test"][:60]))
     result = CliRunner().invoke(nli, ["eval", "--model", str(out), "--kg-pairs", str(pairs), "--cache", "none",
-                                      "--device", "cpu", "--json", str(tmp_path / "eval.json")])
+                                      "--device", "cpu", "--json-out", str(tmp_path / "eval.json")])
     assert result.exit_code == 0, result.output
     ev = json.loads((tmp_path / "eval.json").read_text())
     assert ev["kg"][str(pairs)]["n"] == 60 and ev["model"]["labels"] == ["entailment", "neutral", "contradiction"]
