@@ -9,7 +9,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, json_option, nli_option, print_json, store_option
+from .common import console, err_console, json_option, n_gpu_layers_option, nli_option, print_json, store_option
 
 
 @click.group("caqa")
@@ -46,12 +46,13 @@ def _bar(label: str, disable: bool) -> Progress:
 @click.option("--model", "model", default=None, metavar="GGUF",
               help="GGUF for --verbaliser llm [env KALMA_LLM; default: the packaged SmolLM2].")
 @click.option("--n-ctx", default=2048, show_default=True, help="LLM context window.")
+@n_gpu_layers_option
 @click.option("--limit", type=int, default=None, help="Process at most N queries this run (resume later).")
 @click.option("--fresh", is_flag=True, help="Discard an existing build in --out.")
 @click.option("--no-progress", is_flag=True)
 @json_option
 def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_entity_rate, verbaliser, model,
-              n_ctx, limit, fresh, no_progress, as_json):
+              n_ctx, n_gpu_layers, limit, fresh, no_progress, as_json):
     """Collect queries (KGQA files + graph sampler), extend them, ground and edit the subgraphs into
     the four attribution categories, verbalise, and write JSONL plus Table 4-style statistics."""
     from kalma_graph.caqa.build import BuildConfig, BuildError, build
@@ -64,7 +65,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
     if verbaliser == "llm":
         from kalma_graph.models.llm import load_llm
 
-        verb = LLMVerbaliser(load_llm(model, n_ctx=n_ctx, seed=seed), seed=seed)
+        verb = LLMVerbaliser(load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed), seed=seed)
     else:
         verb = TemplateVerbaliser()
     store = open_store(store_uri)
@@ -101,6 +102,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
               help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")
 @click.option("--llm", "llm_model", default=None, metavar="GGUF", help="GGUF for the LLM evaluators [env KALMA_LLM].")
 @click.option("--n-ctx", default=4096, show_default=True)
+@n_gpu_layers_option
 @click.option("--constrained", is_flag=True,
               help="LLM evaluators decode with a grammar admitting only the category words (not in the paper).")
 @click.option("--short-prompt", is_flag=True, help="Table 12/13 'Other Evaluators' prompts instead of the 'GPT series' ones.")
@@ -112,7 +114,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.option("--seed", default=0, show_default=True)
 @click.option("--no-progress", is_flag=True)
 @json_option
-def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_ctx, constrained, short_prompt, split,
+def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_ctx, n_gpu_layers, constrained, short_prompt, split,
               limit, factscore_limit, device, batch_size, seed, no_progress, as_json):
     """Run attribution evaluators on built samples; write report.md (Table 5 layout), report.json,
     confusion matrices and FActScore on partially supportive samples."""
@@ -136,7 +138,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
     if any(e in NEEDS_LLM for e in evaluators):
         from kalma_graph.models.llm import load_llm
 
-        llm = load_llm(llm_model, n_ctx=n_ctx, seed=seed)
+        llm = load_llm(llm_model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed)
     demos = None
     if "llm-few-shot" in evaluators:
         demos = demos_from(load_samples(samples, split="train"), seed=seed) or None

@@ -26,6 +26,8 @@ store_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 json_out_option = click.option("--json-out", "json_out", type=click.Path(dir_okay=False),
                                help="Also write the result as JSON to this file.")
+n_gpu_layers_option = click.option("--n-gpu-layers", "n_gpu_layers", type=int, default=None,
+                                   help="GGUF layers on the GPU (default: all when llama.cpp has a GPU; -1 = all).")
 nli_option = click.option("--nli", "--nli-model", "nli_model", default=None,
                           help="NLI model: local directory or hub id [env KALMA_NLI_MODEL].")
 
