@@ -9,8 +9,7 @@ import tracemalloc
 import pyarrow as pa
 
 from kalma_graph.retrieval.linking import link_question
-from kalma_graph.store.base import EntityRecord
-from kalma_graph.store.common import NEIGHBOUR_LABELS_LIMIT
+from kalma_graph.store.base import NEIGHBOUR_LABELS_LIMIT, EntityRecord
 from kalma_graph.store.embedded import _ENTITY_SCHEMA, _STATEMENT_SCHEMA, EmbeddedStore
 
 N = int(__import__("os").environ.get("HUB_N", 1_000_000))

@@ -117,7 +117,7 @@ def ingest(
         check_store_subset(store, subset)
         # Into an empty store (and nobody else writes: the lock), what this load wrote is all there
         # is: batches plan without lookups, and the embedded store takes large ones.
-        written = WrittenSoFar() if store.stats().entities == 0 else None
+        written = None if store.query("any_entity") else WrittenSoFar()
         if batch_size is None:
             batch_size = FRESH_BATCH_SIZE if written is not None and store.backend == "embedded" else DEFAULT_BATCH_SIZE
         if subset is not None:

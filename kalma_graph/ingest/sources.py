@@ -71,10 +71,11 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
 _STREAM_ERRORS = (EOFError, OSError, zlib.error)
 
 
-def _stream_error(path: Path, last_line: int, exc: BaseException) -> InputError:
+def _stream_error(path: Path, last_line: int | None, exc: BaseException) -> InputError:
     what = "ends before its compressed stream does (a truncated download?)" if isinstance(exc, EOFError) \
         else f"is damaged ({type(exc).__name__}: {exc})"
-    return InputError(f"{path} {what}; the last complete line read was line {last_line}")
+    where = f"; the last complete line read was line {last_line}" if last_line is not None else ""
+    return InputError(f"{path} {what}{where}")
 
 
 @contextmanager
@@ -88,7 +89,7 @@ def open_text(path: Path) -> Iterator[IO[str]]:
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: invalid UTF-8 ({exc.reason}); kalma-graph reads UTF-8 only") from exc
         except _STREAM_ERRORS as exc:
-            raise _stream_error(Path(path), 0, exc) from exc
+            raise _stream_error(Path(path), None, exc) from exc  # a whole document: no line to name
         finally:
             text.detach()
 

@@ -54,9 +54,8 @@ class ClassRule:
 
 @dataclass
 class Subset:
-    """A parsed rule; `members` is filled by `prepare` (collection passes) when needed."""
+    """A parsed rule; `members` is filled by `collect_members` (collection passes) when needed."""
 
-    text: str
     class_rules: list[ClassRule] = field(default_factory=list)
     seeds: frozenset[str] = frozenset()
     seeds_file: str | None = None
@@ -122,7 +121,7 @@ def parse_subset(rules: Sequence[str], base: Path | None = None) -> Subset | Non
     parts = [p.strip() for rule in rules for p in rule.split(";") if p.strip()]
     if not parts:
         return None
-    subset = Subset(text=";".join(parts))
+    subset = Subset()
     base = base or Path.cwd()
     for part in parts:
         key, sep, value = part.partition("=")

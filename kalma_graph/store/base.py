@@ -134,6 +134,11 @@ class LoadResult:
         return self
 
 
+# Distinct neighbour labels read per direction: a person has tens to hundreds; a hub (Q5 "human", a
+# country) has millions of incoming statements, which linking must not fetch.
+NEIGHBOUR_LABELS_LIMIT = 5000
+
+
 # --- the interface ------------------------------------------------------------------------------
 
 
@@ -183,7 +188,7 @@ class GraphStore(Protocol):
     def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
         """Statements whose subject and object are both in `entity_ids` (either direction)."""
 
-    def neighbour_labels(self, entity_id: str, limit: int = 5000) -> list[str]:
+    def neighbour_labels(self, entity_id: str, limit: int = NEIGHBOUR_LABELS_LIMIT) -> list[str]:
         """Distinct names/values of the entity's one-hop neighbourhood (both directions), sorted;
         re-ranking counts how many occur in the question. At most `limit` per direction: a hub's
         millions of incoming statements are never fetched (which of them are kept is then arbitrary)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .base import Entity, LoadResult, StoreStats, Triple, name_key
+from .base import NEIGHBOUR_LABELS_LIMIT, Entity, LoadResult, StoreStats, Triple, name_key
 from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
 
 Rows = list[dict[str, Any]]
@@ -41,11 +41,6 @@ def to_triples(rows: Iterable[Mapping[str, Any]]) -> list[Triple]:
         for r in rows
     }
     return sorted(triples, key=lambda t: (t.subject, t.pid, t.value, t.object_id or "", t.datatype or ""))
-
-
-# Distinct labels read per direction: a person has tens to hundreds; a hub (Q5 "human", a country)
-# has millions of incoming statements, which linking must not fetch.
-NEIGHBOUR_LABELS_LIMIT = 5000
 
 
 def sample_ids(ids: Sequence[str], k: int, seed: int) -> list[str]:

@@ -160,8 +160,10 @@ class EmbeddedStore(ReadOps):
             self._execute(statement, {})
 
     def delete_run_rows(self, run_id: str) -> None:
+        from .results import RUN_DELETES
+
         self.ensure_run_tables()
-        for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
+        for name in RUN_DELETES:
             self._execute(queries.load(name, BACKEND), {"run_id": run_id})
 
     def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict]) -> None:

@@ -164,11 +164,7 @@ class Neo4jStore(ReadOps):
             self._execute(statement, write=True)
 
     def delete_run_rows(self, run_id: str) -> None:
-        def work(tx) -> None:
-            for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-                tx.run(queries.load(name, BACKEND), {"run_id": run_id}).consume()
-
-        self.execute_write(work, what=f"delete run {run_id}")
+        self.execute_write(_delete_run_tx, run_id, what=f"delete run {run_id}")
 
     def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
         """Replace a run in one transaction: delete its nodes, create them again (no null properties)."""
@@ -180,8 +176,7 @@ class Neo4jStore(ReadOps):
             return {k: v for k, v in row.items() if v is not None}
 
         def work(tx) -> None:
-            for name in ("run_delete_sentences", "run_delete_answers", "run_delete"):
-                tx.run(queries.load(name, BACKEND), {"run_id": run_id}).consume()
+            _delete_run_tx(tx, run_id)
             tx.run(queries.load("run_create_run", BACKEND), {"props": clean(rows["run"][0])}).consume()
             for name, items in (("run_create_answers", [clean(a) for a in rows["answers"]]),
                                 ("run_create_sentences", [clean(s) for s in rows["sentences"]]),
@@ -216,6 +211,13 @@ def _timed_out(exc: Exception, seconds: float, write: bool, what: str) -> QueryT
     if "TransactionTimedOut" not in code:
         return None
     return QueryTimeoutError(timeout_message(BACKEND, seconds, write, what))
+
+
+def _delete_run_tx(tx, run_id: str) -> None:
+    from .results import RUN_DELETES
+
+    for name in RUN_DELETES:
+        tx.run(queries.load(name, BACKEND), {"run_id": run_id}).consume()
 
 
 class _TxReader(ReadOps):

@@ -50,6 +50,8 @@ CITE_COLUMNS = (
     ("entailment", F), ("entailed", B),
 )
 RUN_FIELDS = tuple(n for n, _ in RUN_COLUMNS)
+# Deleting a run, children first: one list for both engines.
+RUN_DELETES = ("run_delete_sentences", "run_delete_answers", "run_delete")
 ANSWER_FIELDS = tuple(n for n, _ in ANSWER_COLUMNS)
 SENTENCE_FIELDS = tuple(n for n, _ in SENTENCE_COLUMNS)
 CITE_FIELDS = tuple(n for n, _ in CITE_COLUMNS)
