@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, json_option, print_json
+from .common import console, err_console, figure, json_option, print_json
 
 
 def _fail(message: str) -> None:
@@ -20,11 +20,11 @@ def _fail(message: str) -> None:
 
 
 def _pct(value) -> str:
-    return "n/a" if value is None else f"{100 * float(value):.1f}"
+    return figure(value, 1, scale=100)
 
 
 def _num(value) -> str:
-    return "n/a" if value is None else f"{float(value):.2f}"
+    return figure(value, 2)
 
 
 @click.group("annotate")

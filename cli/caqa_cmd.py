@@ -9,17 +9,12 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, json_option, n_gpu_layers_option, nli_option, print_json, store_option
+from .common import console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
 
 
 @click.group("caqa")
 def caqa() -> None:
     """CAQA: build a complex-attribution benchmark from the graph; benchmark and train evaluators."""
-
-
-def _f3(value: float | None) -> str:
-    """A score with three decimals; `n/a` when undefined (0/0)."""
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _bar(label: str, disable: bool) -> Progress:
@@ -216,6 +211,6 @@ def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, 
     for part in ("dev", "test"):
         r = result[part]
         if r:
-            table.add_row(f"{part} micro-F1", f"{_f3(r['overall'])} (n={r['n']})")
-            table.add_row(f"{part} F1 Sup/Par/Con/Irr", " / ".join(_f3(v) for v in r["category"].values()))
+            table.add_row(f"{part} micro-F1", f"{figure(r['overall'], 3)} (n={r['n']})")
+            table.add_row(f"{part} F1 Sup/Par/Con/Irr", " / ".join(figure(v, 3) for v in r["category"].values()))
     console.print(table)

@@ -32,6 +32,12 @@ nli_option = click.option("--nli", "--nli-model", "nli_model", default=None,
                           help="NLI model: local directory or hub id [env KALMA_NLI_MODEL].")
 
 
+def figure(value: Any, digits: int, scale: float = 1) -> str:
+    """A figure with `digits` decimals (times `scale`: 100 for a percentage); `n/a` when undefined
+    (a 0/0 ratio is None in every metric), so every table prints a missing figure the same way."""
+    return "n/a" if value is None else f"{scale * float(value):.{digits}f}"
+
+
 def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 

@@ -19,7 +19,7 @@ from kalma_graph.evaluation.matching import MATCH_MODES
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
-from .common import console, err_console, print_json
+from .common import console, err_console, figure, print_json
 
 
 @contextmanager
@@ -179,7 +179,7 @@ def print_summary(results: dict) -> None:
     table.add_column("value", justify="right")
 
     def pct(value):
-        return "n/a" if value is None else f"{100 * value:.1f}"
+        return figure(value, 1, scale=100)
 
     rows = [("answers", str(summary["answers"])), ("citations", str(summary["citations"])),
             ("correctness %", pct(summary["correctness"])),
@@ -194,7 +194,7 @@ def print_summary(results: dict) -> None:
     for key, value in summary.items():
         if key.startswith("geval_") and not key.endswith(("_missing", "_mass")):
             missing = summary.get(f"{key}_missing")
-            rows.append((f"G-Eval {key[6:]}", ("n/a" if value is None else f"{value:.2f}") + f" (missing {missing})"))
+            rows.append((f"G-Eval {key[6:]}", figure(value, 2) + f" (missing {missing})"))
     rows += [("answers without citation", str(summary["answers_without_citation"])),
              ("sloppy citations %", pct(summary["sloppy_share"])), ("truncated answers", str(summary["truncated"]))]
     for name, value in rows:

@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, print_json
+from .common import console, err_console, figure, print_json
 from .evaluate_cmd import build_options, evaluation_errors, load_models, nli_options
 
 
@@ -143,7 +143,7 @@ def _finish(result: dict, as_json: bool) -> None:
         table.add_column(c.replace("_micro", "").replace("_", " "), justify="right")
     for r in rows:
         table.add_row(*[str(r.get(c)) if c in ("setting", "answers") else
-                        ("n/a" if r.get(c) is None else f"{100 * r[c]:.1f}") for c in columns])
+                        figure(r.get(c), 1, scale=100) for c in columns])
     console.print(table)
     console.print(f"report: {escape(result['files']['markdown'])}")
 

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from kalma_graph.files import atomic_write_text
 
-from .common import err_console, json_option, json_out_option, print_json
+from .common import err_console, figure, json_option, json_out_option, print_json
 
 console = Console()
 
@@ -35,11 +35,6 @@ def _parse_label_map(text: str | None) -> dict[str, str] | None:
     if any(len(p) != 2 for p in pairs):
         raise click.BadParameter("expected NAME=LABEL,... (e.g. LABEL_0=entailment)", param_hint="--label-map")
     return {k.strip(): v.strip() for k, v in pairs}
-
-
-def _f3(value: float | None) -> str:
-    """A score with three decimals; `n/a` when undefined (0/0)."""
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _write_json(path: str | None, data: dict[str, Any], as_json: bool = False) -> None:
@@ -123,7 +118,7 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
     if "heldout" in result:
         h = result["heldout"]
         table.add_row("held-out accuracy", f"{h['accuracy']:.3f} (n={h['n']})")
-        table.add_row("held-out macro-F1", _f3(h["macro_f1"]))
+        table.add_row("held-out macro-F1", figure(h["macro_f1"], 3))
         for source, v in h["by_source"].items():
             table.add_row(f"  {source}", f"{v['accuracy']:.3f} (n={v['n']})")
     out.print(table)
@@ -183,13 +178,13 @@ def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, s
         table.add_column(col)
     for path, r in report["nli"].items():
         table.add_row(f"nli {r['mode']}", f"{Path(path).name} [{r['portion']}]", str(r["n"]), f"{r['accuracy']:.3f}",
-                      _f3(r["macro_f1"]), str(r["pairs_per_s"]))
+                      figure(r["macro_f1"], 3), str(r["pairs_per_s"]))
     for path, r in report["attribution"].items():
         auc = "-" if r["roc_auc"] is None else f"{r['roc_auc']:.3f}"
         table.add_row("attribution", f"{Path(path).name} [{r['calibration']['method']}]", str(r["n"]),
                       f"{r['accuracy']:.3f}", auc, "-")
     for path, r in report["kg"].items():
-        table.add_row("kg 3-way", Path(path).name, str(r["n"]), f"{r['accuracy']:.3f}", _f3(r["macro_f1"]),
+        table.add_row("kg 3-way", Path(path).name, str(r["n"]), f"{r['accuracy']:.3f}", figure(r["macro_f1"], 3),
                       str(r["pairs_per_s"]))
     out.print(table)
     _write_json(json_out, report, as_json)

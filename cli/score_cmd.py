@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, json_option, print_json, store_option
+from .common import console, err_console, figure, json_option, print_json, store_option
 
 
 def _k_weights(value: str | None) -> dict[str, float] | None:
@@ -118,7 +118,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
         table.add_column(col, justify="left" if col == "intent" else "right")
 
     def fmt(value):
-        return "n/a" if value is None else f"{value:.2f}"
+        return figure(value, 2)
 
     blocks = list(summary["per_intent"].items()) + [("all", summary["overall"])]
     for name, block in blocks:
