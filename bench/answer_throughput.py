@@ -23,7 +23,6 @@ appended to bench/results/answer_throughput.jsonl; nothing here is asserted in t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -37,6 +36,7 @@ from kalma_graph.models.llm import GenerationParams, load_llm  # noqa: E402
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.pipeline.answer import answer_questions, load_questions  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
+from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 # mode -> (answer_questions' constrain, cite)
@@ -181,11 +181,7 @@ def main() -> None:
                   f"retrieved citation {fig['share_with_retrieved_citation']:.0%}  [NA] {fig['share_with_na']:.0%}  "
                   f"truncated {fig['share_truncated']:.0%}  ({llm.header()['device']})")
         llm.close()
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"appended to {out}")
+    print(f"appended to {append_jsonl(args.out, [row])}")
     store.close()
     if tmp is not None:
         tmp.cleanup()

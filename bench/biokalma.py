@@ -33,6 +33,7 @@ from kalma_graph.biokalma import DEFAULT_ALPHA, BuildOptions, EvolveConfig, buil
 from kalma_graph.biokalma.scoring import rank  # noqa: E402
 from kalma_graph.ingest import ingest  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
+from kalma_graph.files import append_jsonl
 
 ALPHAS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -129,10 +130,7 @@ def main() -> None:
         "dataset": str(out),
     }
     print(json.dumps(row, indent=1, ensure_ascii=False, default=str))
-    results = Path(args.results)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    with open(results, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    append_jsonl(args.results, [row])
     store.close()
     llm.close()
     scorer.close()

@@ -11,7 +11,6 @@ printed and appended to bench/results/caqa_bench.jsonl. Nothing here is asserted
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -24,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from kalma_graph.caqa.bench import load_samples, run_bench  # noqa: E402
 from kalma_graph.caqa.evaluators import NEEDS_LLM, NEEDS_NLI, make_evaluator  # noqa: E402
 from kalma_graph.caqa.evaluators.llm_judge import demos_from  # noqa: E402
+from kalma_graph.files import append_jsonl
 
 
 def main() -> None:
@@ -66,9 +66,7 @@ def main() -> None:
            "scores": {k: v["scores"] for k, v in report["evaluators"].items()},
            "seconds_per_evaluator": {k: v["seconds_this_run"] for k, v in report["evaluators"].items()},
            "factscore": report["factscore"]}
-    Path(args.results).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.results, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(row, default=str) + "\n")
+    append_jsonl(args.results, [row])
 
 
 if __name__ == "__main__":

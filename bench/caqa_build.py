@@ -13,7 +13,6 @@ appended to bench/results/caqa_build.jsonl; nothing here is asserted by tests.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -27,6 +26,7 @@ from kalma_graph.caqa.build import BuildConfig, build  # noqa: E402
 from kalma_graph.caqa.verbalise import LLMVerbaliser, TemplateVerbaliser  # noqa: E402
 from kalma_graph.ingest import ingest  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
+from kalma_graph.files import append_jsonl
 
 KGQA = ROOT / "dumps" / "kgqa"
 DEFAULT_KGQA = [KGQA / "simplequestions_wikidata_test_answerable.sample.txt",
@@ -70,9 +70,7 @@ def main() -> None:
            "config": config.fingerprint(), "verbaliser": verbaliser.describe(), "samples": summary["samples"],
            "table4": summary["table4"], "run": run, "skipped": summary["skipped"],
            "queries_without": summary["queries_without"]}
-    Path(args.results).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.results, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(row, default=str) + "\n")
+    append_jsonl(args.results, [row])
 
 
 if __name__ == "__main__":

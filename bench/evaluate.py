@@ -37,6 +37,7 @@ from kalma_graph.evaluation.citations import known_pairs, known_props, parse_ans
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve, triple_dict  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
+from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
@@ -162,11 +163,7 @@ def main() -> None:
         row[label] = fig
         print(f"evaluate {label:10s}: {fig['answers']} answers in {fig['seconds']} s = {fig['answers_per_s']} answers/s  "
               f"{fig['timings']}")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"appended to {out}")
+    print(f"appended to {append_jsonl(args.out, [row])}")
     tmp.cleanup()
 
 

@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.retrieval.linking import link_question, load_type_map, selected_entities  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
+from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = [REPO / "dumps/biokalma/simple_question_graph.json.gz", REPO / "dumps/biokalma/complex_question_graph.json.gz"]
@@ -326,12 +327,7 @@ def main() -> None:
     finally:
         for fn in reversed(cleanup):
             fn()
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"appended to {out}")
+    print(f"appended to {append_jsonl(args.out, rows)}")
 
 
 def _measure(store, ner, policy: str, args) -> dict:

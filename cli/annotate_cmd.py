@@ -5,18 +5,12 @@ Thin: `export` and `compare` parse options and call `kalma_graph.evaluation.anno
 
 from __future__ import annotations
 
-import sys
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, figure, json_option, print_json
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[bold red]error:[/] {escape(message)}")
-    sys.exit(2)
+from .common import fail, console, err_console, figure, json_option, print_json
 
 
 def _pct(value) -> str:
@@ -54,7 +48,7 @@ def export_cmd(scored, out_path, n, seed, force, as_json):
     try:
         result = export_pairs(scored, out_path, n=n, seed=seed, force=force)
     except AnnotateError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         print_json(result)
         return
@@ -83,12 +77,12 @@ def compare_cmd(pairs_paths, key_path, out_path, as_json):
     try:
         report = compare_labels(list(pairs_paths), key=key_path)
     except AnnotateError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for issue in report["issues"]:
         mark = "excluded" if issue["excluded"] else "kept"
         err_console.print(f"[yellow]{escape(issue['where'])}: {escape(issue['problem'])} ({mark})[/]")
     if report["n"] == 0:
-        _fail(f"no usable human label in {', '.join(pairs_paths)} ({report['excluded']} rows excluded, listed "
+        fail(f"no usable human label in {', '.join(pairs_paths)} ({report['excluded']} rows excluded, listed "
               "above); fill the human_label column with aligned / not_aligned")
     if out_path:
         report["files"] = write_comparison(report, out_path)

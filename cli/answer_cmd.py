@@ -9,7 +9,7 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .common import console, err_console, json_option, print_json, store_option
+from .common import fail, console, err_console, json_option, print_json, store_option
 
 
 def _device_line(llm) -> str:
@@ -129,8 +129,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         ner = load_ner(ner_name)
         llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
     except (AnswerError, LLMError, NERError, ValueError, OSError) as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
     err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(_device_line(llm))}  [dim]({escape(choice.why)})[/]")
     err_console.print(
@@ -168,8 +167,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
                           "run the same command again to resume")
         sys.exit(130)
     except (AnswerError, LLMError, GrammarError) as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
     finally:
         llm.close()
         store.close()

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, json_option, print_json, store_option
+from .common import fail, console, err_console, json_option, print_json, store_option
 
 
 @click.group("build")
@@ -82,8 +82,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
         scorer = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed, logits=True)
     except LLMError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        fail(exc)
     nli = None
     if not no_nli:
         from kalma_graph.models.nli import load_nli
@@ -103,8 +102,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
         with progress:
             summary = build_biokalma(store, llm, out, options, scorer_llm=scorer, nli=nli, progress=hook)
     except (BuildError, ValueError) as exc:  # ValueError: a malformed --pairs line (file:line: why)
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
     except KeyboardInterrupt:
         err_console.print(f"[yellow]interrupted: finished entries are kept in {escape(out)}; "
                           "the same command resumes after them[/]")
@@ -160,6 +158,5 @@ def biokalma_sample_cmd(entries_file: str, n: int, seed: int) -> None:
     try:
         entries = read_jsonl(entries_file).records
     except CorruptJsonlError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
     click.echo(reader_sample(entries, n=n, seed=seed))

@@ -9,7 +9,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
+from .common import fail, console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
 
 
 @click.group("caqa")
@@ -71,8 +71,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
             summary = build(store, config, verbaliser=verb, fresh=fresh,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
     except (BuildError, CorruptJsonlError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        fail(exc)
     finally:
         store.close()
     if as_json:
@@ -121,8 +120,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
     try:
         chosen = load_samples(samples, split=split, limit=limit, seed=seed)
     except CorruptJsonlError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        fail(exc)
     if not chosen:
         raise click.UsageError(f"no {split} samples in {samples}")
     nli = llm = None
@@ -154,8 +152,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
             report = run_bench(chosen, built, out_dir, batch_size=batch_size, factscore_limit=factscore_limit,
                                header=header, progress=progress)
     except CorruptJsonlError as exc:  # a damaged predictions file: its file:line, nothing dropped
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        fail(exc)
     if as_json:
         print_json(report)
         return

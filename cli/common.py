@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 console = Console(stderr=False, highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -42,6 +43,14 @@ def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
+def fail(error: object, code: int = 2) -> NoReturn:
+    """Print `error: <message>` on stderr and exit with `code` (2: bad input or state, 1: a check
+    failed). The message is escaped: error texts quote answers, and `[NA]` or `[Q42, …]` there are
+    not Rich markup."""
+    err_console.print(f"[bold red]error:[/] {escape(str(error))}")
+    sys.exit(code)
+
+
 @contextmanager
 def main_errors() -> Iterator[None]:
     from kalma_graph.ingest import FormatError, IngestError, IngestLocked, InputError, SubsetError
@@ -50,5 +59,4 @@ def main_errors() -> Iterator[None]:
     try:
         yield
     except (StoreError, FormatError, IngestError, IngestLocked, InputError, SubsetError, FileNotFoundError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        fail(exc)

@@ -5,7 +5,6 @@ does the work."""
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,7 +18,7 @@ from kalma_graph.evaluation.matching import MATCH_MODES
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
-from .common import console, err_console, figure, print_json
+from .common import fail, console, err_console, figure, print_json
 
 
 @contextmanager
@@ -35,8 +34,7 @@ def evaluation_errors() -> Iterator[None]:
     try:
         yield
     except (AnswersFileError, GoldError, GEvalError, LLMError, ExperimentError, FilterError, ValueError) as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
 
 
 def nli_options(func):

@@ -7,7 +7,6 @@ with the paper's tables and plots. `--reuse-answers` evaluates OUT/<setting>/ans
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, figure, print_json
+from .common import fail, console, err_console, figure, print_json
 from .evaluate_cmd import build_options, evaluation_errors, load_models, nli_options
 
 
@@ -109,8 +108,7 @@ def experiment_errors():
         try:
             yield
         except (NERError, AnswerError) as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-            sys.exit(2)
+            fail(exc)
 
 
 def _progress(enabled: bool):

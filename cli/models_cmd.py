@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, json_option, print_json
+from .common import fail, console, err_console, json_option, print_json
 
 
 def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -23,8 +23,7 @@ def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except ModelError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-            sys.exit(1)
+            fail(exc, 1)
 
     return wrapper
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import console, err_console, figure, json_option, print_json, store_option
+from .common import fail, console, err_console, figure, json_option, print_json, store_option
 
 
 def _k_weights(value: str | None) -> dict[str, float] | None:
@@ -106,8 +105,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
             summary = score_file(scorer, in_path, out_dir, fresh=fresh, limit=limit, batch_size=batch_size,
                                  progress=hook)
     except (InputError, RunConflict, ValueError, LLMError, EmbedderError, NERError) as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        sys.exit(2)
+        fail(exc)
     finally:
         store.close()
     if as_json:

@@ -7,6 +7,8 @@ what they leave behind must either be whole or be recognisably cut, never silent
   complete — written to a unique temporary file in the same directory, fsynced, `os.replace`d onto
   the name, and the directory fsynced; the temporary file is removed when anything fails.
 - `file_sha256`: the sha256 of one file, read in 1 MiB blocks (models are gigabytes).
+- `pid_alive`: whether the process named in a lock or pid file still exists, so what a killed run
+  left behind can be taken over.
 - `read_jsonl` / `JsonlAppender`: the append-only JSON-lines logs of resumable runs. Appending writes
   whole lines and fsyncs them, so a crash can only cut the *last* line. Reading returns the finished
   records; a cut last line (no trailing newline, or not JSON) is a *torn line*, which the appender
@@ -37,7 +39,9 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "file_sha256",
+    "append_jsonl",
     "fsync_dir",
+    "pid_alive",
     "read_jsonl",
 ]
 
@@ -287,3 +291,28 @@ class JsonlAppender:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def append_jsonl(path: PathLike, records: Iterable[dict]) -> Path:
+    """Append records to a JSON-lines log (a benchmark's results file, one row per run), fsynced;
+    a torn last line left by a killed run is trimmed first. Values JSON cannot hold are written as
+    `str(value)`. Returns the path."""
+    with JsonlAppender(path, default=str) as log:
+        log.append_many(records)
+    return log.path
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this machine (another user's counts: signal 0 is
+    refused with EPERM only when the process exists). Not a pid (<= 0, too large): False."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return True

@@ -268,6 +268,15 @@ def read_tsv(path: Path) -> Iterator[list[str]]:
                 yield line.split("\t")
 
 
+def codex_ml_triples(codex: Path) -> Iterator[tuple[str, str, str]]:
+    """The (head, relation, tail) rows of CoDEx-M (all splits) and CoDEx-L (valid, test), in that order."""
+    for size, splits in (("m", ("train", "valid", "test")), ("l", ("valid", "test"))):
+        for split in splits:
+            path = codex / "data" / "triples" / f"codex-{size}" / f"{split}.txt"
+            if path.exists():
+                yield from read_tsv(path)
+
+
 def qnum(qid: str) -> int:
     return int(qid[1:])
 
@@ -664,28 +673,18 @@ class WikidataSample:
         # -- D. CoDEx-M / CoDEx-L triples touching a BioKaLMA person, where the other end
         #       is already in the sample or has a known label
         bk = set(self.bk_records)
-        for size, splits in (("m", ("train", "valid", "test")), ("l", ("valid", "test"))):
-            for split in splits:
-                path = inp.codex / "data" / "triples" / f"codex-{size}" / f"{split}.txt"
-                if not path.exists():
-                    continue
-                for h, r, t in read_tsv(path):
-                    if h in bk or t in bk:
-                        other = t if h in bk else h
-                        if other in self.entities or other in self.label:
-                            self.add_item(h, r, t, "codex-ml-biokalma")
+        for h, r, t in codex_ml_triples(inp.codex):
+            if h in bk or t in bk:
+                other = t if h in bk else h
+                if other in self.entities or other in self.label:
+                    self.add_item(h, r, t, "codex-ml-biokalma")
         st["codex_ml_biokalma_statements"] = self.stmt_src["codex-ml-biokalma"]
 
         # -- E. CoDEx-M / CoDEx-L triples induced on the entity set (no new entities)
         frozen = set(self.entities)
-        for size, splits in (("m", ("train", "valid", "test")), ("l", ("valid", "test"))):
-            for split in splits:
-                path = inp.codex / "data" / "triples" / f"codex-{size}" / f"{split}.txt"
-                if not path.exists():
-                    continue
-                for h, r, t in read_tsv(path):
-                    if h in frozen and t in frozen:
-                        self.add_item(h, r, t, "codex-ml-induced")
+        for h, r, t in codex_ml_triples(inp.codex):
+            if h in frozen and t in frozen:
+                self.add_item(h, r, t, "codex-ml-induced")
         st["codex_ml_induced_statements"] = self.stmt_src["codex-ml-induced"]
 
         # -- F. CoDEx entity types as P31 for every entity in the sample that has them

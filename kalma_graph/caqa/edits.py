@@ -174,40 +174,29 @@ def _draw_shape(view, grounding, shape, size, subject, exclude_pids, exclude_ids
         used_ids.add(far(chosen))
         return chosen
 
-    def step_out(node: str) -> Fact | None:
-        return step("out", node)
-
-    def step_in(node: str) -> Fact | None:
-        return step("in", node)
-
-    if shape == "chain":
-        node = subject
-        for reverse in size:
-            f = step_in(node) if reverse else step_out(node)
+    def walk(node: str, hops: Sequence[bool]) -> str | None:
+        """Follow `hops` from `node` (True: against the edge direction); the node reached, or None."""
+        for reverse in hops:
+            f = step("in" if reverse else "out", node)
             if f is None:
                 return None
             node = f.subject if reverse else f.object
-        return facts
+        return node
+
+    if shape == "chain":
+        return facts if walk(subject, size) is not None else None
     if shape == "star":
         for _ in range(size):
-            if step_out(subject) is None:
+            if step("out", subject) is None:
                 return None
         return facts
     # tree: the first branch's hops from the subject to a new meeting point, then each other
     # branch, as long as its own, into that point from new entities
     query = grounding.query
-    node = subject
-    for reverse in size:
-        f = step_in(node) if reverse else step_out(node)
-        if f is None:
-            return None
-        node = f.subject if reverse else f.object
-    meeting = node
+    meeting = walk(subject, size)
+    if meeting is None:
+        return None
     for branch in query.branches[1:]:
-        target = meeting
-        for _ in range(len(branch.hops)):
-            f = step_in(target)
-            if f is None:
-                return None
-            target = f.subject
+        if walk(meeting, [True] * len(branch.hops)) is None:
+            return None
     return facts

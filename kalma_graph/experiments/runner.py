@@ -170,14 +170,26 @@ def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: 
     for n in rounds:
         name = f"removed_{n}"
         flt = RemovalFilter(gold, n, matching=settings.options.matching, seed=removal_seed, by_text=_by_text(questions))
-        path = answer_setting(name, questions, flt, components, settings, answer_fn=answer_fn, progress=progress)
+        # Round 0 withholds nothing: it is the unfiltered setting, so its answers share the run key
+        # (and the answers on disk) of a plain run with the same model, prompt and parameters.
+        path = answer_setting(name, questions, flt if n else None, components, settings, answer_fn=answer_fn,
+                              progress=progress)
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)
         first = first or results
-        rows.append(setting_row(n, results, removal=None if settings.reuse_answers else flt.summary()))
+        removal = None if settings.reuse_answers else flt.summary() if n else _nothing_removed(questions, gold)
+        rows.append(setting_row(n, results, removal=removal))
     header = _header("conscious", questions, settings, gold, first, rounds=list(rounds),
                      removal_order="gold set order" if removal_seed is None else f"shuffled (seed {removal_seed})")
     files = write_experiment_report("conscious", rows, settings.out_dir, header=header, plots=settings.plots)
     return {"kind": "conscious", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
+
+
+def _nothing_removed(questions: Sequence[Any], gold: Mapping[str, Any]) -> dict:
+    """The removal summary of round 0, which runs without a filter."""
+    by_text = _by_text(questions)
+    missing = sum(1 for q in questions if question_key(q, by_text) not in gold)
+    return {"n_remove": 0, "questions": len(questions), "questions_without_gold": missing,
+            "questions_short": 0, "gold_removed": 0, "order": "nothing withheld (unfiltered run)"}
 
 
 def retrieval(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings,

@@ -20,6 +20,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
+from ..files import pid_alive
 from ..store.base import GraphStore
 
 LOCK_KEY = "ingest:lock"
@@ -34,12 +35,10 @@ def _holder_is_gone(holder: dict) -> bool:
     if holder.get("host") != socket.gethostname():
         return False
     try:
-        os.kill(int(holder.get("pid", 0)), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, ValueError, OverflowError):
-        return False  # PermissionError: a process with that pid exists (another user's)
-    return int(holder.get("pid", 0)) <= 0
+        pid = int(holder.get("pid", 0))
+    except (TypeError, ValueError):
+        return False  # not ours to judge: leave it to --break-lock
+    return pid <= 0 or not pid_alive(pid)
 
 
 def _describe(raw: str) -> dict:

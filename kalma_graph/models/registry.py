@@ -34,7 +34,7 @@ from typing import Annotated, Any, Callable, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from kalma_graph.files import atomic_write_text, file_sha256, fsync_dir
+from kalma_graph.files import atomic_write_text, file_sha256, fsync_dir, pid_alive
 from kalma_graph.models.llm import LLMError
 
 REGISTRY_ENV = "KALMA_MODEL_REGISTRY"
@@ -403,13 +403,6 @@ def _choose_model(model: str | os.PathLike | None, registry: Registry | None) ->
 
 
 # --- pull ----------------------------------------------------------------------------------------
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return True
 
 
@@ -433,7 +426,7 @@ def _remove_dead_leftovers(spec: ModelSpec, where: Path, progress: Progress) -> 
     # Only those of dead processes: another live pull of the same model must not lose its files.
     for path in leftovers(spec, where):
         pid_text = path.name.split(".")[-2] if path.name.endswith(".partial") else path.name.split("-")[-2]
-        if pid_text.isdigit() and _pid_alive(int(pid_text)) and int(pid_text) != os.getpid():
+        if pid_text.isdigit() and pid_alive(int(pid_text)) and int(pid_text) != os.getpid():
             continue
         progress(f"removing leftover of an interrupted pull: {path.name}")
         if path.is_dir():

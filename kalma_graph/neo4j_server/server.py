@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kalma_graph.files import pid_alive
+
 from .config import (
     DEFAULT_HEAP_INITIAL,
     DEFAULT_HEAP_MAX,
@@ -116,13 +118,7 @@ def _pid_alive(pid: int) -> bool:
     proc = _CHILDREN.get(pid)
     if proc is not None:
         return proc.poll() is None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
+    if not pid_alive(pid):
         return False
     stat = Path(f"/proc/{pid}/stat")
     if stat.exists():  # a zombie is not alive

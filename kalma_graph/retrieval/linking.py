@@ -194,29 +194,9 @@ def load_type_map(path: str | None = None) -> TypeMap:
 # --- linking --------------------------------------------------------------------------------------
 
 
-def link_entities(
-    store: GraphStore,
-    text: str,
-    ner: MentionSource | None,
-    *,
-    type_map: TypeMap | None = None,
-    type_policy: str = DEFAULT_TYPE_POLICY,
-    partial: bool = True,
-    mentions: Sequence[Any] | None = None,
-    graph_mentions: bool | None = None,
-) -> list[LinkedMention]:
-    """Link the mentions of `text` to entities of `store` (see the module docstring).
-
-    `mentions` may be given to skip running `ner` again (they must come from `ner.mentions(text)`).
-    `graph_mentions` adds the phrases found in the graph's name index (default: under the `graph`
-    policy only, so `strict` stays the paper's NER-only pipeline). Returns one `LinkedMention` per
-    mention, in text order; mentions whose NER label is not an entity type (DATE, CARDINAL, ...) are
-    returned unlinked with the reason.
-    """
-    return link_question(
-        store, text, ner, type_map=type_map, type_policy=type_policy, partial=partial, mentions=mentions,
-        graph_mentions=graph_mentions,
-    ).linked
+def link_entities(store: GraphStore, text: str, ner: MentionSource | None, **options: Any) -> list[LinkedMention]:
+    """The linked mentions of `link_question` (same options), without the question-level notes."""
+    return link_question(store, text, ner, **options).linked
 
 
 def link_question(
@@ -230,7 +210,14 @@ def link_question(
     mentions: Sequence[Any] | None = None,
     graph_mentions: bool | None = None,
 ) -> Linking:
-    """`link_entities` with the question-level notes (`Linking.reason`)."""
+    """Link the mentions of `text` to entities of `store` (see the module docstring).
+
+    `mentions` may be given to skip running `ner` again (they must come from `ner.mentions(text)`).
+    `graph_mentions` adds the phrases found in the graph's name index (default: under the `graph`
+    policy only, so `strict` stays the paper's NER-only pipeline). The result holds one `LinkedMention` per
+    mention, in text order; mentions whose NER label is not an entity type (DATE, CARDINAL, ...) are
+    returned unlinked with the reason; `Linking.reason` notes the question as a whole.
+    """
     if type_policy not in TYPE_POLICIES:
         raise ValueError(f"type_policy must be one of {TYPE_POLICIES}, not {type_policy!r}")
     type_map = type_map or load_type_map()
