@@ -53,8 +53,8 @@ from kalma_graph.evaluation.metrics import (
     header_choices,
     na_quality,
 )
-from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet, absent_triples
-from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, HypothesisFormat
+from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
+from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
 from kalma_graph.files import file_sha256
 from kalma_graph.store.base import Entity, Triple
 
@@ -239,13 +239,12 @@ def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | No
 # --- evaluation ----------------------------------------------------------------------------------
 
 
-class _RecordingEntail:
-    """The NLI call the metrics make, with every probability kept (for per-citation rows)."""
+class _TimedEntail:
+    """The NLI call the metrics make, timed and counted for the throughput figures."""
 
     def __init__(self, nli: Any, batch_size: int | None) -> None:
         self.nli = nli
         self.batch_size = batch_size
-        self.calls: list[list[float]] = []
         self.pairs = 0
         self.seconds = 0.0
 
@@ -255,7 +254,6 @@ class _RecordingEntail:
         probs = [float(p) for p in self.nli.entailment_prob(list(premises), list(hypotheses), **kwargs)]
         self.seconds += time.perf_counter() - started
         self.pairs += len(probs)
-        self.calls.append(probs)
         return probs
 
 
@@ -282,180 +280,245 @@ def evaluate_records(
     notes: list[str] = []
     metrics: dict[str, dict] = {}
 
-    # citation quality -------------------------------------------------------------------------
-    t0 = time.perf_counter()
-    gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
-    cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
-             for a, g in zip(answers, gold_for)]
-    quality = citation_quality(cases, matching=options.matching)
-    metrics["citation_quality"] = quality
-    if gold is None:
-        notes.append("no gold file: citation precision, recall and F1 need minimum knowledge sets; "
-                     "only correctness and alignment are reported")
-    else:
-        without = sum(1 for g in gold_for if g is None)
-        if without:
-            notes.append(f"{without} of {len(answers)} answers have no gold set (scored for correctness only)")
-        unused = len(set(gold) - {a.id for a in answers})
-        if unused:
-            notes.append(f"{unused} gold sets name questions that are not in the answers file")
-    timings["citation_quality"] = time.perf_counter() - t0
+    def timed(part: str, run: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        out = run()
+        timings[part] = time.perf_counter() - t0
+        return out
 
-    # alignment (NLI) ---------------------------------------------------------------------------
-    entail = _RecordingEntail(nli, options.nli_batch_size) if nli is not None else None
-    pair_probs: list[list[float]] = [[] for _ in answers]
+    gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
+    metrics["citation_quality"] = timed("citation_quality", lambda: citation_part(answers, gold_for, options))
+    notes += gold_notes(answers, gold, gold_for)
+
+    entail = _TimedEntail(nli, options.nli_batch_size) if nli is not None else None
     if entail is None:
         skipped["alignment"] = "no NLI model given (--nli)"
     else:
-        t0 = time.perf_counter()
-        pairs = [alignment_pairs(a.parsed) for a in answers]
-        names = _merged_names(answers)
-        if progress:
-            progress("alignment", 0, sum(len(p) for p in pairs))
-        calls_before = len(entail.calls)
-        metrics["alignment"] = alignment(
-            pairs, entail, hypothesis_format=options.hypothesis_format, subject_names=names,
-            threshold=options.threshold, first_n_answers=options.alignment_first_n,
-        )
-        flat = [p for call in entail.calls[calls_before:] for p in call]
-        evaluated = len(answers) if options.alignment_first_n is None else min(len(answers), options.alignment_first_n)
-        if len(flat) == sum(len(pairs[i]) for i in range(evaluated)):  # the metric's pairs, in its order
-            cursor = 0
-            for i in range(evaluated):
-                pair_probs[i] = flat[cursor:cursor + len(pairs[i])]
-                cursor += len(pairs[i])
-        timings["alignment"] = time.perf_counter() - t0
-        if progress:
-            progress("alignment", metrics["alignment"]["pairs"], metrics["alignment"]["pairs"])
+        metrics["alignment"] = timed("alignment", lambda: alignment_part(answers, entail, options, progress))
 
-    # [NA] quality (conscious incompetence) ------------------------------------------------------
-    na_flags: list[list[bool | None]] = [[None] * len(a.parsed.na_sentences) for a in answers]
     na_reason = _na_skip_reason(answers, gold, options, entail)
+    eligible = _na_eligible(answers, gold_for, options)
     if na_reason:
         skipped["na_quality"] = na_reason
     else:
-        t0 = time.perf_counter()
-        eligible = _na_eligible(answers, gold_for, options)
-        na_cases = [NACase.from_parsed(answers[i].parsed, absent=answers[i].removed, gold=gold_for[i]) for i in eligible]
-        calls_before = len(entail.calls)
-        metrics["na_quality"] = na_quality(
-            na_cases, entail, absent_set=options.absent_set, matching=options.matching,
-            hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
-            threshold=options.threshold,
-        )
-        metrics["na_quality"]["answers_eligible"] = len(eligible)
-        metrics["na_quality"]["choices"]["answers"] = (
-            "with withheld knowledge" if options.absent_set == "removed" else "with a gold set")
-        if len(eligible) < len(answers):
-            notes.append(f"[NA] quality covers the {len(eligible)} of {len(answers)} answers "
-                         + ("whose graph had knowledge withheld ('removed')" if options.absent_set == "removed"
-                            else "that have a gold set"))
-        flat = [p for call in entail.calls[calls_before:] for p in call]
-        absents = [absent_triples(case, options.absent_set, options.matching) for case in na_cases]
-        if len(flat) == sum(len(c.na_sentences) * len(a) for c, a in zip(na_cases, absents)):
-            cursor = 0
-            for i, case, absent in zip(eligible, na_cases, absents):
-                flags = []
-                for _ in case.na_sentences:  # premise = [NA] sentence, hypotheses = its absent triples
-                    flags.append(any(p >= options.threshold for p in flat[cursor:cursor + len(absent)]))
-                    cursor += len(absent)
-                na_flags[i] = flags
-        timings["na_quality"] = time.perf_counter() - t0
+        metrics["na_quality"] = timed("na_quality", lambda: na_part(answers, gold_for, eligible, entail, options))
+        notes += na_notes(len(eligible), len(answers), options)
 
-    # G-Eval --------------------------------------------------------------------------------------
-    geval_rows: dict[str, dict] = {}
     if judge is None:
         skipped["geval"] = "no judge model given (--judge)"
     else:
-        from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
+        metrics["geval"] = timed("geval", lambda: geval_part(answers, judge, options, progress))
 
-        t0 = time.perf_counter()
-        ids = sample_ids([a.id for a in answers], options.geval_sample, options.seed)
-        chosen = set(ids)
-        items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
-                 for a in answers if a.id in chosen]
-        sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
-            f"seeded sample of {len(items)} (seed {options.seed})")
-        metrics["geval"] = geval(items, judge, answers_total=len(answers), sample=sample,
-                                 progress=(lambda d, t: progress("geval", d, t)) if progress else None)
-        geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]}
-        timings["geval"] = time.perf_counter() - t0
+    metrics["answer_descriptives"] = descriptives_part(answers)
+    notes += parse_notes(answers)
 
-    # descriptives --------------------------------------------------------------------------------
-    descriptives = answer_descriptives([a.parsed for a in answers])
-    finish = Counter(str(a.record.get("finish_reason") or "unknown") for a in answers)
-    descriptives |= {
-        "truncated": sum(1 for a in answers if a.record.get("truncated") or a.record.get("finish_reason") == "length"),
-        "finish_reasons": dict(sorted(finish.items())),
-        "empty_answers": sum(1 for a in answers if not a.text.strip()),
-        "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
-    }
-    metrics["answer_descriptives"] = descriptives
-    mismatched = sum(1 for a in answers if _stored_citations(a.record) not in (None, _citation_list(a.parsed)))
-    if mismatched:
-        notes.append(f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
-                     "text; the evaluation uses its own parse")
-
-    # per answer ------------------------------------------------------------------------------------
-    quality_rows = quality["per_answer"]
-    align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
-    na_rows = dict(zip(_na_eligible(answers, gold_for, options), metrics["na_quality"]["per_answer"])) \
-        if "na_quality" in metrics else {}
-    rows, details = [], []
-    for i, a in enumerate(answers):
-        q = quality_rows[i]
-        al = align_rows[i] if i < len(align_rows) else None
-        na = na_rows.get(i)
-        g = geval_rows.get(a.id)
-        rows.append({
-            "id": a.id,
-            "variant": a.variant,
-            "question": a.question,
-            "sentences": len(a.parsed.sentences),
-            "citations": a.parsed.n_citations,
-            "correct": q["correct"],
-            "correctness": q["correct"] / q["citations"] if q["citations"] else None,
-            "gold_triples": q["gold_triples"],
-            "precise": q["precise"],
-            "gold_hit": q["gold_hit"],
-            "precision": q["precision"],
-            "recall": q["recall"],
-            "alignment_pairs": al["pairs"] if al else None,
-            "alignment_entailed": al["entailed"] if al else None,
-            "alignment": al["alignment"] if al else None,
-            "na_marks": a.parsed.n_na,
-            "na_sentences": len(a.parsed.na_sentences),
-            "removed": len(a.removed),
-            "absent_triples": na["absent_triples"] if na else None,
-            "na_precision": na["precision"] if na else None,
-            "na_recall": na["recall"] if na else None,
-            "sloppy": a.parsed.n_sloppy,
-            "entity_only": a.parsed.n_entity_only,
-            "parse_issues": len(a.parsed.errors),
-            "truncated": bool(a.record.get("truncated") or a.record.get("finish_reason") == "length"),
-            "finish_reason": a.record.get("finish_reason"),
-            **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None
-               for aspect in (judge.aspects if judge is not None else ())},
-        })
-        details.append(_detail(a, q, pair_probs[i], na_flags[i], options.threshold, g))
+    verdicts = AnswerVerdicts.collect(answers, metrics, eligible)
+    aspects = tuple(judge.aspects) if judge is not None else ()
+    rows = [per_answer_row(a, v, aspects) for a, v in zip(answers, verdicts)]
+    details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     summary = _summary(metrics, answers)
-    # Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
-    # construction: say so wherever the figure is shown, never silently.
-    placed_by = {(a.record.get("params") or {}).get("cite_nli_sha256") for a in answers} - {None}
-    self_scored = nli is not None and getattr(nli, "model_hash", None) in placed_by
-    summary["alignment_self_scored"] = bool(self_scored) if "alignment" in metrics else None
+    self_scored = _self_scored(answers, nli)
+    summary["alignment_self_scored"] = self_scored if "alignment" in metrics else None
     if self_scored:
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
                      f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
                      "score with another NLI model for an independent figure")
     timings["total"] = time.perf_counter() - started
-    throughput = {
-        "answers_per_second": len(answers) / timings["total"] if timings["total"] > 0 else None,
-        "nli_pairs": entail.pairs if entail else 0,
-        "nli_seconds": entail.seconds if entail else 0.0,
-        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    return {
+        "kind": RESULTS_KIND,
+        "version": RESULTS_VERSION,
+        "header": results_header(answers, metrics, options, nli=nli, judge=judge, self_scored=self_scored),
+        "summary": summary,
+        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
+        "skipped": skipped,
+        "notes": notes,
+        "timings": {k: round(v, 4) for k, v in timings.items()},
+        "throughput": _throughput(len(answers), timings["total"], entail),
+        "per_answer": rows,
+        "answers": details,
     }
+
+
+# --- the parts of an evaluation: each a pure function of the scored answers ---------------------
+
+
+def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], options: EvaluateOptions) -> dict:
+    """Citation correctness (against the shown graph and its name lines), precision, recall, F1."""
+    cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
+             for a, g in zip(answers, gold_for)]
+    return citation_quality(cases, matching=options.matching)
+
+
+def gold_notes(answers: Sequence[ScoredAnswer], gold: GoldSets | None, gold_for: Sequence[Any]) -> list[str]:
+    if gold is None:
+        return ["no gold file: citation precision, recall and F1 need minimum knowledge sets; "
+                "only correctness and alignment are reported"]
+    notes = []
+    without = sum(1 for g in gold_for if g is None)
+    if without:
+        notes.append(f"{without} of {len(answers)} answers have no gold set (scored for correctness only)")
+    unused = len(set(gold) - {a.id for a in answers})
+    if unused:
+        notes.append(f"{unused} gold sets name questions that are not in the answers file")
+    return notes
+
+
+def alignment_part(answers: Sequence[ScoredAnswer], entail: EntailFn, options: EvaluateOptions,
+                   progress: Progress | None = None) -> dict:
+    """Text–citation alignment; its per-answer rows carry each pair's entailment probability."""
+    pairs = [alignment_pairs(a.parsed) for a in answers]
+    if progress:
+        progress("alignment", 0, sum(len(p) for p in pairs))
+    result = alignment(
+        pairs, entail, hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
+        threshold=options.threshold, first_n_answers=options.alignment_first_n,
+    )
+    if progress:
+        progress("alignment", result["pairs"], result["pairs"])
+    return result
+
+
+def na_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], eligible: Sequence[int], entail: EntailFn,
+            options: EvaluateOptions) -> dict:
+    """[NA] quality over the eligible answers; per-answer rows say which [NA] sentences were right."""
+    cases = [NACase.from_parsed(answers[i].parsed, absent=answers[i].removed, gold=gold_for[i]) for i in eligible]
+    result = na_quality(
+        cases, entail, absent_set=options.absent_set, matching=options.matching,
+        hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
+        threshold=options.threshold,
+    )
+    result["answers_eligible"] = len(eligible)
+    result["choices"]["answers"] = "with withheld knowledge" if options.absent_set == "removed" else "with a gold set"
+    return result
+
+
+def na_notes(eligible: int, answers: int, options: EvaluateOptions) -> list[str]:
+    if eligible >= answers:
+        return []
+    return [f"[NA] quality covers the {eligible} of {answers} answers "
+            + ("whose graph had knowledge withheld ('removed')" if options.absent_set == "removed"
+               else "that have a gold set")]
+
+
+def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOptions,
+               progress: Progress | None = None) -> dict:
+    """G-Eval on all answers or a seeded sample, judging the answer without its citation marks."""
+    from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
+
+    chosen = set(sample_ids([a.id for a in answers], options.geval_sample, options.seed))
+    items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
+             for a in answers if a.id in chosen]
+    sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
+        f"seeded sample of {len(items)} (seed {options.seed})")
+    return geval(items, judge, answers_total=len(answers), sample=sample,
+                 progress=(lambda d, t: progress("geval", d, t)) if progress else None)
+
+
+def descriptives_part(answers: Sequence[ScoredAnswer]) -> dict:
+    """Citations and [NA] per answer, sloppy share, truncations, finish reasons."""
+    finish = Counter(str(a.record.get("finish_reason") or "unknown") for a in answers)
+    return answer_descriptives([a.parsed for a in answers]) | {
+        "truncated": sum(1 for a in answers if _truncated(a)),
+        "finish_reasons": dict(sorted(finish.items())),
+        "empty_answers": sum(1 for a in answers if not a.text.strip()),
+        "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
+    }
+
+
+def parse_notes(answers: Sequence[ScoredAnswer]) -> list[str]:
+    mismatched = sum(1 for a in answers if _stored_citations(a.record) not in (None, _citation_list(a.parsed)))
+    if not mismatched:
+        return []
+    return [f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
+            "text; the evaluation uses its own parse"]
+
+
+@dataclass(frozen=True)
+class AnswerVerdicts:
+    """Every metric's verdicts on one answer: the rows the metrics returned for it, or None."""
+
+    quality: Mapping[str, Any]
+    alignment: Mapping[str, Any] | None = None
+    na: Mapping[str, Any] | None = None
+    geval: Mapping[str, Any] | None = None
+
+    @classmethod
+    def collect(cls, answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
+                na_eligible: Sequence[int]) -> list["AnswerVerdicts"]:
+        align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
+        na_rows = dict(zip(na_eligible, metrics["na_quality"]["per_answer"])) if "na_quality" in metrics else {}
+        geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]} if "geval" in metrics else {}
+        return [cls(quality=q, alignment=align_rows[i] if i < len(align_rows) else None, na=na_rows.get(i),
+                    geval=geval_rows.get(a.id))
+                for i, (a, q) in enumerate(zip(answers, metrics["citation_quality"]["per_answer"]))]
+
+
+def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> dict:
+    """One row of per_answer.csv."""
+    q, al, na, g = v.quality, v.alignment, v.na, v.geval
+    return {
+        "id": a.id,
+        "variant": a.variant,
+        "question": a.question,
+        "sentences": len(a.parsed.sentences),
+        "citations": a.parsed.n_citations,
+        "correct": q["correct"],
+        "correctness": q["correct"] / q["citations"] if q["citations"] else None,
+        "gold_triples": q["gold_triples"],
+        "precise": q["precise"],
+        "gold_hit": q["gold_hit"],
+        "precision": q["precision"],
+        "recall": q["recall"],
+        "alignment_pairs": al["pairs"] if al else None,
+        "alignment_entailed": al["entailed"] if al else None,
+        "alignment": al["alignment"] if al else None,
+        "na_marks": a.parsed.n_na,
+        "na_sentences": len(a.parsed.na_sentences),
+        "removed": len(a.removed),
+        "absent_triples": na["absent_triples"] if na else None,
+        "na_precision": na["precision"] if na else None,
+        "na_recall": na["recall"] if na else None,
+        "sloppy": a.parsed.n_sloppy,
+        "entity_only": a.parsed.n_entity_only,
+        "parse_issues": len(a.parsed.errors),
+        "truncated": _truncated(a),
+        "finish_reason": a.record.get("finish_reason"),
+        **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
+    }
+
+
+def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> dict:
+    """One line of answers_scored.jsonl: each sentence and citation with its verdicts."""
+    correct = list(v.quality.get("correct_flags") or [])
+    precise = list(v.quality.get("precise_flags") or [])
+    probs = v.alignment["probabilities"] if v.alignment else []
+    na_flags = v.na["sentence_correct"] if v.na else []
+    sentences, k, na_index = [], 0, 0
+    for position, s in enumerate(a.parsed.sentences):
+        citations = []
+        for c in s.citations:
+            p = probs[k] if k < len(probs) else None
+            citations.append({
+                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
+                "correct": correct[k] if k < len(correct) else None,
+                "precise": precise[k] if k < len(precise) else None,
+                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
+            })
+            k += 1
+        na_ok = None
+        if s.na:
+            na_ok = na_flags[na_index] if na_index < len(na_flags) else None
+            na_index += 1
+        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
+                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
+    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
+            "geval": dict(v.geval) if v.geval else None}
+
+
+def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
+                   nli: Any | None, judge: Any | None, self_scored: bool) -> dict:
+    """Every choice, model and library the figures depend on."""
     choices = {
         "evaluation.matching": options.matching,
         "evaluation.hypothesis_format": options.hypothesis_format,
@@ -467,27 +530,15 @@ def evaluate_records(
         **header_choices(m for m in metrics.values() if "choices" in m),
     }
     return {
-        "kind": RESULTS_KIND,
-        "version": RESULTS_VERSION,
-        "header": {
-            "choices": choices,
-            "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
-            "answer_models": _distinct(a.record.get("model") for a in answers),
-            "answer_params": _distinct(a.record.get("params") for a in answers),
-            "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
-            "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
-            "alignment_nli_placed_citations": bool(self_scored),
-            "judge": judge.describe() if judge is not None else None,
-            "libraries": library_versions(),
-        },
-        "summary": summary,
-        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
-        "skipped": skipped,
-        "notes": notes,
-        "timings": {k: round(v, 4) for k, v in timings.items()},
-        "throughput": throughput,
-        "per_answer": rows,
-        "answers": details,
+        "choices": choices,
+        "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
+        "answer_models": _distinct(a.record.get("model") for a in answers),
+        "answer_params": _distinct(a.record.get("params") for a in answers),
+        "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
+        "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+        "alignment_nli_placed_citations": self_scored,
+        "judge": judge.describe() if judge is not None else None,
+        "libraries": library_versions(),
     }
 
 
@@ -637,30 +688,24 @@ def _stored_citations(record: Mapping[str, Any]) -> list[list[str]] | None:
     return out
 
 
-def _detail(a: ScoredAnswer, quality_row: Mapping[str, Any], probs: Sequence[float],
-            na_flags: Sequence[bool | None], threshold: float, geval_row: Mapping[str, Any] | None) -> dict:
-    correct = list(quality_row.get("correct_flags") or [])
-    precise = list(quality_row.get("precise_flags") or [])
-    sentences, k, na_index = [], 0, 0
-    for position, s in enumerate(a.parsed.sentences):
-        citations = []
-        for c in s.citations:
-            p = probs[k] if k < len(probs) else None
-            citations.append({
-                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
-                "correct": correct[k] if k < len(correct) else None,
-                "precise": precise[k] if k < len(precise) else None,
-                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
-            })
-            k += 1
-        na_ok = None
-        if s.na:
-            na_ok = na_flags[na_index] if na_index < len(na_flags) else None
-            na_index += 1
-        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
-                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
-    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
-            "geval": dict(geval_row) if geval_row else None}
+def _truncated(a: ScoredAnswer) -> bool:
+    return bool(a.record.get("truncated") or a.record.get("finish_reason") == "length")
+
+
+def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
+    """Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
+    construction: say so wherever the figure is shown, never silently."""
+    placed_by = {(a.record.get("params") or {}).get("cite_nli_sha256") for a in answers} - {None}
+    return nli is not None and getattr(nli, "model_hash", None) in placed_by
+
+
+def _throughput(answers: int, seconds: float, entail: _TimedEntail | None) -> dict[str, Any]:
+    return {
+        "answers_per_second": answers / seconds if seconds > 0 else None,
+        "nli_pairs": entail.pairs if entail else 0,
+        "nli_seconds": entail.seconds if entail else 0.0,
+        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    }
 
 
 def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> dict[str, Any]:
