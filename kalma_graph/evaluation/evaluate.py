@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from pydantic import ValidationError
+
 from kalma_graph.evaluation.citations import ParsedAnswer, known_pairs, known_props, parse_answer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
@@ -56,6 +58,7 @@ from kalma_graph.evaluation.metrics import (
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
 from kalma_graph.files import file_sha256
+from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.store.base import Entity, Triple
 
 RESULTS_KIND = "kalma-graph.evaluation"
@@ -94,7 +97,7 @@ class EvaluateOptions:
 @dataclass
 class AnswersFile:
     path: Path | None
-    records: list[dict]
+    records: list[AnswerRecord]
     header: dict | None = None  # the sidecar `<answers>.header.json`, when present
     header_path: Path | None = None
     sha256: str | None = None
@@ -113,7 +116,7 @@ class ScoredAnswer:
     shown: list[Triple]  # the graph in the prompt: citations are checked against it
     parsed: ParsedAnswer
     subject_names: dict[str, str]
-    record: dict = field(repr=False)
+    record: AnswerRecord = field(repr=False)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -134,77 +137,42 @@ def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such answers file")
-    records: list[dict] = []
+    records: list[AnswerRecord] = []
     seen: set[str] = set()
     for number, line in numbered_lines(path):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
-            record = json.loads(line)
+            raw = json.loads(line)
         except json.JSONDecodeError as exc:
             raise AnswersFileError(f"{where}: not JSON ({exc.msg}); a run cut off mid-line? "
                                    "re-run `kalma-graph answer` to finish the file") from None
-        check_record(record, where)
-        if str(record["id"]) in seen:
-            raise AnswersFileError(f"{where}: answer id {record['id']!r} appears twice")
-        seen.add(str(record["id"]))
+        record = answer_record(raw, where)
+        if str(record.id) in seen:
+            raise AnswersFileError(f"{where}: answer id {record.id!r} appears twice")
+        seen.add(str(record.id))
         records.append(record)
     header_path = header_path_for(path)
     header = json.loads(header_path.read_text(encoding="utf-8")) if header_path else None
     return AnswersFile(path, records, header, header_path, file_sha256(path))
 
 
-def check_record(record: object, where: str = "record") -> None:
-    if not isinstance(record, dict):
+def answer_record(record: AnswerRecord | Mapping[str, Any], where: str = "record") -> AnswerRecord:
+    """The record checked against the answers-file schema; `AnswersFileError` naming `where` and the field."""
+    if isinstance(record, AnswerRecord):
+        return record
+    if not isinstance(record, Mapping):
         raise AnswersFileError(f"{where}: an answer record is a JSON object")
-    for key in ("id", "answer"):
-        if key not in record:
-            raise AnswersFileError(f"{where}: missing {key!r}")
-    if not isinstance(record["answer"], str):
-        raise AnswersFileError(f"{where}: 'answer' must be a string (got {type(record['answer']).__name__})")
-    for key in ("retrieved", "removed", "shown"):
-        triples = record.get(key) or []
-        if not isinstance(triples, list):
-            raise AnswersFileError(f"{where}: {key!r} must be a list of triples")
-        for t in triples:
-            if not isinstance(t, dict) or not all(isinstance(t.get(k), str) for k in ("subject", "label", "value")):
-                raise AnswersFileError(f"{where}: each {key!r} triple needs string subject, label and value: {t!r}")
+    try:
+        return AnswerRecord.model_validate(record)
+    except ValidationError as exc:
+        raise AnswersFileError(f"{where}: {describe_error(exc)}") from None
 
 
-def to_triple(row: Mapping[str, Any]) -> Triple:
-    return Triple(subject=row["subject"], pid=row.get("pid") or "", label=row["label"], value=row["value"],
-                  object_id=row.get("object_id"), datatype=row.get("datatype"))
-
-
-def subject_names_of(record: Mapping[str, Any]) -> dict[str, str]:
-    """Entity id → name from the record's entity-linking output (selected entity and candidates)."""
-    names: dict[str, str] = {}
-
-    def take(item: Any, mention: str | None = None) -> None:
-        if isinstance(item, dict):
-            eid = item.get("id") or item.get("qid")
-            name = item.get("name") or item.get("label")
-            if isinstance(eid, str) and isinstance(name, str) and name:
-                names.setdefault(eid, name)
-        elif isinstance(item, str) and mention:
-            names.setdefault(item, mention)
-
-    for entity in record.get("entities") or []:
-        if not isinstance(entity, dict):
-            continue
-        take(entity.get("selected"), entity.get("mention"))
-        for candidate in entity.get("candidates") or []:
-            take(candidate)
-    return names
-
-
-def shown_triples(record: Mapping[str, Any]) -> list[Triple]:
-    """The graph shown to the model: `shown` when recorded, else `retrieved` minus `removed`."""
-    if record.get("shown") is not None:
-        return [to_triple(t) for t in record["shown"]]
-    withheld = {to_triple(t) for t in record.get("removed") or []}
-    return [t for t in (to_triple(r) for r in record.get("retrieved") or []) if t not in withheld]
+def to_triple(row: TripleRecord) -> Triple:
+    return Triple(subject=row.subject, pid=row.pid or "", label=row.label, value=row.value,
+                  object_id=row.object_id, datatype=row.datatype)
 
 
 def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Triple]:
@@ -213,26 +181,27 @@ def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Tr
     return [Triple(subject=s, pid="", label="name", value=names[s]) for s in subjects if names.get(s)]
 
 
-def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
-    retrieved = [to_triple(t) for t in record.get("retrieved") or []]
-    removed = [to_triple(t) for t in record.get("removed") or []]
-    shown = shown_triples(record)
-    names = dict(extra_names or {}) | subject_names_of(record)
+def scored_answer(record: AnswerRecord | Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
+    record = answer_record(record)
+    retrieved = [to_triple(t) for t in record.retrieved]
+    removed = [to_triple(t) for t in record.removed]
+    shown = [to_triple(t) for t in record.shown_triples()]
+    names = dict(extra_names or {}) | record.entity_names()
     # What the parser knows: everything the model saw or could have seen, as the pipeline passes it.
     everything = retrieved + removed + shown
     subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in everything)]
     known, pairs = known_props(subjects, everything), known_pairs(subjects, everything)
     return ScoredAnswer(
-        id=str(record["id"]),
-        question=str(record.get("question") or ""),
-        variant=record.get("variant"),
-        text=record["answer"],
+        id=str(record.id),
+        question=str(record.question or ""),
+        variant=record.variant,
+        text=record.answer,
         retrieved=retrieved,
         removed=removed,
         shown=shown,
-        parsed=parse_answer(record["answer"], known or None, pairs or None),
+        parsed=parse_answer(record.answer, known or None, pairs or None),
         subject_names=names,
-        record=dict(record),
+        record=record,
     )
 
 
@@ -258,7 +227,7 @@ class _TimedEntail:
 
 
 def evaluate_records(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[AnswerRecord | Mapping[str, Any]],
     *,
     gold: GoldSets | None = None,
     nli: Any | None = None,
@@ -267,14 +236,13 @@ def evaluate_records(
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
 ) -> dict:
-    """Score answer records (dicts in the answers-file schema). `nli` is a loaded
+    """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
     `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
     `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    for i, record in enumerate(records):
-        check_record(record, f"record {i}")
-    answers = [scored_answer(r, subject_names) for r in records]
+    checked = [answer_record(r, f"record {i}") for i, r in enumerate(records)]
+    answers = [scored_answer(r, subject_names) for r in checked]
     timings["parse"] = time.perf_counter() - started
     skipped: dict[str, str] = {}
     notes: list[str] = []
@@ -417,9 +385,9 @@ def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOpt
 
 def descriptives_part(answers: Sequence[ScoredAnswer]) -> dict:
     """Citations and [NA] per answer, sloppy share, truncations, finish reasons."""
-    finish = Counter(str(a.record.get("finish_reason") or "unknown") for a in answers)
+    finish = Counter(str(a.record.finish_reason or "unknown") for a in answers)
     return answer_descriptives([a.parsed for a in answers]) | {
-        "truncated": sum(1 for a in answers if _truncated(a)),
+        "truncated": sum(1 for a in answers if a.record.was_truncated),
         "finish_reasons": dict(sorted(finish.items())),
         "empty_answers": sum(1 for a in answers if not a.text.strip()),
         "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
@@ -427,7 +395,7 @@ def descriptives_part(answers: Sequence[ScoredAnswer]) -> dict:
 
 
 def parse_notes(answers: Sequence[ScoredAnswer]) -> list[str]:
-    mismatched = sum(1 for a in answers if _stored_citations(a.record) not in (None, _citation_list(a.parsed)))
+    mismatched = sum(1 for a in answers if a.record.stored_citations() not in (None, _citation_list(a.parsed)))
     if not mismatched:
         return []
     return [f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
@@ -482,8 +450,8 @@ def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[s
         "sloppy": a.parsed.n_sloppy,
         "entity_only": a.parsed.n_entity_only,
         "parse_issues": len(a.parsed.errors),
-        "truncated": _truncated(a),
-        "finish_reason": a.record.get("finish_reason"),
+        "truncated": a.record.was_truncated,
+        "finish_reason": a.record.finish_reason,
         **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
     }
 
@@ -532,9 +500,9 @@ def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
     return {
         "choices": choices,
         "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
-        "answer_models": _distinct(a.record.get("model") for a in answers),
-        "answer_params": _distinct(a.record.get("params") for a in answers),
-        "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
+        "answer_models": _distinct(a.record.model for a in answers),
+        "answer_params": _distinct(a.record.params for a in answers),
+        "prompt_sha256": sorted({a.record.prompt_sha256 for a in answers if a.record.prompt_sha256})[:20],
         "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
         "alignment_nli_placed_citations": self_scored,
         "judge": judge.describe() if judge is not None else None,
@@ -677,25 +645,10 @@ def _citation_list(parsed: ParsedAnswer) -> list[list[str]]:
     return [list(c.triple) for c in parsed.citations]
 
 
-def _stored_citations(record: Mapping[str, Any]) -> list[list[str]] | None:
-    sentences = record.get("sentences")
-    if not isinstance(sentences, list):
-        return None
-    out = []
-    for s in sentences:
-        for c in (s.get("citations") or []) if isinstance(s, dict) else []:
-            out.append([str(c.get("qid", "")), str(c.get("prop", "")), str(c.get("value", ""))])
-    return out
-
-
-def _truncated(a: ScoredAnswer) -> bool:
-    return bool(a.record.get("truncated") or a.record.get("finish_reason") == "length")
-
-
 def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
     """Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
     construction: say so wherever the figure is shown, never silently."""
-    placed_by = {(a.record.get("params") or {}).get("cite_nli_sha256") for a in answers} - {None}
+    placed_by = {(a.record.params or {}).get("cite_nli_sha256") for a in answers} - {None}
     return nli is not None and getattr(nli, "model_hash", None) in placed_by
 
 
@@ -752,9 +705,8 @@ def _distinct(values: Any) -> list:
     return out
 
 
-def _store_names(store: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    ids = {t["subject"] for r in records
-           for t in (r.get("retrieved") or []) + (r.get("removed") or []) + (r.get("shown") or [])}
+def _store_names(store: Any, records: Sequence[AnswerRecord]) -> dict[str, str]:
+    ids = {t.subject for r in records for t in [*r.retrieved, *r.removed, *(r.shown or [])]}
     return {e.id: e.name for e in store.get_entities(ids) if e.name}
 
 
@@ -767,6 +719,7 @@ __all__ = [
     "AnswersFileError",
     "EvaluateOptions",
     "ScoredAnswer",
+    "answer_record",
     "clean_answer",
     "default_run_id",
     "evaluate_file",
@@ -774,5 +727,4 @@ __all__ = [
     "knowledge_text",
     "read_answers",
     "scored_answer",
-    "subject_names_of",
 ]
