@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer  # noqa: E402
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
-from kalma_graph.retrieval.retrieve import linked_dict, retrieve, triple_dict  # noqa: E402
+from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord  # noqa: E402
+from kalma_graph.retrieval.retrieve import linked_dict, retrieve  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
 from kalma_graph.files import append_jsonl
 
@@ -43,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
 
 
-def synthetic_answer(index: int, question, found, names: dict[str, str]) -> dict:
+def synthetic_answer(index: int, question, found, names: dict[str, str]) -> AnswerRecord:
     """One answer record in the answers-file schema from a question's real retrieval (see module doc)."""
     rng = random.Random(index)
     triples = [t for t in found.triples if t.value and t.subject in names]
@@ -58,19 +59,19 @@ def synthetic_answer(index: int, question, found, names: dict[str, str]) -> dict
         sentences.append("Little else is recorded about this. [NA]")
     text = " ".join(sentences)
     parsed = parse_answer(text, known_props(found.entities, found.triples), known_pairs(found.entities, found.triples))
-    return {
-        "id": question.id,
-        "question": question.text,
-        "variant": "specific",
-        "entities": [linked_dict(lm) for lm in found.linked],
-        "retrieved": [triple_dict(t) for t in found.triples],
-        "removed": [],
-        "answer": text,
-        "sentences": [{"text": s.text, "clean_text": s.clean_text, "na": s.na,
-                       "citations": [{"qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy}
-                                     for c in s.citations]} for s in parsed.sentences],
-        "model": {"model_file": "synthetic (bench/evaluate.py)"},
-    }
+    return AnswerRecord(
+        id=question.id,
+        question=question.text,
+        variant="specific",
+        entities=[linked_dict(lm) for lm in found.linked],
+        retrieved=[TripleRecord.model_validate(t, from_attributes=True) for t in found.triples],
+        removed=[],
+        answer=text,
+        sentences=[SentenceRecord(text=s.text, clean_text=s.clean_text, na=s.na,
+                                  citations=[CitationRecord(qid=c.qid, prop=c.prop, value=c.value, sloppy=c.sloppy)
+                                             for c in s.citations]) for s in parsed.sentences],
+        model={"model_file": "synthetic (bench/evaluate.py)"},
+    )
 
 
 def write_answers(store, path: Path, questions_file: Path) -> None:
@@ -85,7 +86,7 @@ def write_answers(store, path: Path, questions_file: Path) -> None:
         for i, q in enumerate(questions):
             found = retrieve(store, q.text, ner)
             names = {e.id: e.name or e.id for e in found.entities}
-            handle.write(json.dumps(synthetic_answer(i, q, found, names), ensure_ascii=False) + "\n")
+            handle.write(json.dumps(synthetic_answer(i, q, found, names).to_json_dict(), ensure_ascii=False) + "\n")
     tmp.replace(path)
     print(f"wrote {len(questions)} answers to {path} in {time.perf_counter() - t0:.1f} s (retrieval included)")
 

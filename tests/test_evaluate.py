@@ -154,7 +154,16 @@ def test_bad_answers_files_fail_with_file_and_line(tmp_path):
     with pytest.raises(AnswersFileError, match=r":2: answer id 'crane-table19' appears twice"):
         read_answers(path)
     path.write_text(json.dumps({"id": "x", "answer": "A", "retrieved": [{"subject": "Q1"}]}) + "\n")
-    with pytest.raises(AnswersFileError, match="needs string subject, label and value"):
+    with pytest.raises(AnswersFileError, match=r"a\.jsonl:1: retrieved\[0\]\.label: Field required"):
+        read_answers(path)
+    path.write_text(good + "\n" + json.dumps({"id": "y", "answer": 3}) + "\n")
+    with pytest.raises(AnswersFileError, match=r"a\.jsonl:2: answer: Input should be a valid string \(got 3\)"):
+        read_answers(path)
+    path.write_text(json.dumps({"id": "z"}) + "\n")
+    with pytest.raises(AnswersFileError, match=r"a\.jsonl:1: answer: Field required"):
+        read_answers(path)
+    path.write_text("[1, 2]\n")
+    with pytest.raises(AnswersFileError, match=r"a\.jsonl:1: an answer record is a JSON object"):
         read_answers(path)
 
 

@@ -11,12 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "kalma_graph"
 
-BASE = {"text", "files"}
+BASE = {"text", "files", "records"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
+    "records": set(),  # the typed records that cross package boundaries (pydantic only)
     "prompts": set(),
     "reporting": {"files"},
     "store": INFRA,

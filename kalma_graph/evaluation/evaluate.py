@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from pydantic import ValidationError
+
 from kalma_graph.evaluation.citations import ParsedAnswer, known_pairs, known_props, parse_answer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
@@ -53,9 +55,10 @@ from kalma_graph.evaluation.metrics import (
     header_choices,
     na_quality,
 )
-from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet, absent_triples
-from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, HypothesisFormat
+from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
+from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
 from kalma_graph.files import file_sha256
+from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.store.base import Entity, Triple
 
 RESULTS_KIND = "kalma-graph.evaluation"
@@ -94,7 +97,7 @@ class EvaluateOptions:
 @dataclass
 class AnswersFile:
     path: Path | None
-    records: list[dict]
+    records: list[AnswerRecord]
     header: dict | None = None  # the sidecar `<answers>.header.json`, when present
     header_path: Path | None = None
     sha256: str | None = None
@@ -113,7 +116,7 @@ class ScoredAnswer:
     shown: list[Triple]  # the graph in the prompt: citations are checked against it
     parsed: ParsedAnswer
     subject_names: dict[str, str]
-    record: dict = field(repr=False)
+    record: AnswerRecord = field(repr=False)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -134,77 +137,42 @@ def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such answers file")
-    records: list[dict] = []
+    records: list[AnswerRecord] = []
     seen: set[str] = set()
     for number, line in numbered_lines(path):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
-            record = json.loads(line)
+            raw = json.loads(line)
         except json.JSONDecodeError as exc:
             raise AnswersFileError(f"{where}: not JSON ({exc.msg}); a run cut off mid-line? "
                                    "re-run `kalma-graph answer` to finish the file") from None
-        check_record(record, where)
-        if str(record["id"]) in seen:
-            raise AnswersFileError(f"{where}: answer id {record['id']!r} appears twice")
-        seen.add(str(record["id"]))
+        record = answer_record(raw, where)
+        if str(record.id) in seen:
+            raise AnswersFileError(f"{where}: answer id {record.id!r} appears twice")
+        seen.add(str(record.id))
         records.append(record)
     header_path = header_path_for(path)
     header = json.loads(header_path.read_text(encoding="utf-8")) if header_path else None
     return AnswersFile(path, records, header, header_path, file_sha256(path))
 
 
-def check_record(record: object, where: str = "record") -> None:
-    if not isinstance(record, dict):
+def answer_record(record: AnswerRecord | Mapping[str, Any], where: str = "record") -> AnswerRecord:
+    """The record checked against the answers-file schema; `AnswersFileError` naming `where` and the field."""
+    if isinstance(record, AnswerRecord):
+        return record
+    if not isinstance(record, Mapping):
         raise AnswersFileError(f"{where}: an answer record is a JSON object")
-    for key in ("id", "answer"):
-        if key not in record:
-            raise AnswersFileError(f"{where}: missing {key!r}")
-    if not isinstance(record["answer"], str):
-        raise AnswersFileError(f"{where}: 'answer' must be a string (got {type(record['answer']).__name__})")
-    for key in ("retrieved", "removed", "shown"):
-        triples = record.get(key) or []
-        if not isinstance(triples, list):
-            raise AnswersFileError(f"{where}: {key!r} must be a list of triples")
-        for t in triples:
-            if not isinstance(t, dict) or not all(isinstance(t.get(k), str) for k in ("subject", "label", "value")):
-                raise AnswersFileError(f"{where}: each {key!r} triple needs string subject, label and value: {t!r}")
+    try:
+        return AnswerRecord.model_validate(record)
+    except ValidationError as exc:
+        raise AnswersFileError(f"{where}: {describe_error(exc)}") from None
 
 
-def to_triple(row: Mapping[str, Any]) -> Triple:
-    return Triple(subject=row["subject"], pid=row.get("pid") or "", label=row["label"], value=row["value"],
-                  object_id=row.get("object_id"), datatype=row.get("datatype"))
-
-
-def subject_names_of(record: Mapping[str, Any]) -> dict[str, str]:
-    """Entity id → name from the record's entity-linking output (selected entity and candidates)."""
-    names: dict[str, str] = {}
-
-    def take(item: Any, mention: str | None = None) -> None:
-        if isinstance(item, dict):
-            eid = item.get("id") or item.get("qid")
-            name = item.get("name") or item.get("label")
-            if isinstance(eid, str) and isinstance(name, str) and name:
-                names.setdefault(eid, name)
-        elif isinstance(item, str) and mention:
-            names.setdefault(item, mention)
-
-    for entity in record.get("entities") or []:
-        if not isinstance(entity, dict):
-            continue
-        take(entity.get("selected"), entity.get("mention"))
-        for candidate in entity.get("candidates") or []:
-            take(candidate)
-    return names
-
-
-def shown_triples(record: Mapping[str, Any]) -> list[Triple]:
-    """The graph shown to the model: `shown` when recorded, else `retrieved` minus `removed`."""
-    if record.get("shown") is not None:
-        return [to_triple(t) for t in record["shown"]]
-    withheld = {to_triple(t) for t in record.get("removed") or []}
-    return [t for t in (to_triple(r) for r in record.get("retrieved") or []) if t not in withheld]
+def to_triple(row: TripleRecord) -> Triple:
+    return Triple(subject=row.subject, pid=row.pid or "", label=row.label, value=row.value,
+                  object_id=row.object_id, datatype=row.datatype)
 
 
 def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Triple]:
@@ -213,39 +181,39 @@ def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Tr
     return [Triple(subject=s, pid="", label="name", value=names[s]) for s in subjects if names.get(s)]
 
 
-def scored_answer(record: Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
-    retrieved = [to_triple(t) for t in record.get("retrieved") or []]
-    removed = [to_triple(t) for t in record.get("removed") or []]
-    shown = shown_triples(record)
-    names = dict(extra_names or {}) | subject_names_of(record)
+def scored_answer(record: AnswerRecord | Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
+    record = answer_record(record)
+    retrieved = [to_triple(t) for t in record.retrieved]
+    removed = [to_triple(t) for t in record.removed]
+    shown = [to_triple(t) for t in record.shown_triples()]
+    names = dict(extra_names or {}) | record.entity_names()
     # What the parser knows: everything the model saw or could have seen, as the pipeline passes it.
     everything = retrieved + removed + shown
     subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in everything)]
     known, pairs = known_props(subjects, everything), known_pairs(subjects, everything)
     return ScoredAnswer(
-        id=str(record["id"]),
-        question=str(record.get("question") or ""),
-        variant=record.get("variant"),
-        text=record["answer"],
+        id=str(record.id),
+        question=str(record.question or ""),
+        variant=record.variant,
+        text=record.answer,
         retrieved=retrieved,
         removed=removed,
         shown=shown,
-        parsed=parse_answer(record["answer"], known or None, pairs or None),
+        parsed=parse_answer(record.answer, known or None, pairs or None),
         subject_names=names,
-        record=dict(record),
+        record=record,
     )
 
 
 # --- evaluation ----------------------------------------------------------------------------------
 
 
-class _RecordingEntail:
-    """The NLI call the metrics make, with every probability kept (for per-citation rows)."""
+class _TimedEntail:
+    """The NLI call the metrics make, timed and counted for the throughput figures."""
 
     def __init__(self, nli: Any, batch_size: int | None) -> None:
         self.nli = nli
         self.batch_size = batch_size
-        self.calls: list[list[float]] = []
         self.pairs = 0
         self.seconds = 0.0
 
@@ -255,12 +223,11 @@ class _RecordingEntail:
         probs = [float(p) for p in self.nli.entailment_prob(list(premises), list(hypotheses), **kwargs)]
         self.seconds += time.perf_counter() - started
         self.pairs += len(probs)
-        self.calls.append(probs)
         return probs
 
 
 def evaluate_records(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[AnswerRecord | Mapping[str, Any]],
     *,
     gold: GoldSets | None = None,
     nli: Any | None = None,
@@ -269,193 +236,257 @@ def evaluate_records(
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
 ) -> dict:
-    """Score answer records (dicts in the answers-file schema). `nli` is a loaded
+    """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
     `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
     `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    for i, record in enumerate(records):
-        check_record(record, f"record {i}")
-    answers = [scored_answer(r, subject_names) for r in records]
+    checked = [answer_record(r, f"record {i}") for i, r in enumerate(records)]
+    answers = [scored_answer(r, subject_names) for r in checked]
     timings["parse"] = time.perf_counter() - started
     skipped: dict[str, str] = {}
     notes: list[str] = []
     metrics: dict[str, dict] = {}
 
-    # citation quality -------------------------------------------------------------------------
-    t0 = time.perf_counter()
-    gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
-    cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
-             for a, g in zip(answers, gold_for)]
-    quality = citation_quality(cases, matching=options.matching)
-    metrics["citation_quality"] = quality
-    if gold is None:
-        notes.append("no gold file: citation precision, recall and F1 need minimum knowledge sets; "
-                     "only correctness and alignment are reported")
-    else:
-        without = sum(1 for g in gold_for if g is None)
-        if without:
-            notes.append(f"{without} of {len(answers)} answers have no gold set (scored for correctness only)")
-        unused = len(set(gold) - {a.id for a in answers})
-        if unused:
-            notes.append(f"{unused} gold sets name questions that are not in the answers file")
-    timings["citation_quality"] = time.perf_counter() - t0
+    def timed(part: str, run: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        out = run()
+        timings[part] = time.perf_counter() - t0
+        return out
 
-    # alignment (NLI) ---------------------------------------------------------------------------
-    entail = _RecordingEntail(nli, options.nli_batch_size) if nli is not None else None
-    pair_probs: list[list[float]] = [[] for _ in answers]
+    gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
+    metrics["citation_quality"] = timed("citation_quality", lambda: citation_part(answers, gold_for, options))
+    notes += gold_notes(answers, gold, gold_for)
+
+    entail = _TimedEntail(nli, options.nli_batch_size) if nli is not None else None
     if entail is None:
         skipped["alignment"] = "no NLI model given (--nli)"
     else:
-        t0 = time.perf_counter()
-        pairs = [alignment_pairs(a.parsed) for a in answers]
-        names = _merged_names(answers)
-        if progress:
-            progress("alignment", 0, sum(len(p) for p in pairs))
-        calls_before = len(entail.calls)
-        metrics["alignment"] = alignment(
-            pairs, entail, hypothesis_format=options.hypothesis_format, subject_names=names,
-            threshold=options.threshold, first_n_answers=options.alignment_first_n,
-        )
-        flat = [p for call in entail.calls[calls_before:] for p in call]
-        evaluated = len(answers) if options.alignment_first_n is None else min(len(answers), options.alignment_first_n)
-        if len(flat) == sum(len(pairs[i]) for i in range(evaluated)):  # the metric's pairs, in its order
-            cursor = 0
-            for i in range(evaluated):
-                pair_probs[i] = flat[cursor:cursor + len(pairs[i])]
-                cursor += len(pairs[i])
-        timings["alignment"] = time.perf_counter() - t0
-        if progress:
-            progress("alignment", metrics["alignment"]["pairs"], metrics["alignment"]["pairs"])
+        metrics["alignment"] = timed("alignment", lambda: alignment_part(answers, entail, options, progress))
 
-    # [NA] quality (conscious incompetence) ------------------------------------------------------
-    na_flags: list[list[bool | None]] = [[None] * len(a.parsed.na_sentences) for a in answers]
     na_reason = _na_skip_reason(answers, gold, options, entail)
+    eligible = _na_eligible(answers, gold_for, options)
     if na_reason:
         skipped["na_quality"] = na_reason
     else:
-        t0 = time.perf_counter()
-        eligible = _na_eligible(answers, gold_for, options)
-        na_cases = [NACase.from_parsed(answers[i].parsed, absent=answers[i].removed, gold=gold_for[i]) for i in eligible]
-        calls_before = len(entail.calls)
-        metrics["na_quality"] = na_quality(
-            na_cases, entail, absent_set=options.absent_set, matching=options.matching,
-            hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
-            threshold=options.threshold,
-        )
-        metrics["na_quality"]["answers_eligible"] = len(eligible)
-        metrics["na_quality"]["choices"]["answers"] = (
-            "with withheld knowledge" if options.absent_set == "removed" else "with a gold set")
-        if len(eligible) < len(answers):
-            notes.append(f"[NA] quality covers the {len(eligible)} of {len(answers)} answers "
-                         + ("whose graph had knowledge withheld ('removed')" if options.absent_set == "removed"
-                            else "that have a gold set"))
-        flat = [p for call in entail.calls[calls_before:] for p in call]
-        absents = [absent_triples(case, options.absent_set, options.matching) for case in na_cases]
-        if len(flat) == sum(len(c.na_sentences) * len(a) for c, a in zip(na_cases, absents)):
-            cursor = 0
-            for i, case, absent in zip(eligible, na_cases, absents):
-                flags = []
-                for _ in case.na_sentences:  # premise = [NA] sentence, hypotheses = its absent triples
-                    flags.append(any(p >= options.threshold for p in flat[cursor:cursor + len(absent)]))
-                    cursor += len(absent)
-                na_flags[i] = flags
-        timings["na_quality"] = time.perf_counter() - t0
+        metrics["na_quality"] = timed("na_quality", lambda: na_part(answers, gold_for, eligible, entail, options))
+        notes += na_notes(len(eligible), len(answers), options)
 
-    # G-Eval --------------------------------------------------------------------------------------
-    geval_rows: dict[str, dict] = {}
     if judge is None:
         skipped["geval"] = "no judge model given (--judge)"
     else:
-        from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
+        metrics["geval"] = timed("geval", lambda: geval_part(answers, judge, options, progress))
 
-        t0 = time.perf_counter()
-        ids = sample_ids([a.id for a in answers], options.geval_sample, options.seed)
-        chosen = set(ids)
-        items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
-                 for a in answers if a.id in chosen]
-        sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
-            f"seeded sample of {len(items)} (seed {options.seed})")
-        metrics["geval"] = geval(items, judge, answers_total=len(answers), sample=sample,
-                                 progress=(lambda d, t: progress("geval", d, t)) if progress else None)
-        geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]}
-        timings["geval"] = time.perf_counter() - t0
+    metrics["answer_descriptives"] = descriptives_part(answers)
+    notes += parse_notes(answers)
 
-    # descriptives --------------------------------------------------------------------------------
-    descriptives = answer_descriptives([a.parsed for a in answers])
-    finish = Counter(str(a.record.get("finish_reason") or "unknown") for a in answers)
-    descriptives |= {
-        "truncated": sum(1 for a in answers if a.record.get("truncated") or a.record.get("finish_reason") == "length"),
-        "finish_reasons": dict(sorted(finish.items())),
-        "empty_answers": sum(1 for a in answers if not a.text.strip()),
-        "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
-    }
-    metrics["answer_descriptives"] = descriptives
-    mismatched = sum(1 for a in answers if _stored_citations(a.record) not in (None, _citation_list(a.parsed)))
-    if mismatched:
-        notes.append(f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
-                     "text; the evaluation uses its own parse")
-
-    # per answer ------------------------------------------------------------------------------------
-    quality_rows = quality["per_answer"]
-    align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
-    na_rows = dict(zip(_na_eligible(answers, gold_for, options), metrics["na_quality"]["per_answer"])) \
-        if "na_quality" in metrics else {}
-    rows, details = [], []
-    for i, a in enumerate(answers):
-        q = quality_rows[i]
-        al = align_rows[i] if i < len(align_rows) else None
-        na = na_rows.get(i)
-        g = geval_rows.get(a.id)
-        rows.append({
-            "id": a.id,
-            "variant": a.variant,
-            "question": a.question,
-            "sentences": len(a.parsed.sentences),
-            "citations": a.parsed.n_citations,
-            "correct": q["correct"],
-            "correctness": q["correct"] / q["citations"] if q["citations"] else None,
-            "gold_triples": q["gold_triples"],
-            "precise": q["precise"],
-            "gold_hit": q["gold_hit"],
-            "precision": q["precision"],
-            "recall": q["recall"],
-            "alignment_pairs": al["pairs"] if al else None,
-            "alignment_entailed": al["entailed"] if al else None,
-            "alignment": al["alignment"] if al else None,
-            "na_marks": a.parsed.n_na,
-            "na_sentences": len(a.parsed.na_sentences),
-            "removed": len(a.removed),
-            "absent_triples": na["absent_triples"] if na else None,
-            "na_precision": na["precision"] if na else None,
-            "na_recall": na["recall"] if na else None,
-            "sloppy": a.parsed.n_sloppy,
-            "entity_only": a.parsed.n_entity_only,
-            "parse_issues": len(a.parsed.errors),
-            "truncated": bool(a.record.get("truncated") or a.record.get("finish_reason") == "length"),
-            "finish_reason": a.record.get("finish_reason"),
-            **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None
-               for aspect in (judge.aspects if judge is not None else ())},
-        })
-        details.append(_detail(a, q, pair_probs[i], na_flags[i], options.threshold, g))
+    verdicts = AnswerVerdicts.collect(answers, metrics, eligible)
+    aspects = tuple(judge.aspects) if judge is not None else ()
+    rows = [per_answer_row(a, v, aspects) for a, v in zip(answers, verdicts)]
+    details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     summary = _summary(metrics, answers)
-    # Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
-    # construction: say so wherever the figure is shown, never silently.
-    placed_by = {(a.record.get("params") or {}).get("cite_nli_sha256") for a in answers} - {None}
-    self_scored = nli is not None and getattr(nli, "model_hash", None) in placed_by
-    summary["alignment_self_scored"] = bool(self_scored) if "alignment" in metrics else None
+    self_scored = _self_scored(answers, nli)
+    summary["alignment_self_scored"] = self_scored if "alignment" in metrics else None
     if self_scored:
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
                      f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
                      "score with another NLI model for an independent figure")
     timings["total"] = time.perf_counter() - started
-    throughput = {
-        "answers_per_second": len(answers) / timings["total"] if timings["total"] > 0 else None,
-        "nli_pairs": entail.pairs if entail else 0,
-        "nli_seconds": entail.seconds if entail else 0.0,
-        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    return {
+        "kind": RESULTS_KIND,
+        "version": RESULTS_VERSION,
+        "header": results_header(answers, metrics, options, nli=nli, judge=judge, self_scored=self_scored),
+        "summary": summary,
+        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
+        "skipped": skipped,
+        "notes": notes,
+        "timings": {k: round(v, 4) for k, v in timings.items()},
+        "throughput": _throughput(len(answers), timings["total"], entail),
+        "per_answer": rows,
+        "answers": details,
     }
+
+
+# --- the parts of an evaluation: each a pure function of the scored answers ---------------------
+
+
+def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], options: EvaluateOptions) -> dict:
+    """Citation correctness (against the shown graph and its name lines), precision, recall, F1."""
+    cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
+             for a, g in zip(answers, gold_for)]
+    return citation_quality(cases, matching=options.matching)
+
+
+def gold_notes(answers: Sequence[ScoredAnswer], gold: GoldSets | None, gold_for: Sequence[Any]) -> list[str]:
+    if gold is None:
+        return ["no gold file: citation precision, recall and F1 need minimum knowledge sets; "
+                "only correctness and alignment are reported"]
+    notes = []
+    without = sum(1 for g in gold_for if g is None)
+    if without:
+        notes.append(f"{without} of {len(answers)} answers have no gold set (scored for correctness only)")
+    unused = len(set(gold) - {a.id for a in answers})
+    if unused:
+        notes.append(f"{unused} gold sets name questions that are not in the answers file")
+    return notes
+
+
+def alignment_part(answers: Sequence[ScoredAnswer], entail: EntailFn, options: EvaluateOptions,
+                   progress: Progress | None = None) -> dict:
+    """Text–citation alignment; its per-answer rows carry each pair's entailment probability."""
+    pairs = [alignment_pairs(a.parsed) for a in answers]
+    if progress:
+        progress("alignment", 0, sum(len(p) for p in pairs))
+    result = alignment(
+        pairs, entail, hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
+        threshold=options.threshold, first_n_answers=options.alignment_first_n,
+    )
+    if progress:
+        progress("alignment", result["pairs"], result["pairs"])
+    return result
+
+
+def na_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], eligible: Sequence[int], entail: EntailFn,
+            options: EvaluateOptions) -> dict:
+    """[NA] quality over the eligible answers; per-answer rows say which [NA] sentences were right."""
+    cases = [NACase.from_parsed(answers[i].parsed, absent=answers[i].removed, gold=gold_for[i]) for i in eligible]
+    result = na_quality(
+        cases, entail, absent_set=options.absent_set, matching=options.matching,
+        hypothesis_format=options.hypothesis_format, subject_names=_merged_names(answers),
+        threshold=options.threshold,
+    )
+    result["answers_eligible"] = len(eligible)
+    result["choices"]["answers"] = "with withheld knowledge" if options.absent_set == "removed" else "with a gold set"
+    return result
+
+
+def na_notes(eligible: int, answers: int, options: EvaluateOptions) -> list[str]:
+    if eligible >= answers:
+        return []
+    return [f"[NA] quality covers the {eligible} of {answers} answers "
+            + ("whose graph had knowledge withheld ('removed')" if options.absent_set == "removed"
+               else "that have a gold set")]
+
+
+def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOptions,
+               progress: Progress | None = None) -> dict:
+    """G-Eval on all answers or a seeded sample, judging the answer without its citation marks."""
+    from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
+
+    chosen = set(sample_ids([a.id for a in answers], options.geval_sample, options.seed))
+    items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
+             for a in answers if a.id in chosen]
+    sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
+        f"seeded sample of {len(items)} (seed {options.seed})")
+    return geval(items, judge, answers_total=len(answers), sample=sample,
+                 progress=(lambda d, t: progress("geval", d, t)) if progress else None)
+
+
+def descriptives_part(answers: Sequence[ScoredAnswer]) -> dict:
+    """Citations and [NA] per answer, sloppy share, truncations, finish reasons."""
+    finish = Counter(str(a.record.finish_reason or "unknown") for a in answers)
+    return answer_descriptives([a.parsed for a in answers]) | {
+        "truncated": sum(1 for a in answers if a.record.was_truncated),
+        "finish_reasons": dict(sorted(finish.items())),
+        "empty_answers": sum(1 for a in answers if not a.text.strip()),
+        "answers_with_removed_knowledge": sum(1 for a in answers if a.removed),
+    }
+
+
+def parse_notes(answers: Sequence[ScoredAnswer]) -> list[str]:
+    mismatched = sum(1 for a in answers if a.record.stored_citations() not in (None, _citation_list(a.parsed)))
+    if not mismatched:
+        return []
+    return [f"{mismatched} records' stored citations differ from this evaluation's parse of the answer "
+            "text; the evaluation uses its own parse"]
+
+
+@dataclass(frozen=True)
+class AnswerVerdicts:
+    """Every metric's verdicts on one answer: the rows the metrics returned for it, or None."""
+
+    quality: Mapping[str, Any]
+    alignment: Mapping[str, Any] | None = None
+    na: Mapping[str, Any] | None = None
+    geval: Mapping[str, Any] | None = None
+
+    @classmethod
+    def collect(cls, answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
+                na_eligible: Sequence[int]) -> list["AnswerVerdicts"]:
+        align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
+        na_rows = dict(zip(na_eligible, metrics["na_quality"]["per_answer"])) if "na_quality" in metrics else {}
+        geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]} if "geval" in metrics else {}
+        return [cls(quality=q, alignment=align_rows[i] if i < len(align_rows) else None, na=na_rows.get(i),
+                    geval=geval_rows.get(a.id))
+                for i, (a, q) in enumerate(zip(answers, metrics["citation_quality"]["per_answer"]))]
+
+
+def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> dict:
+    """One row of per_answer.csv."""
+    q, al, na, g = v.quality, v.alignment, v.na, v.geval
+    return {
+        "id": a.id,
+        "variant": a.variant,
+        "question": a.question,
+        "sentences": len(a.parsed.sentences),
+        "citations": a.parsed.n_citations,
+        "correct": q["correct"],
+        "correctness": q["correct"] / q["citations"] if q["citations"] else None,
+        "gold_triples": q["gold_triples"],
+        "precise": q["precise"],
+        "gold_hit": q["gold_hit"],
+        "precision": q["precision"],
+        "recall": q["recall"],
+        "alignment_pairs": al["pairs"] if al else None,
+        "alignment_entailed": al["entailed"] if al else None,
+        "alignment": al["alignment"] if al else None,
+        "na_marks": a.parsed.n_na,
+        "na_sentences": len(a.parsed.na_sentences),
+        "removed": len(a.removed),
+        "absent_triples": na["absent_triples"] if na else None,
+        "na_precision": na["precision"] if na else None,
+        "na_recall": na["recall"] if na else None,
+        "sloppy": a.parsed.n_sloppy,
+        "entity_only": a.parsed.n_entity_only,
+        "parse_issues": len(a.parsed.errors),
+        "truncated": a.record.was_truncated,
+        "finish_reason": a.record.finish_reason,
+        **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
+    }
+
+
+def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> dict:
+    """One line of answers_scored.jsonl: each sentence and citation with its verdicts."""
+    correct = list(v.quality.get("correct_flags") or [])
+    precise = list(v.quality.get("precise_flags") or [])
+    probs = v.alignment["probabilities"] if v.alignment else []
+    na_flags = v.na["sentence_correct"] if v.na else []
+    sentences, k, na_index = [], 0, 0
+    for position, s in enumerate(a.parsed.sentences):
+        citations = []
+        for c in s.citations:
+            p = probs[k] if k < len(probs) else None
+            citations.append({
+                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
+                "correct": correct[k] if k < len(correct) else None,
+                "precise": precise[k] if k < len(precise) else None,
+                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
+            })
+            k += 1
+        na_ok = None
+        if s.na:
+            na_ok = na_flags[na_index] if na_index < len(na_flags) else None
+            na_index += 1
+        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
+                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
+    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
+            "geval": dict(v.geval) if v.geval else None}
+
+
+def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
+                   nli: Any | None, judge: Any | None, self_scored: bool) -> dict:
+    """Every choice, model and library the figures depend on."""
     choices = {
         "evaluation.matching": options.matching,
         "evaluation.hypothesis_format": options.hypothesis_format,
@@ -467,27 +498,15 @@ def evaluate_records(
         **header_choices(m for m in metrics.values() if "choices" in m),
     }
     return {
-        "kind": RESULTS_KIND,
-        "version": RESULTS_VERSION,
-        "header": {
-            "choices": choices,
-            "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
-            "answer_models": _distinct(a.record.get("model") for a in answers),
-            "answer_params": _distinct(a.record.get("params") for a in answers),
-            "prompt_sha256": sorted({str(a.record["prompt_sha256"]) for a in answers if a.record.get("prompt_sha256")})[:20],
-            "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
-            "alignment_nli_placed_citations": bool(self_scored),
-            "judge": judge.describe() if judge is not None else None,
-            "libraries": library_versions(),
-        },
-        "summary": summary,
-        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
-        "skipped": skipped,
-        "notes": notes,
-        "timings": {k: round(v, 4) for k, v in timings.items()},
-        "throughput": throughput,
-        "per_answer": rows,
-        "answers": details,
+        "choices": choices,
+        "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
+        "answer_models": _distinct(a.record.model for a in answers),
+        "answer_params": _distinct(a.record.params for a in answers),
+        "prompt_sha256": sorted({a.record.prompt_sha256 for a in answers if a.record.prompt_sha256})[:20],
+        "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+        "alignment_nli_placed_citations": self_scored,
+        "judge": judge.describe() if judge is not None else None,
+        "libraries": library_versions(),
     }
 
 
@@ -626,41 +645,20 @@ def _citation_list(parsed: ParsedAnswer) -> list[list[str]]:
     return [list(c.triple) for c in parsed.citations]
 
 
-def _stored_citations(record: Mapping[str, Any]) -> list[list[str]] | None:
-    sentences = record.get("sentences")
-    if not isinstance(sentences, list):
-        return None
-    out = []
-    for s in sentences:
-        for c in (s.get("citations") or []) if isinstance(s, dict) else []:
-            out.append([str(c.get("qid", "")), str(c.get("prop", "")), str(c.get("value", ""))])
-    return out
+def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
+    """Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
+    construction: say so wherever the figure is shown, never silently."""
+    placed_by = {(a.record.params or {}).get("cite_nli_sha256") for a in answers} - {None}
+    return nli is not None and getattr(nli, "model_hash", None) in placed_by
 
 
-def _detail(a: ScoredAnswer, quality_row: Mapping[str, Any], probs: Sequence[float],
-            na_flags: Sequence[bool | None], threshold: float, geval_row: Mapping[str, Any] | None) -> dict:
-    correct = list(quality_row.get("correct_flags") or [])
-    precise = list(quality_row.get("precise_flags") or [])
-    sentences, k, na_index = [], 0, 0
-    for position, s in enumerate(a.parsed.sentences):
-        citations = []
-        for c in s.citations:
-            p = probs[k] if k < len(probs) else None
-            citations.append({
-                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
-                "correct": correct[k] if k < len(correct) else None,
-                "precise": precise[k] if k < len(precise) else None,
-                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
-            })
-            k += 1
-        na_ok = None
-        if s.na:
-            na_ok = na_flags[na_index] if na_index < len(na_flags) else None
-            na_index += 1
-        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
-                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
-    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
-            "geval": dict(geval_row) if geval_row else None}
+def _throughput(answers: int, seconds: float, entail: _TimedEntail | None) -> dict[str, Any]:
+    return {
+        "answers_per_second": answers / seconds if seconds > 0 else None,
+        "nli_pairs": entail.pairs if entail else 0,
+        "nli_seconds": entail.seconds if entail else 0.0,
+        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    }
 
 
 def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> dict[str, Any]:
@@ -707,9 +705,8 @@ def _distinct(values: Any) -> list:
     return out
 
 
-def _store_names(store: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    ids = {t["subject"] for r in records
-           for t in (r.get("retrieved") or []) + (r.get("removed") or []) + (r.get("shown") or [])}
+def _store_names(store: Any, records: Sequence[AnswerRecord]) -> dict[str, str]:
+    ids = {t.subject for r in records for t in [*r.retrieved, *r.removed, *(r.shown or [])]}
     return {e.id: e.name for e in store.get_entities(ids) if e.name}
 
 
@@ -722,6 +719,7 @@ __all__ = [
     "AnswersFileError",
     "EvaluateOptions",
     "ScoredAnswer",
+    "answer_record",
     "clean_answer",
     "default_run_id",
     "evaluate_file",
@@ -729,5 +727,4 @@ __all__ = [
     "knowledge_text",
     "read_answers",
     "scored_answer",
-    "subject_names_of",
 ]

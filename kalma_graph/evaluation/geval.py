@@ -60,6 +60,9 @@ class Judge(Protocol):
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str: ...
 
+    # G-Eval reads the probability mass over the tokens "1".."5" at a single decoding step (the
+    # paper's weighted score), not a generated text: there is no JSON output to describe with a
+    # pydantic model or a JSON-schema grammar (issue 16), so the judge stays a logprob reader.
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]: ...
 
     def count_tokens(self, text: str) -> int: ...

@@ -41,7 +41,8 @@ from kalma_graph.pipeline.cite import (
     place_citations,
 )
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
-from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve, triple_dict
+from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
+from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [
@@ -411,15 +412,15 @@ def answer_questions(
                     progress(done, len(todo), {"id": question.id, "failed": True})
                 continue
             if writer is not None:
-                writer.append(record)
+                writer.append(record.to_json_dict())
             else:
-                records.append(record)
+                records.append(record.to_json_dict())
             summary["written"] += 1
-            summary["with_citation"] += any(s["citations"] for s in record["sentences"])
-            summary["truncated"] += record["truncated"]
-            summary["n_sloppy"] += record["n_sloppy"]
-            summary["retrieval_s"] += record["timings"]["retrieval_s"]
-            summary["generation_s"] += record["timings"]["generation_s"]
+            summary["with_citation"] += any(s.citations for s in record.sentences or [])
+            summary["truncated"] += bool(record.truncated)
+            summary["n_sloppy"] += record.n_sloppy or 0
+            summary["retrieval_s"] += record.timings["retrieval_s"]
+            summary["generation_s"] += record.timings["generation_s"]
             if progress:
                 progress(done, len(todo), {"id": question.id, "failed": False})
     except KeyboardInterrupt:
@@ -456,7 +457,7 @@ def _grammar_mode(constrain: bool | str) -> str | None:
 
 def answer_one(
     store: GraphStore, llm: Any, ner: Any, question: Question, run: _Run, knowledge_filter: KnowledgeFilter | None
-) -> dict[str, Any]:
+) -> AnswerRecord:
     """One record of the output schema (docs/answer.md)."""
     text = question.text_for(run.variant)
     t0 = time.perf_counter()
@@ -498,38 +499,41 @@ def answer_one(
     # or colons split right whichever graph was shown.
     everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
     parsed = parse_answer(answer, known_props(*everything), known_pairs(*everything))
-    record = {
-        "id": question.id,
-        "question": text,
-        "variant": run.variant,
-        "entities": [linked_dict(lm) for lm in found.linked],
-        "retrieval_reason": found.reason,
-        "retrieved": [triple_dict(t) for t in retrieved],
-        "removed": [triple_dict(t) for t in removed],
-        "prompt_sha256": prompt_sha,
-        "cite": run.cite,
-        "answer": answer,
-        "raw_answer": completion.text,
-        "sentences": [
-            {
-                "text": s.text,
-                "clean_text": s.clean_text,
-                "na": s.na,
-                "citations": [{"qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy} for c in s.citations],
-            }
-            for s in parsed.sentences
-        ],
-        "n_sloppy": parsed.n_sloppy,
-        "finish_reason": completion.finish_reason,
-        "truncated": completion.truncated,
-        "model": run.model,
-        "params": run.record_params(),
-        "timings": {"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4),
-                    "citing_s": round(citing_s, 4)},
-    }
+    optional: dict[str, Any] = {}
     if placements is not None:
-        record["placements"] = [p.as_dict() for p in placements]
+        optional["placements"] = [p.as_dict() for p in placements]
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
-        record["shown"] = [triple_dict(t) for t in shown]
-    return record
+        optional["shown"] = [_triple_record(t) for t in shown]
+    return AnswerRecord(
+        id=question.id,
+        question=text,
+        variant=run.variant,
+        entities=[linked_dict(lm) for lm in found.linked],
+        retrieval_reason=found.reason,
+        retrieved=[_triple_record(t) for t in retrieved],
+        removed=[_triple_record(t) for t in removed],
+        prompt_sha256=prompt_sha,
+        cite=run.cite,
+        answer=answer,
+        raw_answer=completion.text,
+        sentences=[
+            SentenceRecord(
+                text=s.text, clean_text=s.clean_text, na=s.na,
+                citations=[CitationRecord(qid=c.qid, prop=c.prop, value=c.value, sloppy=c.sloppy) for c in s.citations],
+            )
+            for s in parsed.sentences
+        ],
+        n_sloppy=parsed.n_sloppy,
+        finish_reason=completion.finish_reason,
+        truncated=completion.truncated,
+        model=run.model,
+        params=run.record_params(),
+        timings={"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4),
+                 "citing_s": round(citing_s, 4)},
+        **optional,
+    )
+
+
+def _triple_record(t: Triple) -> TripleRecord:
+    return TripleRecord.model_validate(t, from_attributes=True)

@@ -12,7 +12,7 @@ from kalma_graph.store.base import Entity, GraphStore, Triple
 from .linking import DEFAULT_TYPE_POLICY, LinkedMention, TypeMap, link_question, selected_entities
 from .subgraph import knowledge_block
 
-__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "candidate_dict", "linked_dict", "triple_dict"]
+__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "candidate_dict", "linked_dict"]
 
 
 @dataclass
@@ -77,17 +77,6 @@ def knowledge_blocks(entities: Sequence[Entity], triples: Sequence[Triple]) -> l
     for t in triples:
         by_subject.setdefault(t.subject, []).append(t)
     return [knowledge_block(e, by_subject.get(e.id, [])) for e in entities]
-
-
-def triple_dict(t: Triple) -> dict[str, Any]:
-    return {
-        "subject": t.subject,
-        "pid": t.pid,
-        "label": t.label,
-        "value": t.value,
-        "object_id": t.object_id,
-        "datatype": t.datatype,
-    }
 
 
 def candidate_dict(c: Any) -> dict[str, Any]:

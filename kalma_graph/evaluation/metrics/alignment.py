@@ -18,7 +18,9 @@ Inputs
 Output
     ``alignment_micro`` = entailed pairs / all pairs; ``alignment_macro`` = mean of the per-answer
     share over answers with at least one pair. Both in [0, 1], None when there are no pairs. Counts,
-    ``per_answer`` rows, ``subjects_without_name`` (verbalised only) and ``choices``.
+    ``per_answer`` rows (one per evaluated answer, with each pair's entailment ``probabilities`` in
+    the order of its pairs; 1.0 / 0.0 for a bool verdict), ``subjects_without_name`` (verbalised
+    only) and ``choices``.
 
 >>> pairs = [[("She was born in Rome.", ("Q1", "place of birth", "Rome")),
 ...           ("She was born in Rome.", ("Q1", "occupation", "painter"))], []]
@@ -26,6 +28,8 @@ Output
 >>> result = alignment(pairs, judge)
 >>> result["alignment_micro"], result["alignment_macro"], result["answers_with_pairs"]
 (0.5, 0.5, 1)
+>>> result["per_answer"][0]["probabilities"]
+[1.0, 0.0]
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from kalma_graph.evaluation.matching import TripleLike
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
     HypothesisFormat,
-    entailed,
+    check_threshold,
+    entailment_scores,
     hypothesis,
     unnamed_subjects,
 )
@@ -65,11 +70,14 @@ def alignment(
     evaluated = list(answers if first_n_answers is None else answers[:first_n_answers])
     premises = [sentence for pairs in evaluated for sentence, _ in pairs]
     hypotheses = [hypothesis(t, hypothesis_format, subject_names) for pairs in evaluated for _, t in pairs]
-    verdicts = iter(entailed(entail, premises, hypotheses, threshold))
+    check_threshold(threshold)
+    scores = iter(entailment_scores(entail, premises, hypotheses))
     rows = []
     for pairs in evaluated:
-        hits = sum(next(verdicts) for _ in pairs)
-        rows.append({"pairs": len(pairs), "entailed": hits, "alignment": ratio(hits, len(pairs))})
+        probabilities = [next(scores) for _ in pairs]
+        hits = sum(p >= threshold for p in probabilities)
+        rows.append({"pairs": len(pairs), "entailed": hits, "alignment": ratio(hits, len(pairs)),
+                     "probabilities": probabilities})
     pairs_total = sum(row["pairs"] for row in rows)
     entailed_total = sum(row["entailed"] for row in rows)
     return {

@@ -21,7 +21,8 @@ Output
     ``precision`` (micro over [NA] sentences), ``recall`` (micro over absent triples), ``f1``,
     and the same three macro-averaged over answers (precision over answers with an [NA] sentence,
     recall over answers with an absent triple); each in [0, 1] or None when undefined. Counts,
-    ``per_answer`` rows and ``choices``. The paper's §4.5 edge case (an [NA] sentence that does not
+    ``per_answer`` rows (with, per [NA] sentence, ``sentence_correct`` and the ``probabilities``
+    of entailing each absent triple) and ``choices``. The paper's §4.5 edge case (an [NA] sentence that does not
     answer the question counts as correct) needs a human judgement and is not applied.
 
 Example (Figure 3): S1 [k1][NA], S2 [k3][k6][NA], S3 [k6][k9]; absent {k2, k4, k5}; only S1 entails k2.
@@ -32,6 +33,8 @@ Example (Figure 3): S1 [k1][NA], S2 [k3][k6][NA], S3 [k6][k9]; absent {k2, k4, k
 >>> result = na_quality([NACase(na_sentences=["S1", "S2"], absent=[k(2), k(4), k(5)])], judge)
 >>> result["precision"], round(result["recall"], 4), result["na_sentences"], result["absent_triples"]
 (0.5, 0.3333, 2, 3)
+>>> result["per_answer"][0]["sentence_correct"]
+[True, False]
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ from kalma_graph.evaluation.matching import MatchMode, TripleLike, key_function
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
     HypothesisFormat,
-    entailed,
+    check_threshold,
+    entailment_scores,
     hypothesis,
     unnamed_subjects,
 )
@@ -111,16 +115,19 @@ def na_quality(
             for triple in absent:
                 premises.append(sentence)
                 hypotheses.append(hypothesis(triple, hypothesis_format, subject_names))
-    verdicts = iter(entailed(entail, premises, hypotheses, threshold))
+    check_threshold(threshold)
+    scores = iter(entailment_scores(entail, premises, hypotheses))
     rows = []
     for case, absent in zip(cases, absents):
-        grid = [[next(verdicts) for _ in absent] for _ in case.na_sentences]  # sentence x triple
-        good_sentences = sum(any(row) for row in grid)
+        probabilities = [[next(scores) for _ in absent] for _ in case.na_sentences]  # sentence x triple
+        grid = [[p >= threshold for p in row] for row in probabilities]
+        sentence_correct = [any(row) for row in grid]
         hit_triples = sum(any(row[j] for row in grid) for j in range(len(absent)))
         rows.append({
-            "na_sentences": len(grid), "na_correct": good_sentences,
+            "na_sentences": len(grid), "na_correct": sum(sentence_correct),
             "absent_triples": len(absent), "absent_hit": hit_triples,
-            "precision": ratio(good_sentences, len(grid)), "recall": ratio(hit_triples, len(absent)),
+            "precision": ratio(sum(sentence_correct), len(grid)), "recall": ratio(hit_triples, len(absent)),
+            "sentence_correct": sentence_correct, "probabilities": probabilities,
         })
     precision = ratio(sum(r["na_correct"] for r in rows), sum(r["na_sentences"] for r in rows))
     recall = ratio(sum(r["absent_hit"] for r in rows), sum(r["absent_triples"] for r in rows))

@@ -47,19 +47,15 @@ def unnamed_subjects(
     return sorted({triple_parts(t)[0] for t in triples if not names.get(triple_parts(t)[0])})
 
 
-def entailed(
-    entail: EntailFn, premises: Sequence[str], hypotheses: Sequence[str], threshold: float = 0.5
-) -> list[bool]:
-    """One verdict per (premise, hypothesis): bools as given, probabilities `>= threshold`.
+def entailment_scores(entail: EntailFn, premises: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
+    """One entailment score in [0, 1] per (premise, hypothesis): probabilities as given, bools as 1.0 / 0.0.
 
     Fails loudly on a wrong number of verdicts or a verdict that is not a bool or a probability,
     so that a broken judge never turns into a silent score.
 
-    >>> entailed(lambda p, h: [0.9, 0.2], ["a", "b"], ["x", "y"])
-    [True, False]
+    >>> entailment_scores(lambda p, h: [0.9, True], ["a", "b"], ["x", "y"])
+    [0.9, 1.0]
     """
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
     if len(premises) != len(hypotheses):
         raise ValueError("premises and hypotheses differ in length")
     if not premises:
@@ -74,5 +70,23 @@ def entailed(
         score = float(verdict)
         if math.isnan(score) or not 0.0 <= score <= 1.0:
             raise ValueError(f"entail verdict out of [0, 1]: {verdict!r}")
-        out.append(score >= threshold)
+        out.append(score)
     return out
+
+
+def check_threshold(threshold: float) -> None:
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+
+
+def entailed(
+    entail: EntailFn, premises: Sequence[str], hypotheses: Sequence[str], threshold: float = 0.5
+) -> list[bool]:
+    """One verdict per (premise, hypothesis): bools as given, probabilities `>= threshold`
+    (the checks of `entailment_scores`).
+
+    >>> entailed(lambda p, h: [0.9, 0.2], ["a", "b"], ["x", "y"])
+    [True, False]
+    """
+    check_threshold(threshold)
+    return [score >= threshold for score in entailment_scores(entail, premises, hypotheses)]
