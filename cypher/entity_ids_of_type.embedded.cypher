@@ -1,3 +1,5 @@
 MATCH (e:Entity)
-WHERE list_contains(e.types, $type_id)
+WHERE e.id > $after AND list_contains(e.types, $type_id)
 RETURN e.id AS id
+ORDER BY id
+LIMIT $page

@@ -1,3 +1,5 @@
 MATCH (e:Entity)
-WHERE $type_id IN e.types
+WHERE e.id > $after AND $type_id IN e.types
 RETURN e.id AS id
+ORDER BY id
+LIMIT $page

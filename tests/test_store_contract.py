@@ -12,6 +12,7 @@ import pytest
 
 from kalma_graph.ingest import ingest
 from kalma_graph.store.embedded import EmbeddedStore
+from kalma_graph.store.common import sample_ids
 
 from .conftest import ALL_GRAPH_DUMPS, open_neo4j
 
@@ -130,6 +131,15 @@ def test_types_and_seeded_sampling(both):
     assert draw == neo4j.random_entities_of_type("Q5", 10, seed=5)
     assert len(set(draw)) == 10 and set(draw) <= set(humans)
     assert draw != embedded.random_entities_of_type("Q5", 10, seed=6)
+    # Streamed in keyset pages (a page of 7 makes hundreds of pages), counted in the database, and
+    # drawn by position while streaming: the same ids as sampling the whole sorted list.
+    for store in (embedded, neo4j):
+        assert list(store.iter_entity_ids_of_type("Q5", page=7)) == humans
+        assert store.count_entities_of_type("Q5") == len(humans)
+        assert draw == sample_ids(humans, 10, seed=5)
+        assert store.random_entities_of_type("Q5", len(humans) + 5, seed=5) == humans
+        assert store.count_entities_of_type("Q-not-a-class") == 0
+        assert store.random_entities_of_type("Q-not-a-class", 3) == []
 
 
 def test_get_entities(both):

@@ -123,12 +123,17 @@ def choose_replaced(question_ids: Sequence[str], share: float, seed: int = 0) ->
     return set(order[: round(share * len(order))])
 
 
-def irrelevant_pool(store: Any, type_id: str | None = "Q5") -> list[str]:
+IRRELEVANT_POOL_SIZE = 10_000
+
+
+def irrelevant_pool(store: Any, type_id: str | None = "Q5", size: int = IRRELEVANT_POOL_SIZE,
+                    seed: int = 0) -> list[str]:
     """Entities whose one-hop graphs can stand in for a wrong retrieval: those of `type_id` (humans,
-    like BioKaLMA's), sorted."""
+    like BioKaLMA's), sorted; a seeded draw of `size` of them when there are more (a full Wikidata
+    has ~10M humans: the pool is drawn in the database, not read whole)."""
     if type_id is None:
         raise ValueError("irrelevant_pool needs a type id (the store has no 'all entities' query)")
-    return store.entity_ids_of_type(type_id)
+    return store.random_entities_of_type(type_id, size, seed)
 
 
 class IrrelevantGraphFilter:

@@ -209,7 +209,8 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
             raise ExperimentError(f"retrieval accuracy must be in 0..100, got {accuracy}")
         name = f"accuracy_{accuracy}"
         replaced = choose_replaced(ids, (100 - accuracy) / 100, settings.seed)
-        flt = None if settings.reuse_answers else IrrelevantGraphFilter(
+        # Accuracy 100 replaces nothing: the unfiltered setting, sharing a plain run's answers.
+        flt = None if settings.reuse_answers or not replaced else IrrelevantGraphFilter(
             components.store, replaced, pool or [], seed=settings.seed, by_text=_by_text(questions))
         path = answer_setting(name, questions, flt, components, settings, answer_fn=answer_fn, progress=progress)
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..text.names import name_key  # noqa: F401  (the store's key; defined with the other text rules)
 
@@ -204,6 +204,12 @@ class GraphStore(Protocol):
 
     def entity_ids_of_type(self, type_id: str) -> list[str]:
         """Ids of all entities having `type_id` among their types, sorted."""
+
+    def iter_entity_ids_of_type(self, type_id: str, page: int = 10_000) -> Iterator[str]:
+        """The same ids, sorted, streamed in keyset pages: memory stays one page."""
+
+    def count_entities_of_type(self, type_id: str) -> int:
+        """How many entities have `type_id` among their types, counted in the database."""
 
     def random_entities_of_type(self, type_id: str, k: int, seed: int = 0) -> list[str]:
         """`k` ids drawn without replacement, deterministic for a seed and identical across stores."""

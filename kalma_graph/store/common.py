@@ -7,7 +7,7 @@ that the two stores compare equal.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .base import NEIGHBOUR_LABELS_LIMIT, Entity, LoadResult, StoreStats, Triple, name_key
 from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
@@ -43,12 +43,21 @@ def to_triples(rows: Iterable[Mapping[str, Any]]) -> list[Triple]:
     return sorted(triples, key=lambda t: (t.subject, t.pid, t.value, t.object_id or "", t.datatype or ""))
 
 
+ID_PAGE = 10_000  # ids per keyset page when streaming the entities of a type
+
+
+def sample_positions(n: int, k: int, seed: int) -> list[int]:
+    """The positions a seeded draw of `k` of `n` sorted items takes (all when k >= n).
+    `random.sample` picks by position, so these are the items `sample_ids` returns."""
+    if k >= n:
+        return list(range(n))
+    return random.Random(seed).sample(range(n), k)
+
+
 def sample_ids(ids: Sequence[str], k: int, seed: int) -> list[str]:
     """Seeded sample over the *sorted* ids, so both stores draw the same entities."""
     pool = sorted(ids)
-    if k >= len(pool):
-        return pool
-    return sorted(random.Random(seed).sample(pool, k))
+    return sorted(pool[i] for i in sample_positions(len(pool), k, seed))
 
 
 class ReadOps:
@@ -128,10 +137,37 @@ class ReadOps:
         return groups[:limit] if limit is not None else groups
 
     def entity_ids_of_type(self, type_id: str) -> list[str]:
-        return sorted(r["id"] for r in self._run("entity_ids_of_type", {"type_id": type_id}))
+        return list(self.iter_entity_ids_of_type(type_id))
+
+    def iter_entity_ids_of_type(self, type_id: str, page: int = ID_PAGE) -> Iterator[str]:
+        # Keyset pages (`id > last ORDER BY id LIMIT page`): an index range seek per page on both
+        # engines, so memory stays one page however many entities have the type.
+        after = ""
+        while True:
+            ids = [r["id"] for r in self._run("entity_ids_of_type", {"type_id": type_id, "after": after, "page": page})]
+            yield from ids
+            if len(ids) < page:
+                return
+            after = ids[-1]
+
+    def count_entities_of_type(self, type_id: str) -> int:
+        return _count(self._run("count_entities_of_type", {"type_id": type_id}))
 
     def random_entities_of_type(self, type_id: str, k: int, seed: int = 0) -> list[str]:
-        return sample_ids(self.entity_ids_of_type(type_id), k, seed)
+        # The draw picks positions in the sorted ids (the same positions `sample_ids` picks from the
+        # whole list), then streams the ids once and keeps those positions: one page in memory.
+        n = self.count_entities_of_type(type_id)
+        positions = sorted(sample_positions(n, k, seed))
+        chosen: list[str] = []
+        wanted = iter(positions)
+        target = next(wanted, None)
+        for index, entity_id in enumerate(self.iter_entity_ids_of_type(type_id)):
+            if target is None:
+                break
+            if index == target:
+                chosen.append(entity_id)
+                target = next(wanted, None)
+        return chosen
 
     def stats(self) -> StoreStats:
         per_kb: dict[str, int] = {}

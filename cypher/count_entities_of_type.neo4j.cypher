@@ -1,0 +1,3 @@
+MATCH (e:Entity)
+WHERE $type_id IN e.types
+RETURN count(e) AS n
