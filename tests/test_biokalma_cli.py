@@ -13,6 +13,16 @@ from .test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
 from .test_cli import kg
 
 
+def tiny_store(tmp_path):
+    """The tiny graph of test_biokalma_graph (two John Smiths among its people) in a fresh embedded store."""
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.close()
+    return path
+
+
 def test_build_is_a_group_with_biokalma():
     assert "biokalma" in kg("build", "--help").stdout
     helptext = kg("build", "biokalma", "--help").stdout
@@ -22,11 +32,7 @@ def test_build_is_a_group_with_biokalma():
 
 @pytest.mark.slow
 def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
-    path = tmp_path / "tiny.lbdb"
-    store = EmbeddedStore(path)
-    store.bootstrap()
-    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
-    store.close()
+    path = tiny_store(tmp_path)
     out = tmp_path / "bk.jsonl"
     # Rounds 1 only (the link + the two questions): this test is about the command, not the evolution.
     args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
@@ -53,11 +59,7 @@ def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
 
 @pytest.mark.slow
 def test_build_biokalma_resumes_after_torn_lines_and_refuses_a_corrupt_one(tmp_path):
-    path = tmp_path / "tiny.lbdb"
-    store = EmbeddedStore(path)
-    store.bootstrap()
-    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
-    store.close()
+    path = tiny_store(tmp_path)
     out, timings = tmp_path / "bk.jsonl", tmp_path / "bk.timings.jsonl"
     args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
             "--no-nli", "--json")

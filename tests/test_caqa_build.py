@@ -326,9 +326,8 @@ def test_cli_bench_with_the_local_nli_model(built, tmp_path):
     assert set(fs["evaluators"]) == {"nli-2way", "nli-3way", "cot-nli"}
 
 
-@pytest.mark.slow
-def test_bench_reuses_stored_judgements(built, tmp_path):
-    from kalma_graph.caqa.bench import load_samples, run_bench
+def counting_nli_evaluator():
+    """The real 3-way NLI evaluator, counting the samples it is asked to judge."""
     from kalma_graph.caqa.evaluators.nli import NLIEvaluator
     from kalma_graph.models.nli import load_nli
 
@@ -336,32 +335,30 @@ def test_bench_reuses_stored_judgements(built, tmp_path):
         judged = 0
 
         def judge(self, samples):
-            Counting.judged += len(samples)
+            self.judged += len(samples)
             return super().judge(samples)
 
+    return Counting(load_nli(str(NLI_MODEL), device="cpu", cache=None), "3way")
+
+
+@pytest.mark.slow
+def test_bench_reuses_stored_judgements(built, tmp_path):
+    from kalma_graph.caqa.bench import load_samples, run_bench
+
     samples = load_samples(built["out"], split="all", limit=12, seed=1)
-    evaluator = Counting(load_nli(str(NLI_MODEL), device="cpu", cache=None), "3way")
+    evaluator = counting_nli_evaluator()
     first = run_bench(samples[:8], [evaluator], tmp_path, factscore_limit=0)
     again = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
-    assert Counting.judged == 12  # the second run judged only the 4 new samples
+    assert evaluator.judged == 12  # the second run judged only the 4 new samples
     assert again["evaluators"]["nli-3way"]["scores"]["n"] == 12 and first["evaluators"]["nli-3way"]["scores"]["n"] == 8
 
 
 @pytest.mark.slow
 def test_bench_judges_a_torn_judgement_again_and_refuses_a_corrupt_one(built, tmp_path):
     from kalma_graph.caqa.bench import load_samples, run_bench
-    from kalma_graph.caqa.evaluators.nli import NLIEvaluator
-    from kalma_graph.models.nli import load_nli
-
-    class Counting(NLIEvaluator):
-        judged = 0
-
-        def judge(self, samples):
-            Counting.judged += len(samples)
-            return super().judge(samples)
 
     samples = load_samples(built["out"], split="all", limit=6, seed=2)
-    evaluator = Counting(load_nli(str(NLI_MODEL), device="cpu", cache=None), "3way")
+    evaluator = counting_nli_evaluator()
     first = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
     predictions = tmp_path / "predictions" / "nli-3way.jsonl"
     lines = predictions.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -369,14 +366,14 @@ def test_bench_judges_a_torn_judgement_again_and_refuses_a_corrupt_one(built, tm
     predictions.write_text("".join(lines[:-1]) + lines[-1][:20], encoding="utf-8")  # killed mid-line
     with pytest.warns(TornLineWarning, match=f"nli-3way.jsonl:{len(lines)}: dropped a torn last line"):
         again = run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
-    assert Counting.judged == 6 + 1  # only the torn sample is judged again
+    assert evaluator.judged == 6 + 1  # only the torn sample is judged again
     assert again["evaluators"]["nli-3way"]["scores"] == first["evaluators"]["nli-3way"]["scores"]
     assert predictions.read_text(encoding="utf-8") == "".join(lines)
     predictions.write_text(lines[0] + lines[1][:20] + "\n" + "".join(lines[2:]), encoding="utf-8")
     damaged = predictions.read_bytes()
     with pytest.raises(CorruptJsonlError, match="nli-3way.jsonl:2: not valid JSON"):
         run_bench(samples, [evaluator], tmp_path, factscore_limit=0)
-    assert predictions.read_bytes() == damaged and Counting.judged == 7
+    assert predictions.read_bytes() == damaged and evaluator.judged == 7
 
 
 @pytest.mark.slow
