@@ -37,9 +37,12 @@ def _short(sha: str | None) -> str:
 
 def _header_lines(data: Mapping[str, Any]) -> list[str]:
     h = data.get("header") or {}
+    # The variants experiment answers both wordings: its header's single variant is not the story.
+    variant = "general and specific" if h.get("experiment") == "variants" else h.get("answer_variant")
+    judge = f"G-Eval judge `{h['judge']}`" if h.get("judge") else "no G-Eval judge"
     return [f"N = {h.get('questions')} questions (ids sha256 `{str(h.get('question_ids_sha256'))[:12]}`), "
-            f"seed {h.get('seed')}, variant {h.get('answer_variant')}, NLI `{h.get('nli')}` "
-            f"(`{str(h.get('nli_hash'))[:12]}`), judge `{h.get('judge')}`."]
+            f"seed {h.get('seed')}, variant {variant}, NLI `{h.get('nli')}` "
+            f"(`{str(h.get('nli_hash'))[:12]}`), {judge}."]
 
 
 def _plots(data: Mapping[str, Any], md_dir: Path) -> list[str]:
