@@ -108,9 +108,9 @@ def timed_evaluate(answers: Path, out_dir: Path, nli, store) -> dict:
     results = evaluate_file(answers, out_dir=out_dir, nli=nli, store=None, plots=False,
                             options=EvaluateOptions())
     seconds = time.perf_counter() - t0
-    n = results["header"]["answers"]["records"]
+    n = results.header.answers.records
     return {"seconds": round(seconds, 2), "answers": n, "answers_per_s": round(n / seconds, 1),
-            "timings": {k: round(v, 2) for k, v in (results.get("timings") or {}).items()}}
+            "timings": {k: round(v, 2) for k, v in results.timings.items()}}
 
 
 def main() -> None:

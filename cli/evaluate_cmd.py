@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import click
 from rich.markup import escape
@@ -19,6 +19,9 @@ from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
 from .common import fail, console, err_console, figure, print_json
+
+if TYPE_CHECKING:
+    from kalma_graph.evaluation_result import EvaluationResult
 
 
 @contextmanager
@@ -165,45 +168,43 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
             if judge_obj is not None:
                 judge_obj.close()
     if as_json:
-        print_json({k: v for k, v in results.items() if k not in ("answers", "per_answer")})
+        print_json(results.model_dump(exclude={"per_answer"}))  # the scored answers are never dumped
         return
     print_summary(results)
 
 
-def print_summary(results: dict) -> None:
-    summary = results["summary"]
-    table = Table(title=f"evaluation {results['run_id']}", show_header=True)
+def print_summary(results: EvaluationResult) -> None:
+    summary = results.summary
+    table = Table(title=f"evaluation {results.run_id}", show_header=True)
     table.add_column("metric")
     table.add_column("value", justify="right")
 
     def pct(value):
         return figure(value, 1, scale=100)
 
-    rows = [("answers", str(summary["answers"])), ("citations", str(summary["citations"])),
-            ("correctness %", pct(summary["correctness"])),
-            ("precision % (micro / macro)", f"{pct(summary['precision_micro'])} / {pct(summary['precision_macro'])}"),
-            ("recall % (micro / macro)", f"{pct(summary['recall_micro'])} / {pct(summary['recall_macro'])}"),
-            ("F1 % (micro / macro)", f"{pct(summary['f1_micro'])} / {pct(summary['f1_macro'])}"),
+    rows = [("answers", str(summary.answers)), ("citations", str(summary.citations)),
+            ("correctness %", pct(summary.correctness)),
+            ("precision % (micro / macro)", f"{pct(summary.precision_micro)} / {pct(summary.precision_macro)}"),
+            ("recall % (micro / macro)", f"{pct(summary.recall_micro)} / {pct(summary.recall_macro)}"),
+            ("F1 % (micro / macro)", f"{pct(summary.f1_micro)} / {pct(summary.f1_macro)}"),
             ("alignment % (micro / macro)" + (" — SELF-SCORED: the same NLI placed the citations"
-                                              if summary.get("alignment_self_scored") else ""),
-             f"{pct(summary['alignment_micro'])} / {pct(summary['alignment_macro'])}"),
-            ("[NA] precision / recall / F1 %", f"{pct(summary['na_precision'])} / {pct(summary['na_recall'])} / "
-                                               f"{pct(summary['na_f1'])}")]
-    for key, value in summary.items():
-        if key.startswith("geval_") and not key.endswith(("_missing", "_mass")):
-            missing = summary.get(f"{key}_missing")
-            rows.append((f"G-Eval {key[6:]}", figure(value, 2) + f" (missing {missing})"))
-    rows += [("answers without citation", str(summary["answers_without_citation"])),
-             ("sloppy citations %", pct(summary["sloppy_share"])), ("truncated answers", str(summary["truncated"]))]
+                                              if summary.alignment_self_scored else ""),
+             f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}"),
+            ("[NA] precision / recall / F1 %", f"{pct(summary.na_precision)} / {pct(summary.na_recall)} / "
+                                               f"{pct(summary.na_f1)}")]
+    for aspect, scores in summary.geval().items():
+        rows.append((f"G-Eval {aspect}", figure(scores.mean, 2) + f" (missing {scores.missing})"))
+    rows += [("answers without citation", str(summary.answers_without_citation)),
+             ("sloppy citations %", pct(summary.sloppy_share)), ("truncated answers", str(summary.truncated))]
     for name, value in rows:
         table.add_row(name, value)
     console.print(table)
-    for part, reason in (results.get("skipped") or {}).items():
+    for part, reason in results.skipped.items():
         console.print(f"[yellow]{part} skipped:[/] {escape(reason)}")
-    for note in results.get("notes") or []:
+    for note in results.notes:
         console.print(f"[dim]note:[/] {escape(note)}")
-    if results.get("store"):
-        s = results["store"]
-        console.print(f"run [bold]{escape(results['run_id'])}[/] written to {escape(s['uri'])}: {s['answers']} answers, "
-                      f"{s['sentences']} sentences, {s['cites']} CITES links")
-    console.print(f"report: {escape(results['files']['markdown'])}")
+    if results.store:
+        s = results.store
+        console.print(f"run [bold]{escape(results.run_id or '')}[/] written to {escape(s.uri or '')}: {s.answers} answers, "
+                      f"{s.sentences} sentences, {s.cites} CITES links")
+    console.print(f"report: {escape((results.files or {})['markdown'])}")

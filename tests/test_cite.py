@@ -136,7 +136,7 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
         from kalma_graph.evaluation.evaluate import evaluate_records
 
         results = evaluate_records(records, nli=nli)
-        assert results["summary"]["alignment_self_scored"] is True
-        assert results["header"]["alignment_nli_placed_citations"] is True
-        assert any("placed the post-hoc citations" in note for note in results["notes"])
-        assert evaluate_records(records)["summary"]["alignment_self_scored"] is None  # no NLI, no alignment
+        assert results.summary.alignment_self_scored is True
+        assert results.header.alignment_nli_placed_citations is True
+        assert any("placed the post-hoc citations" in note for note in results.notes)
+        assert evaluate_records(records).summary.alignment_self_scored is None  # no NLI, no alignment

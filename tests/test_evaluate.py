@@ -21,6 +21,7 @@ from kalma_graph.evaluation.evaluate import (
     read_answers,
 )
 from kalma_graph.evaluation.gold import GoldError, load_gold, write_gold
+from kalma_graph.evaluation_result import EvaluationResult
 
 from .test_evaluate_fixtures import (
     EXPECTED,
@@ -53,7 +54,7 @@ def test_exact_citation_metrics_end_to_end(answers_file, gold_file, tmp_path):
     about Oscar Hertwig and cannot be hit; the uncited answer hits nothing; the removal answer cites 3
     correct triples outside the gold set."""
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, plots=False)
-    q = results["metrics"]["citation_quality"]
+    q = results.metrics.citation_quality
     assert (q["citations"], q["correct"], q["precise"]) == (EXPECTED["citations"], EXPECTED["correct"], EXPECTED["precise"])
     assert (q["gold_triples"], q["gold_hit"]) == (EXPECTED["gold_triples"], EXPECTED["gold_hit"])
     assert q["correctness"] == pytest.approx(30 / 31)
@@ -64,37 +65,38 @@ def test_exact_citation_metrics_end_to_end(answers_file, gold_file, tmp_path):
     p, r = 10 / 31, 10 / 25
     assert q["f1_micro"] == pytest.approx(2 * p * r / (p + r))
 
-    rows = {row["id"]: row for row in results["per_answer"]}
+    rows = {row.id: row for row in results.per_answer}
     hertwig = rows["hertwig-907"]
-    assert (hertwig["citations"], hertwig["correct"], hertwig["precise"], hertwig["gold_hit"], hertwig["sloppy"]) == (5, 4, 2, 2, 1)
-    assert rows["crane-no-citation"]["precision"] is None and rows["crane-no-citation"]["recall"] == 0.0
-    detail = {a["id"]: a for a in results["answers"]}["hertwig-907"]
-    flags = [(c["prop"], c["correct"], c["precise"]) for s in detail["sentences"] for c in s["citations"]]
+    assert (hertwig.citations, hertwig.correct, hertwig.precise, hertwig.gold_hit, hertwig.sloppy) == (5, 4, 2, 2, 1)
+    assert rows["crane-no-citation"].precision is None and rows["crane-no-citation"].recall == 0.0
+    detail = {a.id: a for a in results.answers}["hertwig-907"]
+    flags = [(c.prop, c.correct, c.precise) for s in detail.sentences for c in s.citations]
     assert flags == [("occupation", True, True), ("country of citizenship", True, False), ("employer", False, False),
                      ("doctoral student", True, True), ("alma mater", True, False)]
 
-    d = results["metrics"]["answer_descriptives"]
+    d = results.metrics.answer_descriptives
     assert (d["answers_without_citation"], d["citations_per_answer"], d["sloppy_citations"]) == (1, 31 / 5, 1)
-    assert results["summary"]["sloppy_share"] == pytest.approx(1 / 31)
-    assert set(results["skipped"]) == {"alignment", "na_quality", "geval"}
+    assert results.summary.sloppy_share == pytest.approx(1 / 31)
+    assert set(results.skipped) == {"alignment", "na_quality", "geval"}
 
-    header = results["header"]
-    assert header["choices"]["citation_quality.matching"] == "strict"
-    assert header["choices"]["evaluation.absent_set"] == "removed"
-    assert header["choices"]["citation_quality.gold"] == "given"
-    assert header["answers"]["records"] == 5 and len(header["answers"]["sha256"]) == 64
-    assert header["answers"]["header"]["command"] == "fixture"  # the sidecar was read
-    assert header["gold"]["questions"] == 5 and header["gold"]["path"] == str(gold_file)
-    assert header["libraries"]["kalma-graph"] and header["libraries"]["python"]
-    assert header["variants"] == ["specific"]
+    header = results.header
+    assert header.choices["citation_quality.matching"] == "strict"
+    assert header.choices["evaluation.absent_set"] == "removed"
+    assert header.choices["citation_quality.gold"] == "given"
+    assert header.answers.records == 5 and len(header.answers.sha256) == 64
+    assert header.answers.header["command"] == "fixture"  # the sidecar was read
+    assert header.gold.questions == 5 and header.gold.path == str(gold_file)
+    assert header.libraries["kalma-graph"] and header.libraries["python"]
+    assert header.variants == ["specific"]
 
 
 def test_report_files_exist_and_parse(answers_file, gold_file, tmp_path):
     out = tmp_path / "report"
     results = evaluate_file(answers_file, out_dir=out, gold=gold_file)
-    files = {k: Path(v) for k, v in results["files"].items()}
+    files = {k: Path(v) for k, v in results.files.items()}
     saved = json.loads(files["json"].read_text())
-    assert saved["run_id"] == results["run_id"] and saved["summary"] == json.loads(json.dumps(results["summary"]))
+    assert saved == results.model_dump(mode="json")  # the file is the result, less the scored answers
+    assert EvaluationResult.model_validate(saved).model_dump(mode="json") == saved
     assert "answers" not in saved and len(saved["per_answer"]) == 5
     with files["csv"].open() as handle:
         rows = list(csv.DictReader(handle))
@@ -118,11 +120,11 @@ def test_report_files_exist_and_parse(answers_file, gold_file, tmp_path):
 
 def test_without_gold_only_correctness_and_it_says_so(answers_file, tmp_path):
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", plots=False)
-    q = results["metrics"]["citation_quality"]
+    q = results.metrics.citation_quality
     assert q["correctness"] == pytest.approx(30 / 31)
     assert q["precision_micro"] is None and q["recall_macro"] is None and q["f1_micro"] is None
-    assert results["header"]["choices"]["citation_quality.gold"] == "absent"
-    assert any("no gold file" in n for n in results["notes"])
+    assert results.header.choices["citation_quality.gold"] == "absent"
+    assert any("no gold file" in n for n in results.notes)
     assert "**none**" in (tmp_path / "out" / "summary.md").read_text()
 
 
@@ -131,17 +133,17 @@ def test_matching_modes(tmp_path):
     records[0]["answer"] = records[0]["answer"].replace("date of birth: 1871-11-01", "date of birth: November 1, 1871")
     strict = evaluate_records(records, options=EvaluateOptions(matching="strict"))
     normalized = evaluate_records(records, options=EvaluateOptions(matching="normalized"))
-    assert strict["metrics"]["citation_quality"]["correct"] == 13
-    assert normalized["metrics"]["citation_quality"]["correct"] == 14
-    assert normalized["header"]["choices"]["evaluation.matching"] == "normalized"
+    assert strict.metrics.citation_quality["correct"] == 13
+    assert normalized.metrics.citation_quality["correct"] == 14
+    assert normalized.header.choices["evaluation.matching"] == "normalized"
 
 
 def test_partial_gold_is_named(answers_file, tmp_path):
     gold = {k: v for k, v in gold_sets().items() if k != "hertwig-907"} | {"unknown-question": []}
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold, plots=False)
-    assert results["header"]["choices"]["citation_quality.gold"] == "partial"
-    assert any("1 of 5 answers have no gold set" in n for n in results["notes"])
-    assert any("not in the answers file" in n for n in results["notes"])
+    assert results.header.choices["citation_quality.gold"] == "partial"
+    assert any("1 of 5 answers have no gold set" in n for n in results.notes)
+    assert any("not in the answers file" in n for n in results.notes)
 
 
 def test_bad_answers_files_fail_with_file_and_line(tmp_path):
@@ -210,14 +212,14 @@ def _check_run_in_store(store, tmp_path, answers_file, gold_file) -> None:
     _load_two_people(store, tmp_path)
     stats_before = store.stats()
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, store=store, plots=False)
-    assert results["store"]["answers"] == 5 and results["store"]["cites"] == 31
-    assert results["store"]["citations_without_entity"] == 0
+    assert results.store.answers == 5 and results.store.cites == 31
+    assert results.store.citations_without_entity == 0
     again = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, store=store, plots=False)
-    assert again["run_id"] == results["run_id"]  # same inputs and choices: the run is replaced, not added
-    assert [r["id"] for r in list_runs(store)] == [results["run_id"]]
+    assert again.run_id == results.run_id  # same inputs and choices: the run is replaced, not added
+    assert [r["id"] for r in list_runs(store)] == [results.run_id]
     assert store.stats() == stats_before  # the knowledge graph itself is untouched
 
-    run = read_run(store, results["run_id"])
+    run = read_run(store, results.run_id)
     assert run["records"] == 5 and run["matching"] == "strict" and run["variants"] == ["specific"]
     assert run["correctness"] == pytest.approx(30 / 31) and run["recall_micro"] == pytest.approx(0.4)
     assert json.loads(run["header_json"])["gold"]["questions"] == 5
@@ -231,8 +233,8 @@ def _check_run_in_store(store, tmp_path, answers_file, gold_file) -> None:
     assert [(c["entity_id"], c["prop"], c["correct"]) for c in cites][2] == (HERTWIG, "employer", False)
     assert sentences[1]["citations"][0] == f"{HERTWIG} | employer | University of Munich"
 
-    delete_run(store, results["run_id"])
-    assert read_run(store, results["run_id"]) is None and list_runs(store) == []
+    delete_run(store, results.run_id)
+    assert read_run(store, results.run_id) is None and list_runs(store) == []
     assert store.stats() == stats_before
 
 
@@ -251,7 +253,7 @@ def test_browse_run_on_a_written_run(backend, request, tmp_path, answers_file, g
     store = request.getfixturevalue(f"{backend}_store")
     _load_two_people(store, tmp_path)
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, store=store, plots=False)
-    params = {"run_id": results["run_id"], "question_id": "hertwig-907", "entity_id": HERTWIG}
+    params = {"run_id": results.run_id, "question_id": "hertwig-907", "entity_id": HERTWIG}
     found = {}
     for path in sorted((REPO / "cypher" / "browse").glob("*.cypher")):
         text = path.read_text()

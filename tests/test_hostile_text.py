@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.ingest import ingest
 from kalma_graph.retrieval.linking import link_question
 from kalma_graph.store.results import read_run, write_run
@@ -93,20 +94,21 @@ def test_hostile_questions_and_lookups_leave_the_graph_unchanged(hostile_graph):
 def test_a_run_with_hostile_text_is_stored_verbatim_and_touches_no_knowledge(hostile_graph):
     store = hostile_graph
     before = _snapshot(store)
-    results = {
+    results = EvaluationResult.model_validate({
         "run_id": HOSTILE[0],
         "header": {"note": HOSTILE[1]},
-        "summary": {"answers": 1},
+        "summary": {"answers": 1, "citations": 1},
+        "metrics": {"citation_quality": {}},
         "per_answer": [],
         "answers": [{
             "id": HOSTILE[2], "question": HOSTILE[3], "variant": HOSTILE[4], "answer": HOSTILE[5],
             "sentences": [{"position": 0, "text": HOSTILE[1], "clean_text": HOSTILE[0], "na": False,
                            "citations": [{"qid": "Q900", "prop": HOSTILE[4], "value": HOSTILE[3]}]}],
         }],
-    }
+    })
     write_run(store, results)
     run = read_run(store, HOSTILE[0])
-    assert run["id"] == HOSTILE[0] and json.loads(run["header_json"]) == {"note": HOSTILE[1]}
+    assert run["id"] == HOSTILE[0] and json.loads(run["header_json"])["note"] == HOSTILE[1]
     (answer,) = run["answers"]
     assert (answer["question_id"], answer["question"], answer["variant"], answer["text"]) == tuple(HOSTILE[2:6])
     (sentence,) = answer["sentences_list"]

@@ -11,15 +11,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "kalma_graph"
 
-BASE = {"text", "files", "records"}
+BASE = {"text", "files", "records", "evaluation_result"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
     "records": set(),  # the typed records that cross package boundaries (pydantic only)
+    "evaluation_result": set(),  # the typed evaluation result, results.json (pydantic only)
     "prompts": set(),
-    "reporting": {"files"},
+    "reporting": {"files", "evaluation_result"},
     "store": INFRA,
     "neo4j_server": INFRA,
     "models": BASE | {"prompts"},

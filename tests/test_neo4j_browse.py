@@ -5,7 +5,6 @@ line and the query, and that query returns the run."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -138,11 +137,10 @@ def _write_runs(store, tmp_path) -> tuple[str, str]:
     write_gold(gold, gold_sets())
     results = evaluate_file(write_answers(tmp_path / "answers.jsonl"), out_dir=tmp_path / "out", gold=gold,
                             store=store, plots=False)
-    older = copy.deepcopy(results)
-    older["run_id"] = "zz-older-run"  # sorts last by id, but was evaluated first
-    older["header"]["evaluated_at"] = "2000-01-01T00:00:00+00:00"
+    older = results.model_copy(deep=True, update={"run_id": "zz-older-run"})  # sorts last by id…
+    older.header.evaluated_at = "2000-01-01T00:00:00+00:00"  # …but was evaluated first
     write_run(store, older)
-    return results["run_id"], older["run_id"]
+    return results.run_id, older.run_id
 
 
 def _browse(*args: str, env: dict | None = None):

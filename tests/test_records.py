@@ -53,7 +53,7 @@ def test_older_record_shapes_read():
     assert record.to_json_dict()["legacy_field"] == {"kept": True}
     assert record.shown_triples() == []  # everything retrieved (nothing) minus what was removed
     results = evaluate_records([record])
-    assert results["per_answer"][0]["id"] == "7" and results["summary"]["citations"] == 1
+    assert results.per_answer[0].id == "7" and results.summary.citations == 1
 
 
 def test_shown_is_retrieved_minus_removed_unless_recorded():

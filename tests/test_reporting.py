@@ -11,6 +11,7 @@ import pytest
 
 from kalma_graph.evaluation.evaluate import evaluate_records
 from kalma_graph.evaluation.geval import GEvalInput, GEvalScore, summarise
+from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.reporting import write_experiment_report, write_report
 from kalma_graph.reporting.files import per_answer_csv
 from kalma_graph.reporting.markdown import num, pct, summary_markdown
@@ -21,9 +22,9 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def results() -> dict:
+def results() -> EvaluationResult:
     out = evaluate_records(answer_records(), gold=gold_sets())
-    out["run_id"] = "fixture-run"
+    out.run_id = "fixture-run"
     return out
 
 
@@ -49,12 +50,11 @@ def test_markdown_names_choices_before_numbers_and_never_invents_zeros(results):
 
 
 def test_write_report_with_geval_plot(results, tmp_path):
-    items = [GEvalInput(r["id"], r["question"], "text") for r in results["per_answer"]]
+    items = [GEvalInput(r.id, r.question, "text") for r in results.per_answer]
     scores = [GEvalScore(i.id, "fluency", 4.2 if k else None, None if k else "low_mass", 0.5 if k else 0.01)
               for k, i in enumerate(items)]
-    with_geval = dict(results)
-    with_geval["metrics"] = dict(results["metrics"]) | {
-        "geval": summarise(scores, items, ["fluency"], choices={"aspects": "fluency"}, answers_total=len(items))}
+    geval = summarise(scores, items, ["fluency"], choices={"aspects": "fluency"}, answers_total=len(items))
+    with_geval = results.model_copy(update={"metrics": results.metrics.model_copy(update={"geval": geval})})
     files = write_report(with_geval, tmp_path)
     assert files["plot_geval"].read_bytes()[:8] == PNG
     saved = json.loads(files["json"].read_text())

@@ -38,9 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from pydantic import ValidationError
+
 from kalma_graph.evaluation.metrics.agreement import cohen_kappa, label_agreement
 from kalma_graph.evaluation.metrics.ratios import mean
+from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.files import atomic_write_json, atomic_write_text
+from kalma_graph.records import describe_error
 
 KIND = "kalma-graph.alignment-annotation"
 VERSION = 1
@@ -64,21 +68,21 @@ class AnnotateError(ValueError):
 class ScoredRun:
     details_path: Path
     answers: list[dict]
-    results: dict | None = None  # results.json next to the details file, when present
+    results: EvaluationResult | None = None  # results.json next to the details file, when present
     results_path: Path | None = None
 
     @property
     def run_id(self) -> str | None:
-        return (self.results or {}).get("run_id")
+        return self.results.run_id if self.results else None
 
     @property
     def threshold(self) -> float | None:
-        value = ((self.results or {}).get("header") or {}).get("choices", {}).get("evaluation.threshold")
+        value = self.results.header.choices.get("evaluation.threshold") if self.results else None
         return float(value) if isinstance(value, (int, float)) else None
 
     @property
     def alignment_micro(self) -> float | None:
-        return ((self.results or {}).get("summary") or {}).get("alignment_micro")
+        return self.results.summary.alignment_micro if self.results else None
 
 
 def load_scored(path: str | os.PathLike[str]) -> ScoredRun:
@@ -108,9 +112,12 @@ def load_scored(path: str | os.PathLike[str]) -> ScoredRun:
     results = None
     if results_path.is_file():
         try:
-            results = json.loads(results_path.read_text(encoding="utf-8"))
+            results = EvaluationResult.model_validate(json.loads(results_path.read_text(encoding="utf-8")))
         except json.JSONDecodeError as exc:
             raise AnnotateError(f"{results_path}: not JSON ({exc.msg})") from None
+        except ValidationError as exc:
+            raise AnnotateError(f"{results_path}: not the results.json of `kalma-graph evaluate` "
+                                f"({describe_error(exc)})") from None
     return ScoredRun(details, answers, results, results_path if results is not None else None)
 
 

@@ -1,4 +1,4 @@
-"""Evaluate an answers file (the JSON lines `kalma-graph answer` writes) into one results dict.
+"""Evaluate an answers file (the JSON lines `kalma-graph answer` writes) into one `EvaluationResult`.
 
     results = evaluate_records(read_answers(path).records, gold=load_gold(gold_path), nli=load_nli(...))
     results = evaluate_file(path, out_dir=..., gold=..., nli=..., judge=..., store=...)  # + report + graph
@@ -57,12 +57,26 @@ from kalma_graph.evaluation.metrics import (
 )
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
+from kalma_graph.evaluation_result import (
+    RESULTS_KIND,
+    RESULTS_VERSION,
+    AnswersSource,
+    CitationVerdicts,
+    EvaluationResult,
+    GoldSource,
+    PerAnswerRow,
+    ResultHeader,
+    ResultMetrics,
+    ResultSummary,
+    RunWritten,
+    ScoredAnswerDetail,
+    SentenceVerdicts,
+    Throughput,
+)
 from kalma_graph.files import file_sha256
 from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.store.base import Entity, Triple
 
-RESULTS_KIND = "kalma-graph.evaluation"
-RESULTS_VERSION = 1
 Progress = Callable[[str, int, int], None]
 _LIBRARIES = ("kalma-graph", "torch", "transformers", "llama-cpp-python", "numpy", "matplotlib", "ladybug",
               "neo4j", "spacy")
@@ -235,7 +249,7 @@ def evaluate_records(
     options: EvaluateOptions = EvaluateOptions(),
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
-) -> dict:
+) -> EvaluationResult:
     """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
     `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
     `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None."""
@@ -285,27 +299,26 @@ def evaluate_records(
     rows = [per_answer_row(a, v, aspects) for a, v in zip(answers, verdicts)]
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
-    summary = _summary(metrics, answers)
     self_scored = _self_scored(answers, nli)
-    summary["alignment_self_scored"] = self_scored if "alignment" in metrics else None
+    summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
     if self_scored:
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
                      f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
                      "score with another NLI model for an independent figure")
     timings["total"] = time.perf_counter() - started
-    return {
-        "kind": RESULTS_KIND,
-        "version": RESULTS_VERSION,
-        "header": results_header(answers, metrics, options, nli=nli, judge=judge, self_scored=self_scored),
-        "summary": summary,
-        "metrics": {name: _without_rows(m) for name, m in metrics.items()},
-        "skipped": skipped,
-        "notes": notes,
-        "timings": {k: round(v, 4) for k, v in timings.items()},
-        "throughput": _throughput(len(answers), timings["total"], entail),
-        "per_answer": rows,
-        "answers": details,
-    }
+    return EvaluationResult(
+        kind=RESULTS_KIND,
+        version=RESULTS_VERSION,
+        header=results_header(answers, metrics, options, nli=nli, judge=judge, self_scored=self_scored),
+        summary=summary,
+        metrics=ResultMetrics(**{name: _without_rows(m) for name, m in metrics.items()}),
+        skipped=skipped,
+        notes=notes,
+        timings={k: round(v, 4) for k, v in timings.items()},
+        throughput=_throughput(len(answers), timings["total"], entail),
+        per_answer=rows,
+        answers=details,
+    )
 
 
 # --- the parts of an evaluation: each a pure function of the scored answers ---------------------
@@ -422,41 +435,41 @@ class AnswerVerdicts:
                 for i, (a, q) in enumerate(zip(answers, metrics["citation_quality"]["per_answer"]))]
 
 
-def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> dict:
+def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> PerAnswerRow:
     """One row of per_answer.csv."""
     q, al, na, g = v.quality, v.alignment, v.na, v.geval
-    return {
-        "id": a.id,
-        "variant": a.variant,
-        "question": a.question,
-        "sentences": len(a.parsed.sentences),
-        "citations": a.parsed.n_citations,
-        "correct": q["correct"],
-        "correctness": q["correct"] / q["citations"] if q["citations"] else None,
-        "gold_triples": q["gold_triples"],
-        "precise": q["precise"],
-        "gold_hit": q["gold_hit"],
-        "precision": q["precision"],
-        "recall": q["recall"],
-        "alignment_pairs": al["pairs"] if al else None,
-        "alignment_entailed": al["entailed"] if al else None,
-        "alignment": al["alignment"] if al else None,
-        "na_marks": a.parsed.n_na,
-        "na_sentences": len(a.parsed.na_sentences),
-        "removed": len(a.removed),
-        "absent_triples": na["absent_triples"] if na else None,
-        "na_precision": na["precision"] if na else None,
-        "na_recall": na["recall"] if na else None,
-        "sloppy": a.parsed.n_sloppy,
-        "entity_only": a.parsed.n_entity_only,
-        "parse_issues": len(a.parsed.errors),
-        "truncated": a.record.was_truncated,
-        "finish_reason": a.record.finish_reason,
+    return PerAnswerRow(
+        id=a.id,
+        variant=a.variant,
+        question=a.question,
+        sentences=len(a.parsed.sentences),
+        citations=a.parsed.n_citations,
+        correct=q["correct"],
+        correctness=q["correct"] / q["citations"] if q["citations"] else None,
+        gold_triples=q["gold_triples"],
+        precise=q["precise"],
+        gold_hit=q["gold_hit"],
+        precision=q["precision"],
+        recall=q["recall"],
+        alignment_pairs=al["pairs"] if al else None,
+        alignment_entailed=al["entailed"] if al else None,
+        alignment=al["alignment"] if al else None,
+        na_marks=a.parsed.n_na,
+        na_sentences=len(a.parsed.na_sentences),
+        removed=len(a.removed),
+        absent_triples=na["absent_triples"] if na else None,
+        na_precision=na["precision"] if na else None,
+        na_recall=na["recall"] if na else None,
+        sloppy=a.parsed.n_sloppy,
+        entity_only=a.parsed.n_entity_only,
+        parse_issues=len(a.parsed.errors),
+        truncated=a.record.was_truncated,
+        finish_reason=a.record.finish_reason,
         **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
-    }
+    )
 
 
-def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> dict:
+def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> ScoredAnswerDetail:
     """One line of answers_scored.jsonl: each sentence and citation with its verdicts."""
     correct = list(v.quality.get("correct_flags") or [])
     precise = list(v.quality.get("precise_flags") or [])
@@ -467,25 +480,26 @@ def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> dict:
         citations = []
         for c in s.citations:
             p = probs[k] if k < len(probs) else None
-            citations.append({
-                "qid": c.qid, "prop": c.prop, "value": c.value, "sloppy": c.sloppy,
-                "correct": correct[k] if k < len(correct) else None,
-                "precise": precise[k] if k < len(precise) else None,
-                "entailment": p, "entailed": (p >= threshold) if p is not None else None,
-            })
+            citations.append(CitationVerdicts(
+                qid=c.qid, prop=c.prop, value=c.value, sloppy=c.sloppy,
+                correct=correct[k] if k < len(correct) else None,
+                precise=precise[k] if k < len(precise) else None,
+                entailment=p, entailed=(p >= threshold) if p is not None else None,
+            ))
             k += 1
         na_ok = None
         if s.na:
             na_ok = na_flags[na_index] if na_index < len(na_flags) else None
             na_index += 1
-        sentences.append({"position": position, "text": s.text, "clean_text": s.clean_text, "na": s.na,
-                          "na_entails_absent": na_ok, "entity_only": list(s.entity_only), "citations": citations})
-    return {"id": a.id, "question": a.question, "variant": a.variant, "answer": a.text, "sentences": sentences,
-            "geval": dict(v.geval) if v.geval else None}
+        sentences.append(SentenceVerdicts(position=position, text=s.text, clean_text=s.clean_text, na=s.na,
+                                          na_entails_absent=na_ok, entity_only=list(s.entity_only),
+                                          citations=citations))
+    return ScoredAnswerDetail(id=a.id, question=a.question, variant=a.variant, answer=a.text, sentences=sentences,
+                              geval=dict(v.geval) if v.geval else None)
 
 
 def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
-                   nli: Any | None, judge: Any | None, self_scored: bool) -> dict:
+                   nli: Any | None, judge: Any | None, self_scored: bool) -> ResultHeader:
     """Every choice, model and library the figures depend on."""
     choices = {
         "evaluation.matching": options.matching,
@@ -497,17 +511,17 @@ def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
         "evaluation.seed": options.seed,
         **header_choices(m for m in metrics.values() if "choices" in m),
     }
-    return {
-        "choices": choices,
-        "variants": sorted({str(a.variant) for a in answers if a.variant is not None}),
-        "answer_models": _distinct(a.record.model for a in answers),
-        "answer_params": _distinct(a.record.params for a in answers),
-        "prompt_sha256": sorted({a.record.prompt_sha256 for a in answers if a.record.prompt_sha256})[:20],
-        "nli": nli.describe() if nli is not None and hasattr(nli, "describe") else None,
-        "alignment_nli_placed_citations": self_scored,
-        "judge": judge.describe() if judge is not None else None,
-        "libraries": library_versions(),
-    }
+    return ResultHeader(
+        choices=choices,
+        variants=sorted({str(a.variant) for a in answers if a.variant is not None}),
+        answer_models=_distinct(a.record.model for a in answers),
+        answer_params=_distinct(a.record.params for a in answers),
+        prompt_sha256=sorted({a.record.prompt_sha256 for a in answers if a.record.prompt_sha256})[:20],
+        nli=nli.describe() if nli is not None and hasattr(nli, "describe") else None,
+        alignment_nli_placed_citations=self_scored,
+        judge=judge.describe() if judge is not None else None,
+        libraries=library_versions(),
+    )
 
 
 def evaluate_file(
@@ -522,59 +536,58 @@ def evaluate_file(
     run_id: str | None = None,
     plots: bool = True,
     progress: Progress | None = None,
-) -> dict:
+) -> EvaluationResult:
     """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
     answers_scored.jsonl, summary.md, plots) and, when a store is given, write the run into the graph.
-    Returns the results dict (with `run_id` and `files`)."""
+    Returns the result (with `run_id` and `files`)."""
     from kalma_graph.reporting import write_report
 
     file = read_answers(answers)
-    gold_info: dict[str, Any] | None = None
+    gold_info: GoldSource | None = None
     if isinstance(gold, (str, os.PathLike)):
         gold_path = Path(gold)
         gold_sets = load_gold(gold_path)
-        gold_info = {"path": str(gold_path), "sha256": file_sha256(gold_path), "questions": len(gold_sets)}
+        gold_info = GoldSource(path=str(gold_path), sha256=file_sha256(gold_path), questions=len(gold_sets))
     else:
         gold_sets = gold
         if gold is not None:
-            gold_info = {"path": None, "sha256": _json_sha256(gold), "questions": len(gold)}
+            gold_info = GoldSource(path=None, sha256=_json_sha256(gold), questions=len(gold))
     names = _store_names(store, file.records) if store is not None else None
     results = evaluate_records(file.records, gold=gold_sets, nli=nli, judge=judge, options=options,
                                subject_names=names, progress=progress)
-    results["header"] = {
+    results.header = results.header.model_copy(update={
         "evaluated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "answers": {
-            "path": str(file.path),
-            "sha256": file.sha256,
-            "records": len(file.records),
-            "header_path": str(file.header_path) if file.header_path else None,
-            "header": file.header,
-        },
+        "answers": AnswersSource(
+            path=str(file.path),
+            sha256=file.sha256,
+            records=len(file.records),
+            header_path=str(file.header_path) if file.header_path else None,
+            header=file.header,
+        ),
         "gold": gold_info,
-        **results["header"],
-    }
-    results["run_id"] = run_id or default_run_id(results)
+    })
+    results.run_id = run_id or default_run_id(results)
     if store is not None:
         from kalma_graph.store.results import write_run
 
-        results["store"] = {"uri": store.uri, **write_run(store, results)}
-    results["files"] = {k: str(v) for k, v in write_report(results, Path(out_dir), plots=plots).items()}
+        results.store = RunWritten(uri=store.uri, **write_run(store, results))
+    results.files = {k: str(v) for k, v in write_report(results, Path(out_dir), plots=plots).items()}
     return results
 
 
-def default_run_id(results: Mapping[str, Any]) -> str:
+def default_run_id(results: EvaluationResult) -> str:
     """`<answers file stem>-<12 hex>` (the folder's name for a file called `answers.*`): the same answers, gold, choices and models give the same id,
     so evaluating again replaces the run in the graph instead of adding a second one."""
-    header = results["header"]
-    answers = header.get("answers") or {}
+    header = results.header
+    answers = header.answers or AnswersSource()
     basis = {
-        "answers": answers.get("sha256"),
-        "gold": (header.get("gold") or {}).get("sha256"),
-        "choices": header.get("choices"),
-        "nli": (header.get("nli") or {}).get("model_hash"),
-        "judge": (header.get("judge") or {}).get("model_sha256"),
+        "answers": answers.sha256,
+        "gold": header.gold.sha256 if header.gold else None,
+        "choices": header.choices,
+        "nli": (header.nli or {}).get("model_hash"),
+        "judge": (header.judge or {}).get("model_sha256"),
     }
-    path = Path(answers.get("path") or "answers")
+    path = Path(answers.path or "answers")
     stem = path.name.split(".")[0] or "answers"
     if stem == "answers" and path.parent.name:  # experiments: <out>/<setting>/answers.jsonl
         stem = path.parent.name
@@ -652,16 +665,16 @@ def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
     return nli is not None and getattr(nli, "model_hash", None) in placed_by
 
 
-def _throughput(answers: int, seconds: float, entail: _TimedEntail | None) -> dict[str, Any]:
-    return {
-        "answers_per_second": answers / seconds if seconds > 0 else None,
-        "nli_pairs": entail.pairs if entail else 0,
-        "nli_seconds": entail.seconds if entail else 0.0,
-        "nli_pairs_per_second": (entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
-    }
+def _throughput(answers: int, seconds: float, entail: _TimedEntail | None) -> Throughput:
+    return Throughput(
+        answers_per_second=answers / seconds if seconds > 0 else None,
+        nli_pairs=entail.pairs if entail else 0,
+        nli_seconds=entail.seconds if entail else 0.0,
+        nli_pairs_per_second=(entail.pairs / entail.seconds) if entail and entail.seconds > 0 else None,
+    )
 
 
-def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> dict[str, Any]:
+def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer], self_scored: bool | None) -> ResultSummary:
     q = metrics["citation_quality"]
     d = metrics["answer_descriptives"]
     out: dict[str, Any] = {
@@ -685,8 +698,9 @@ def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer]) -> di
         "na_per_answer": d["na_per_answer"],
         "sloppy_share": d["sloppy_share"],
         "truncated": d["truncated"],
+        "alignment_self_scored": self_scored,
     }
-    return out
+    return ResultSummary(**out)  # the geval_<aspect> keys are extras, written after na_f1
 
 
 def _without_rows(metric: Mapping[str, Any]) -> dict:

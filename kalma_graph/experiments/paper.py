@@ -95,7 +95,7 @@ def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any,
         results = evaluate_setting(setting.name, path, settings, None, gold=gold, nli=nli, judge=judge,
                                    progress=progress)
         first = first or results
-        model = (results["header"].get("answer_models") or [{}])[0]
+        model = (results.header.answer_models or [{}])[0]
         rows.append(setting_row(setting.name, results, model=setting.model, cite=setting.cite,
                                 model_sha256=model.get("model_sha256")))
     header = _header("strategies", questions, settings, gold, first,

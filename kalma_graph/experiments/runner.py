@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
+from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.experiments.filters import (
     IrrelevantGraphFilter,
     KnowledgeFilter,
@@ -102,7 +103,7 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
 
 def evaluate_setting(name: str, answers: Path, settings: ExperimentSettings, components: Components | None, *,
                      gold: Mapping[str, Any] | None, nli: Any, judge: Any,
-                     progress: Progress | None = None) -> dict:
+                     progress: Progress | None = None) -> EvaluationResult:
     return evaluate_file(
         answers, out_dir=Path(settings.out_dir) / name / "evaluation", gold=dict(gold) if gold is not None else None,
         nli=nli, judge=judge, options=settings.options,
@@ -111,16 +112,16 @@ def evaluate_setting(name: str, answers: Path, settings: ExperimentSettings, com
     )
 
 
-def setting_row(setting: Any, results: Mapping[str, Any], **extra: Any) -> dict:
+def setting_row(setting: Any, results: EvaluationResult, **extra: Any) -> dict:
     """One row of an experiment table: the setting, its summary scores, where its report is."""
-    na = (results.get("metrics") or {}).get("na_quality") or {}
+    na = results.metrics.na_quality or {}
     return {
         "setting": setting,
-        **(results.get("summary") or {}),
+        **results.summary.model_dump(),
         "absent_triples": na.get("absent_triples"),
         "na_sentences": na.get("na_sentences"),
-        "run_id": results.get("run_id"),
-        "out_dir": str(Path((results.get("files") or {}).get("json", "")).parent) if results.get("files") else None,
+        "run_id": results.run_id,
+        "out_dir": str(Path(results.files.get("json", "")).parent) if results.files else None,
         **extra,
     }
 
@@ -138,8 +139,10 @@ def _by_text(questions: Sequence[Any]) -> dict[str, str]:
 
 
 def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
-            gold: Mapping[str, Any] | None, first: Mapping[str, Any] | None, **extra: Any) -> dict:
-    header = (first or {}).get("header") or {}
+            gold: Mapping[str, Any] | None, first: EvaluationResult | None, **extra: Any) -> dict:
+    header = first.header if first is not None else None  # None: no setting was evaluated
+    nli = (header.nli if header else None) or {}
+    judge = (header.judge if header else None) or {}
     return {
         "experiment": kind,
         "questions": len(questions),
@@ -149,12 +152,12 @@ def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
         "answer_variant": settings.variant,
         "constrain": settings.constrain,
         "answers_reused": settings.reuse_answers,
-        "choices": header.get("choices"),
-        "answer_models": header.get("answer_models"),
-        "nli": (header.get("nli") or {}).get("name_or_path"),
-        "nli_hash": (header.get("nli") or {}).get("model_hash"),
-        "judge": (header.get("judge") or {}).get("model_file"),
-        "libraries": header.get("libraries"),
+        "choices": header.choices if header else None,
+        "answer_models": header.answer_models if header else None,
+        "nli": nli.get("name_or_path"),
+        "nli_hash": nli.get("model_hash"),
+        "judge": judge.get("model_file"),
+        "libraries": header.libraries if header else None,
         **extra,
     }
 

@@ -6,8 +6,9 @@ import csv
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from kalma_graph.evaluation_result import EvaluationResult, ScoredAnswerDetail
 from kalma_graph.files import atomic_write_json, atomic_write_text
 from kalma_graph.reporting.markdown import summary_markdown
 
@@ -18,7 +19,7 @@ DETAILS_NAME = "answers_scored.jsonl"
 MARKDOWN_NAME = "summary.md"
 
 
-def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Path]:
+def write_report(results: EvaluationResult, out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Path]:
     """Write every report file into `out_dir` (created) and return their paths by kind.
 
     Files are written to a temporary name and renamed, so an interrupted run never leaves a
@@ -37,26 +38,27 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike[str], *,
 
         for name, path in evaluation_plots(results, out / "plots").items():
             files[f"plot_{name}"] = path
-    view = {k: v for k, v in results.items() if k != "answers"}
-    view = {**view, "files": {k: str(v) for k, v in files.items()}}
-    atomic_write_json(files["json"], view)
-    atomic_write_text(files["csv"], per_answer_csv(results.get("per_answer") or []))
-    atomic_write_text(files["citations_csv"], per_answer_csv(per_citation_rows(results.get("answers") or [])))
-    atomic_write_text(files["details"], "".join(json.dumps(a, ensure_ascii=False, default=str) + "\n"
-                                                for a in results.get("answers") or []))
+    view = results.model_copy(update={"files": {k: str(v) for k, v in files.items()}})
+    # Python-mode dumps, written with json's default=str: a model's describe() may hold a value JSON
+    # does not know (a version object), written as its text as it always was.
+    atomic_write_json(files["json"], view.model_dump())
+    atomic_write_text(files["csv"], per_answer_csv([row.model_dump() for row in results.per_answer]))
+    atomic_write_text(files["citations_csv"], per_answer_csv(per_citation_rows(results.answers)))
+    atomic_write_text(files["details"], "".join(json.dumps(a.model_dump(), ensure_ascii=False, default=str) + "\n"
+                                                for a in results.answers))
     atomic_write_text(files["markdown"], summary_markdown(view))
     return files
 
 
-def per_citation_rows(answers: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def per_citation_rows(answers: Sequence[ScoredAnswerDetail]) -> list[dict[str, Any]]:
     """One row per citation of every scored answer: where it stands (answer, sentence), what it
     cites, and each verdict the run computed (`correct`, `precise`, `entailment`, `entailed`, …)."""
     rows: list[dict[str, Any]] = []
     for answer in answers:
-        for sentence in answer.get("sentences") or []:
-            for k, citation in enumerate(sentence.get("citations") or []):
-                rows.append({"answer_id": answer.get("id"), "sentence": sentence.get("position"), "citation": k,
-                             "sentence_text": sentence.get("clean_text"), **citation})
+        for sentence in answer.sentences:
+            for k, citation in enumerate(sentence.citations):
+                rows.append({"answer_id": answer.id, "sentence": sentence.position, "citation": k,
+                             "sentence_text": sentence.clean_text, **citation.model_dump()})
     return rows
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from kalma_graph.evaluation_result import EvaluationResult
+
 
 def pct(value: Any) -> str:
     """A ratio as a percentage with one decimal (the paper's scale); `n/a` when undefined."""
@@ -27,37 +29,36 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     return out
 
 
-def summary_markdown(results: Mapping[str, Any]) -> str:
-    header = results.get("header") or {}
-    metrics = results.get("metrics") or {}
-    lines: list[str] = [f"# Evaluation `{results.get('run_id', '')}`", ""]
-    answers = header.get("answers") or {}
+def summary_markdown(results: EvaluationResult) -> str:
+    header = results.header
+    metrics = results.metrics
+    lines: list[str] = [f"# Evaluation `{results.run_id or ''}`", ""]
+    answers = header.answers
     if answers:
-        lines.append(f"Answers: `{answers.get('path')}` — {answers.get('records')} records, "
-                     f"sha256 `{str(answers.get('sha256'))[:16]}…`")
-    gold = header.get("gold")
-    lines.append(f"Gold minimum knowledge sets: `{gold.get('path') or 'given in memory'}` ({gold.get('questions')} questions, sha256 "
-                 f"`{str(gold.get('sha256'))[:16]}…`)" if gold else
+        lines.append(f"Answers: `{answers.path}` — {answers.records} records, sha256 `{str(answers.sha256)[:16]}…`")
+    gold = header.gold
+    lines.append(f"Gold minimum knowledge sets: `{gold.path or 'given in memory'}` ({gold.questions} questions, sha256 "
+                 f"`{str(gold.sha256)[:16]}…`)" if gold else
                  "Gold minimum knowledge sets: **none** — citation precision, recall and F1 are not computed; "
                  "correctness and alignment only.")
-    if header.get("evaluated_at"):
-        lines.append(f"Evaluated at {header['evaluated_at']}.")
+    if header.evaluated_at:
+        lines.append(f"Evaluated at {header.evaluated_at}.")
     lines.append("")
 
     lines += ["## Choices", ""]
-    lines += table(["choice", "value"], sorted((k, v) for k, v in (header.get("choices") or {}).items()))
+    lines += table(["choice", "value"], sorted(header.choices.items()))
     lines += ["", "## Models and versions", ""]
     model_rows = []
-    for model in header.get("answer_models") or []:
+    for model in header.answer_models:
         model_rows.append(("answering model", _model_line(model)))
-    for params in header.get("answer_params") or []:
+    for params in header.answer_params:
         model_rows.append(("answering parameters", json.dumps(params, sort_keys=True)))
-    if header.get("variants"):
-        model_rows.append(("answer variants", ", ".join(header["variants"])))
-    nli = header.get("nli")
+    if header.variants:
+        model_rows.append(("answer variants", ", ".join(header.variants)))
+    nli = header.nli
     model_rows.append(("NLI model", f"{nli.get('name_or_path')} (weights sha256 `{nli.get('model_hash')}`, "
                                     f"{nli.get('device')} {nli.get('dtype')})" if nli else "none"))
-    judge = header.get("judge")
+    judge = header.judge
     if judge:
         model_rows.append(("G-Eval judge", f"{judge.get('model_file')} (sha256 `{judge.get('model_sha256')}`, "
                                            f"{judge.get('device')}, seed {judge.get('seed')})"))
@@ -65,12 +66,12 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
             model_rows.append((f"G-Eval prompt {aspect}", f"{p['name']} v{p['version']} (sha256 `{p['sha256'][:16]}…`)"))
     else:
         model_rows.append(("G-Eval judge", "none"))
-    libs = header.get("libraries") or {}
+    libs = header.libraries
     model_rows.append(("libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)))
     lines += table(["", ""], model_rows)
 
-    q = metrics.get("citation_quality") or {}
-    al = metrics.get("alignment") or {}
+    q = metrics.citation_quality
+    al = metrics.alignment or {}
     lines += ["", "## Citation quality and alignment (%)", "",
               "Micro: over all citations / gold triples; macro: mean over answers (Table 3 layout).", ""]
     lines += table(
@@ -85,11 +86,11 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
     if al:
         lines.append(f"Alignment: {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
-        if (results.get("summary") or {}).get("alignment_self_scored"):
+        if results.summary.alignment_self_scored:
             lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "
                          "citations, so alignment agrees with its own choices by construction.")
 
-    na = metrics.get("na_quality")
+    na = metrics.na_quality
     lines += ["", "## [NA] quality (conscious incompetence) (%)", ""]
     if na:
         lines += table(["Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "[NA] sentences", "absent triples"],
@@ -98,9 +99,9 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
         lines.append("")
         lines.append(f"Absent set: `{na.get('choices', {}).get('absent_set')}`.")
     else:
-        lines.append(f"Not computed: {(results.get('skipped') or {}).get('na_quality', 'skipped')}.")
+        lines.append(f"Not computed: {results.skipped.get('na_quality', 'skipped')}.")
 
-    ge = metrics.get("geval")
+    ge = metrics.geval
     lines += ["", "## Text quality (G-Eval, 1–5)", ""]
     if ge:
         aspects = ge.get("aspects") or {}
@@ -112,9 +113,9 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
         lines.append(f"Judged: {ge.get('choices', {}).get('answers_judged')} ({ge.get('answers_judged')} of "
                      f"{ge.get('answers')} answers). Missing scores are left out of the means, never defaulted.")
     else:
-        lines.append(f"Not computed: {(results.get('skipped') or {}).get('geval', 'skipped')}.")
+        lines.append(f"Not computed: {results.skipped.get('geval', 'skipped')}.")
 
-    d = metrics.get("answer_descriptives") or {}
+    d = metrics.answer_descriptives
     lines += ["", "## How the answers cite", ""]
     lines += table(["", ""], [
         ("answers", d.get("answers")),
@@ -130,26 +131,26 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
         ("parse issues", ", ".join(f"{k}: {v}" for k, v in (d.get("parse_issues") or {}).items() if v) or "none"),
     ])
 
-    skipped = results.get("skipped") or {}
-    notes = results.get("notes") or []
+    skipped = results.skipped
+    notes = results.notes
     if skipped or notes:
         lines += ["", "## Skipped parts and notes", ""]
         lines += [f"- **{k}** skipped: {v}" for k, v in skipped.items()]
         lines += [f"- {n}" for n in notes]
-    t = results.get("throughput") or {}
+    t = results.throughput
     lines += ["", "## Timings", "",
-              f"{num((results.get('timings') or {}).get('total'))} s in all; "
-              f"{num(t.get('answers_per_second'), 1)} answers/s; NLI {t.get('nli_pairs', 0)} pairs"
-              + (f" at {num(t.get('nli_pairs_per_second'), 1)} pairs/s (cache hits included)" if t.get("nli_pairs_per_second") else "")
+              f"{num(results.timings.get('total'))} s in all; "
+              f"{num(t.answers_per_second, 1)} answers/s; NLI {t.nli_pairs} pairs"
+              + (f" at {num(t.nli_pairs_per_second, 1)} pairs/s (cache hits included)" if t.nli_pairs_per_second else "")
               + "."]
-    store = results.get("store")
+    store = results.store
     if store:
         lines += ["", "## In the graph", "",
-                  f"Run `{results.get('run_id')}` written to `{store.get('uri')}`: {store.get('answers')} answers, "
-                  f"{store.get('sentences')} sentences, {store.get('cites')} CITES links "
-                  f"({store.get('citations_without_entity')} citations name no entity in the store). Browse with the "
+                  f"Run `{results.run_id}` written to `{store.uri}`: {store.answers} answers, "
+                  f"{store.sentences} sentences, {store.cites} CITES links "
+                  f"({store.citations_without_entity} citations name no entity in the store). Browse with the "
                   "saved queries in `cypher/browse/` (`:param run_id => '…'`)."]
-    files = results.get("files") or {}
+    files = results.files or {}
     if files:
         lines += ["", "## Files", ""] + [f"- {k}: `{v}`" for k, v in files.items()]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from kalma_graph.evaluation_result import EvaluationResult
+
 DPI = 120
 
 
@@ -111,30 +113,30 @@ def histogram(path: Path, values: Sequence[int], *, title: str, xlabel: str) -> 
     return _save(figure, path)
 
 
-def evaluation_plots(results: Mapping[str, Any], plot_dir: Path) -> dict[str, Path]:
+def evaluation_plots(results: EvaluationResult, plot_dir: Path) -> dict[str, Path]:
     """The plots of one evaluation run; returns {name: path}."""
-    metrics = results.get("metrics") or {}
-    q = metrics.get("citation_quality") or {}
-    al = metrics.get("alignment") or {}
+    metrics = results.metrics
+    q = metrics.citation_quality
+    al = metrics.alignment or {}
     out: dict[str, Path] = {}
     labels = ["Align.", "Corr.", "Prec. micro", "Rec. micro", "F1 micro", "Prec. macro", "Rec. macro", "F1 macro"]
     values = [al.get("alignment_micro"), q.get("correctness"), q.get("precision_micro"), q.get("recall_micro"),
               q.get("f1_micro"), q.get("precision_macro"), q.get("recall_macro"), q.get("f1_macro")]
-    run = results.get("run_id") or ""
+    run = results.run_id or ""
     out["citation_quality"] = bar_chart(plot_dir / "citation_quality.png", labels, values,
                                         title=f"Citation quality and alignment {run}", ylabel="%")
-    na = metrics.get("na_quality")
+    na = metrics.na_quality
     if na:
         out["na_quality"] = bar_chart(plot_dir / "na_quality.png", ["Prec.", "Rec.", "F1"],
                                       [na.get("precision"), na.get("recall"), na.get("f1")],
                                       title=f"[NA] quality ({na.get('choices', {}).get('absent_set')}) {run}", ylabel="%")
-    ge = metrics.get("geval")
+    ge = metrics.geval
     if ge:
         aspects = ge.get("aspects") or {}
         out["geval"] = bar_chart(plot_dir / "geval.png", list(aspects), [r.get("mean") for r in aspects.values()],
                                  title=f"G-Eval {run}", ylabel="score (1-5)", ylim=(1, 5), scale=1.0,
                                  notes=[f"missing {r.get('missing')}" if r.get("missing") else "" for r in aspects.values()])
-    counts = [int(r.get("citations") or 0) for r in results.get("per_answer") or []]
+    counts = [row.citations for row in results.per_answer]
     if counts:
         out["citations_per_answer"] = histogram(plot_dir / "citations_per_answer.png", counts,
                                                 title=f"Citations per answer {run}", xlabel="citations")

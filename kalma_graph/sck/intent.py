@@ -25,7 +25,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from pydantic import ValidationError
+
 from kalma_graph.sck.base import INTENTS
+from kalma_graph.sck.judge_outputs import IntentOutput
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ class NLIIntentClassifier:
 
 
 def parse_intent_output(text: str) -> tuple[str | None, str | None]:
-    """(intent, missing reason) from an LLM's reply: JSON `{"intent": ...}`, or exactly one intent name.
+    """(intent, missing reason) from an LLM's reply: the grammar's JSON (`IntentOutput`); failing that,
+    leniently, any JSON object with an `intent` field, or exactly one intent name.
 
     >>> parse_intent_output('{"intent": "comparison"}')
     ('comparison', None)
@@ -81,6 +85,10 @@ def parse_intent_output(text: str) -> tuple[str | None, str | None]:
     >>> parse_intent_output('It is about phones')
     (None, 'no intent named in the output')
     """
+    try:
+        return IntentOutput.read(text).intent, None
+    except ValidationError:
+        pass  # not the grammar's output: read it as unconstrained decoding writes
     decoder = json.JSONDecoder()
     for match in re.finditer(r"\{", text):
         try:

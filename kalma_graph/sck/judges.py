@@ -33,8 +33,10 @@ the triplet, not whether one triplet proves the whole sentence.
 **LLM judge** (`LLMAttributionJudge`). One bounded chat call per sentence with numbered triplets
 (between-statements first, then context statements whose object the sentence names, then the
 rest, at most `max_triplets`); by default decoding is constrained by the prompt file's JSON
-grammar. The output must name the decision explicitly (JSON `decision`, or a `decision:` line);
-anything else is *missing* with the raw text kept — never a guessed label.
+grammar, and the output is read as `judge_outputs.AttrJudgeOutput` (triplet numbers bounded by the
+call). Output that is not that model (unconstrained decoding, a cut-off object) must still name the
+decision explicitly (a `decision` field, or a `decision:` line); anything else is *missing* with the
+raw text kept — never a guessed label.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Sequence
 
+from pydantic import ValidationError
+
 from kalma_graph.sck.kg_attr import (
     ATTRIBUTABLE,
     CONTRADICTORY,
@@ -56,6 +60,7 @@ from kalma_graph.sck.kg_attr import (
     triple_tuple,
     verbalise,
 )
+from kalma_graph.sck.judge_outputs import AttrJudgeOutput
 from kalma_graph.store.base import Triple
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
@@ -263,7 +268,10 @@ class NLIAttributionJudge:
 def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list[int], str | None]:
     """(label, rationale, relevant triplet numbers 1..n, missing reason) from a judge's output.
 
-    Accepted: a JSON object with a `decision` (or `label`/`output`/`prediction`) field, else the first
+    First as the grammar writes it (`AttrJudgeOutput`: the three decisions, triplet numbers 1..n, a
+    rationale of at most 400 characters). Failing that, leniently, for unconstrained decoding:
+    a JSON object with a `decision` (or `label`/`output`/`prediction`) field (numbers outside 1..n
+    dropped), else the first
     `decision: X` / `"decision": "X"` field in the text (a JSON object cut off at max_tokens still
     states its decision). X must be one of the decision words (Attributable/Supports,
     Extrapolatory/Neutral, Contradictory/Contradicts, case-insensitive); anything else is missing.
@@ -277,6 +285,13 @@ def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list
     >>> parse_attr_output("I think it is probably fine", 2)
     (None, '', [], 'no decision found in the judge output')
     """
+    try:
+        out = AttrJudgeOutput.read(text, n_triplets)
+    except ValidationError:
+        pass  # not the grammar's output: read it as unconstrained decoding writes
+    else:
+        relevant = list(dict.fromkeys(out.relevant_triplets))  # the grammar allows a number twice
+        return _DECISION_WORDS[out.decision.casefold()], out.rationale.strip(), relevant, None
     obj = _first_json_object(text)
     if obj is not None:
         raw_label = next((obj[k] for k in obj if str(k).casefold() in _DECISION_KEYS), None)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from kalma_graph.evaluation_result import EvaluationResult
+
 from . import queries
 from .base import GraphStore
 
@@ -60,58 +62,59 @@ CITE_FIELDS = tuple(n for n, _ in CITE_COLUMNS)
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def run_rows(results: Mapping[str, Any]) -> dict[str, list[dict]]:
+def run_rows(results: EvaluationResult) -> dict[str, list[dict]]:
     """The rows a run writes: one Run, its Answers, Sentences and citation links (before the entity
     check). Pure: tests compare it without a store."""
-    run_id = results["run_id"]
-    header = results.get("header") or {}
-    summary = results.get("summary") or {}
-    choices = header.get("choices") or {}
-    answers_info = header.get("answers") or {}
-    gold = header.get("gold") or {}
-    nli = header.get("nli") or {}
-    judge = header.get("judge") or {}
+    run_id = results.run_id
+    if not run_id:
+        raise ValueError("an evaluation result is written into the graph under its run_id: it has none")
+    header = results.header
+    # Score columns are matched by name: the summary's keys (G-Eval's per-aspect keys included).
+    summary = results.summary.model_dump()
+    choices = header.choices
+    answers_info, gold = header.answers, header.gold
+    nli, judge = header.nli or {}, header.judge or {}
     run = {
         "id": run_id,
-        "created_at": header.get("evaluated_at"),
-        "answers_file": answers_info.get("path"),
-        "answers_sha256": answers_info.get("sha256"),
-        "records": summary.get("answers"),
-        "variants": list(header.get("variants") or []),
+        "created_at": header.evaluated_at,
+        "answers_file": answers_info.path if answers_info else None,
+        "answers_sha256": answers_info.sha256 if answers_info else None,
+        "records": results.summary.answers,
+        "variants": list(header.variants),
         "matching": choices.get("evaluation.matching"),
         "hypothesis_format": choices.get("evaluation.hypothesis_format"),
         "absent_set": choices.get("evaluation.absent_set"),
-        "gold_file": gold.get("path"),
-        "gold_sha256": gold.get("sha256"),
+        "gold_file": gold.path if gold else None,
+        "gold_sha256": gold.sha256 if gold else None,
         "nli_model": nli.get("name_or_path"),
         "nli_hash": nli.get("model_hash"),
         "judge_model": judge.get("model_file"),
         "judge_sha256": judge.get("model_sha256"),
-        "header_json": json.dumps(header, sort_keys=True, default=str),
+        "header_json": json.dumps(header.model_dump(), sort_keys=True, default=str),
         **{k: summary.get(k) for k in RUN_FIELDS if k in summary and k not in ("id", "records")},
     }
     answers, sentences, cites = [], [], []
-    per_answer = {row["id"]: row for row in results.get("per_answer") or []}
-    for detail in results.get("answers") or []:
-        row = per_answer.get(detail["id"], {})
-        answer_id = f"{run_id}/{detail['id']}"
+    per_answer = {row.id: row.model_dump() for row in results.per_answer}
+    for detail in results.answers:
+        row = per_answer.get(detail.id, {})
+        answer_id = f"{run_id}/{detail.id}"
         answers.append({
-            "id": answer_id, "run_id": run_id, "question_id": detail["id"], "question": detail.get("question"),
-            "variant": detail.get("variant"), "text": detail.get("answer"),
+            "id": answer_id, "run_id": run_id, "question_id": detail.id, "question": detail.question,
+            "variant": detail.variant, "text": detail.answer,
             **{k: row.get(k) for k in ANSWER_FIELDS if k in row and k not in ("id", "question", "variant", "text")},
-            "sentences": len(detail.get("sentences") or []),
+            "sentences": len(detail.sentences),
         })
-        for s in detail.get("sentences") or []:
-            sentence_id = f"{answer_id}/{s['position']}"
+        for s in detail.sentences:
+            sentence_id = f"{answer_id}/{s.position}"
             sentences.append({
-                "id": sentence_id, "run_id": run_id, "answer_id": answer_id, "position": s["position"],
-                "text": s.get("text"), "clean_text": s.get("clean_text"), "na": bool(s.get("na")),
-                "na_entails_absent": s.get("na_entails_absent"), "n_citations": len(s.get("citations") or []),
-                "citations": [f"{c['qid']} | {c['prop']} | {c['value']}" for c in s.get("citations") or []],
+                "id": sentence_id, "run_id": run_id, "answer_id": answer_id, "position": s.position,
+                "text": s.text, "clean_text": s.clean_text, "na": s.na,
+                "na_entails_absent": s.na_entails_absent, "n_citations": len(s.citations),
+                "citations": [f"{c.qid} | {c.prop} | {c.value}" for c in s.citations],
             })
-            for position, c in enumerate(s.get("citations") or []):
-                cites.append({"from": sentence_id, "to": c["qid"], "position": position,
-                              **{k: c.get(k) for k in CITE_FIELDS if k != "position"}})
+            for position, c in enumerate(s.citations):
+                cites.append({"from": sentence_id, "to": c.qid, "position": position,
+                              **{k: getattr(c, k) for k in CITE_FIELDS if k != "position"}})
     return {"run": [_typed(run, RUN_COLUMNS)], "answers": [_typed(a, ANSWER_COLUMNS) for a in answers],
             "sentences": [_typed(s, SENTENCE_COLUMNS) for s in sentences],
             "cites": [{"from": c["from"], "to": c["to"], **_typed(c, CITE_COLUMNS)} for c in cites]}
@@ -126,15 +129,15 @@ def _typed(row: Mapping[str, Any], columns: Sequence[tuple[str, str]]) -> dict:
 # --- writing ---------------------------------------------------------------------------------------
 
 
-def write_run(store: GraphStore, results: Mapping[str, Any]) -> dict[str, Any]:
+def write_run(store: GraphStore, results: EvaluationResult) -> dict[str, Any]:
     """Write (or replace) the run of `results` in the store; returns what was written."""
     rows = run_rows(results)
     cited = sorted({c["to"] for c in rows["cites"]})
     known = {e.id for e in store.get_entities(cited)} if cited else set()
     linked = [c for c in rows["cites"] if c["to"] in known]
-    store.write_run_rows(results["run_id"], rows, linked)  # each engine writes it its own way
+    store.write_run_rows(results.run_id, rows, linked)  # each engine writes it its own way
     return {
-        "run_id": results["run_id"],
+        "run_id": results.run_id,
         "answers": len(rows["answers"]),
         "sentences": len(rows["sentences"]),
         "cites": len(linked),
