@@ -22,7 +22,6 @@ from typing import Any, Mapping, Sequence
 
 from kalma_graph.evaluation_result import EvaluationResult
 
-from . import queries
 from .base import GraphStore
 
 S, I, F, B, L = "string", "int", "float", "bool", "list"
