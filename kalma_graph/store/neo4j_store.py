@@ -12,6 +12,7 @@ server and raises `QueryTimeoutError`.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import queries
@@ -86,15 +87,46 @@ class Neo4jStore(ReadOps):
 
         write = is_write(text) if write is None else write
         seconds = self.timeouts.for_query(write)
+        query = neo4j.Query(text, timeout=seconds)
         try:
-            records, _, _ = self._driver.execute_query(
-                neo4j.Query(text, timeout=seconds), dict(params or {}), database_=self.database
-            )
+            if write:
+                records, _, _ = self._driver.execute_query(
+                    query, dict(params or {}), database_=self.database, routing_=neo4j.RoutingControl.WRITE
+                )
+                return [record.data() for record in records]
+            return self._read(query, dict(params or {}))
         except neo4j.exceptions.Neo4jError as exc:
             if (timed_out := _timed_out(exc, seconds, write, text)) is None:
                 raise
             raise timed_out from exc
-        return [record.data() for record in records]
+
+    def _read(self, query: Any, params: dict[str, Any], attempts: int = 3) -> Rows:
+        """A read as one auto-commit statement: one round trip (RUN + PULL) where a managed
+        transaction takes two (BEGIN + RUN + PULL, then COMMIT) — the second round trip was most of
+        a one-hop's time on a busy machine; the plan itself is an index seek and an expand
+        (PROFILE in docs/ingest.md). READ access routes it to a reader of a cluster, and the
+        driver's bookmark manager (shared with every write here) makes it see our own writes there.
+        A transient or routing error is retried, as a managed transaction would be."""
+        import neo4j
+
+        for attempt in range(attempts):
+            try:
+                with self._session(neo4j.READ_ACCESS) as session:
+                    return [record.data() for record in session.run(query, params)]
+            except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+                if attempt + 1 == attempts or not exc.is_retryable():
+                    raise
+                time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _session(self, access_mode: str) -> Any:
+        """A session on our database that shares the driver's bookmark manager with `execute_query`,
+        so reads and writes through any path are causally chained (read-your-writes on a cluster)."""
+        return self._driver.session(
+            database=self.database,
+            default_access_mode=access_mode,
+            bookmark_manager=self._driver.execute_query_bookmark_manager,
+        )
 
     def execute_write(self, work: Callable[..., T], *args: Any, what: str = "") -> T:
         """`work(tx, *args)` in one managed write transaction under the write timeout (retried by
@@ -103,7 +135,7 @@ class Neo4jStore(ReadOps):
 
         seconds = self.timeouts.write_s
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._session(neo4j.WRITE_ACCESS) as session:
                 return session.execute_write(neo4j.unit_of_work(timeout=seconds)(work), *args)
         except neo4j.exceptions.Neo4jError as exc:
             if (timed_out := _timed_out(exc, seconds, True, what or getattr(work, "__name__", ""))) is None:
