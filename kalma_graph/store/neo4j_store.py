@@ -28,6 +28,7 @@ BACKEND = "neo4j"
 
 class Neo4jStore(ReadOps):
     backend = BACKEND
+    concurrent_writes = True  # the driver is thread-safe; each batch opens its own session
 
     def __init__(
         self,
@@ -220,11 +221,12 @@ class Neo4jStore(ReadOps):
         self.execute_write(work, what=f"write run {run_id}")
 
     def clear(self) -> None:
-        text = queries.load("delete_all_batch", BACKEND)
-        while True:
-            records = self._execute(text, {"limit": 20000}, write=True)
-            if not records or records[0]["deleted"] == 0:
-                break
+        for name in ("delete_relationships_batch", "delete_all_batch"):
+            text = queries.load(name, BACKEND)
+            while True:
+                records = self._execute(text, {"limit": 20000}, write=True)
+                if not records or records[0]["deleted"] == 0:
+                    break
 
     def close(self) -> None:
         self._driver.close()
