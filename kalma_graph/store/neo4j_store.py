@@ -188,6 +188,23 @@ class Neo4jStore(ReadOps):
         for start in range(0, len(rows), self.write_batch_size):
             tx.run(text, {param: rows[start : start + self.write_batch_size]}).consume()
 
+    def execute_in_transactions(self, name: str, params: Mapping[str, Any] | None = None) -> None:
+        """A named statement that commits in batches itself (`CALL { … } IN TRANSACTIONS`): the server
+        runs that only as an auto-commit statement, not inside a transaction of ours."""
+        import neo4j
+
+        if not self._bootstrapped:
+            self.bootstrap()
+        text = queries.load(name, BACKEND)
+        seconds = self.timeouts.write_s
+        try:
+            with self._session(neo4j.WRITE_ACCESS) as session:
+                session.run(neo4j.Query(text, timeout=seconds), dict(params or {})).consume()
+        except neo4j.exceptions.Neo4jError as exc:
+            if (timed_out := _timed_out(exc, seconds, True, text)) is None:
+                raise
+            raise timed_out from exc
+
     def set_meta(self, key: str, value: str) -> None:
         self._run("meta_set", {"key": key, "value": value})
 
