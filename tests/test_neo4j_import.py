@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kalma_graph.ingest import FormatError, IngestError, ingest
-from kalma_graph.ingest.neo4j_csv import StagingError, field_text, line
+from kalma_graph.ingest.neo4j_csv import CsvFiles, StagingError, field_text, line
 from kalma_graph.ingest.neo4j_import import import_files
 from kalma_graph.neo4j_server import Neo4jServerError, free_port, stop, throwaway_home
 from kalma_graph.store import open_store, resolve_store_uri
@@ -120,6 +120,15 @@ def test_csv_fields_keep_quotes_empty_strings_lists_and_absent_values_apart():
     assert line(["Q1", None, "x"]) == '"Q1",,"x"\n'
     with pytest.raises(StagingError, match="U\\+001F"):
         field_text(["bad\x1fitem"])
+
+
+def test_the_fast_writer_of_string_rows_encodes_as_field_text(tmp_path):
+    files = CsvFiles.create(tmp_path / "csv")
+    rows = [("v:1", 'say "hi", then\nleave', "string"), ("v:2", "", "time")]
+    files.write_strings("values", rows)
+    files.close()
+    body = (tmp_path / "csv" / "values.csv").read_text(encoding="utf-8").split("\n", 1)[1]
+    assert body == "".join(line(row) for row in rows)
 
 
 @pytest.mark.parametrize("uri", ["bolt://localhost:7687", "neo4j://cluster.example.com:7687",

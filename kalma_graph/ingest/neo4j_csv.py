@@ -12,6 +12,7 @@ ASCII unit separator) between elements: any printable character can occur in an 
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterable
@@ -68,6 +69,7 @@ class CsvFiles:
 
     folder: Path
     handles: dict[str, IO[str]] = field(default_factory=dict)
+    writers: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, folder: Path) -> "CsvFiles":
@@ -80,7 +82,15 @@ class CsvFiles:
         return files
 
     def write(self, stem: str, rows: Iterable[Iterable[Any]]) -> None:
+        """Rows whose fields may be absent, lists or booleans (entities)."""
         self.handles[stem].writelines(line(row) for row in rows)
+
+    def write_strings(self, stem: str, rows: Iterable[Iterable[str]]) -> None:
+        """Rows of strings only (values, statements, names, keys, Meta): the stdlib's C writer with every
+        field quoted encodes them as `field_text` does, at a fraction of its cost."""
+        if stem not in self.writers:
+            self.writers[stem] = csv.writer(self.handles[stem], quoting=csv.QUOTE_ALL, lineterminator="\n")
+        self.writers[stem].writerows(rows)
 
     def close(self) -> None:
         for handle in self.handles.values():

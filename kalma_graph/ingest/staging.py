@@ -63,14 +63,14 @@ class StagingStore:
         )
         for row in plan.entities_new + plan.entities_changed:
             self.entities[row["id"]] = _record(row)
-        self.files.write("values", ((v["id"], v["value"], v["datatype"]) for v in plan.values_new))
+        self.files.write_strings("values", ((v["id"], v["value"], v["datatype"]) for v in plan.values_new))
         self.value_ids.update(v["id"] for v in plan.values_new)
         self.name_keys.update(plan.name_keys_new)
-        self.files.write("names", ((n["key"], n["id"]) for n in plan.names_new))
+        self.files.write_strings("names", ((n["key"], n["id"]) for n in plan.names_new))
         self.name_pairs.update((n["key"], n["id"]) for n in plan.names_new)
         for stem, rows in (("entity_statements", plan.entity_statements_new),
                            ("value_statements", plan.value_statements_new)):
-            self.files.write(stem, ((r["subject"], r["object"], r["sid"], r["pid"], r["label"]) for r in rows))
+            self.files.write_strings(stem, ((r["subject"], r["object"], r["sid"], r["pid"], r["label"]) for r in rows))
             self.sids.update(r["sid"] for r in rows)
         self.entity_statements += len(plan.entity_statements_new)
         self.value_statements += len(plan.value_statements_new)
@@ -131,8 +131,8 @@ class StagingStore:
     def finish(self) -> CsvFiles:
         """Write the entities, name keys and Meta (the ingest lock is released by then) and close."""
         self.files.write("entities", ([entity_row(rec)[c] for c in ENTITY_COLUMNS] for rec in self.entities.values()))
-        self.files.write("name_keys", ((k,) for k in sorted(self.name_keys)))
-        self.files.write("meta", ((k, v) for k, v in sorted(self.meta.items()) if k != LOCK_KEY))
+        self.files.write_strings("name_keys", ((k,) for k in sorted(self.name_keys)))
+        self.files.write_strings("meta", ((k, v) for k, v in sorted(self.meta.items()) if k != LOCK_KEY))
         self.files.close()
         return self.files
 
