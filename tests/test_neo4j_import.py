@@ -72,7 +72,7 @@ def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
         stop(home)
 
 
-def test_an_existing_database_needs_overwrite_and_a_running_server_is_refused(tmp_path):
+def test_an_existing_database_needs_overwrite_and_another_name_is_refused(tmp_path):
     home = tmp_path / "home"
     (home / "data" / "databases" / "neo4j").mkdir(parents=True)
     (home / "data" / "databases" / "neo4j" / "neostore").write_bytes(b"")
@@ -93,18 +93,31 @@ def test_cli_names_the_database_in_the_way_without_a_traceback(tmp_path):
     assert "Traceback" not in refused.stderr
 
 
-def test_biokalma_records_are_refused_with_the_way_out(tmp_path):
+def test_biokalma_records_are_refused_with_the_way_out(installed_home):
     with pytest.raises(FormatError, match=r"biokalma_records.*kalma-graph ingest --store bolt://"):
-        import_files(tmp_path / "home", [BIOKALMA_RECORDS])
+        import_files(installed_home, [BIOKALMA_RECORDS])
 
 
-def test_a_bad_line_is_reported_with_file_and_line_and_fail_creates_no_database(tmp_path):
+@pytest.fixture
+def installed_home(tmp_path) -> Path:
+    """A server home with the launcher's verified jars, never started."""
+    if not (shutil.which("java") and shutil.which("mvn")):
+        pytest.skip("the import runs the launcher's neo4j-admin (java + mvn)")
+    return throwaway_home(tmp_path / "installed")
+
+
+def test_a_home_without_neo4j_is_told_to_install_it(tmp_path):
+    with pytest.raises(Neo4jServerError, match="not installed .*kalma-graph neo4j install"):
+        import_files(tmp_path / "bare-home", [WIKIDATA_JSON])
+
+
+def test_a_bad_line_is_reported_with_file_and_line_and_fail_creates_no_database(installed_home, tmp_path):
     with gzip.open(WIKIDATA_JSON, "rt", encoding="utf-8") as handle:
         lines = [next(handle) for _ in range(20)]
     lines[6] = "not json at all\n"
     broken = tmp_path / "broken.jsonl"
     broken.write_text("".join(lines), encoding="utf-8")
-    home = tmp_path / "home"
+    home = installed_home
     with pytest.raises(IngestError, match=rf"{broken}:7: invalid JSON"):
         import_files(home, [broken], on_error="fail")
     assert not (home / "data" / "databases" / "neo4j").exists()

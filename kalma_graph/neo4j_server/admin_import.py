@@ -14,16 +14,15 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import Neo4jServerError
-from .installer import require_verified_jars
+from .errors import Neo4jServerError, NotInstalledError
+from .installer import is_installed, require_verified_jars
 from .paths import Layout, home_lock
 from .server import _admin_env, running_pid
 from .tooling import require_java
-from .versions import ADMIN_MAIN_CLASS
+from .versions import ADMIN_MAIN_CLASS, NEO4J_VERSION
 
 #: Neo4j Community serves one user database; the launcher leaves its name at the default.
 COMMUNITY_DATABASE = "neo4j"
-_DATABASE_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{2,62}$")
 
 
 def database_folder(home: Path | str, database: str) -> Path:
@@ -66,7 +65,7 @@ def import_full(
 
 def check_target(home: Path | str, database: str, *, overwrite: bool) -> None:
     """Refuse, before any staging work, an import the server could not serve or that would replace
-    a database without `overwrite`, and a running server."""
+    a database without `overwrite`, a running server and a home without the jars."""
     layout = Layout.of(home)
     if database != COMMUNITY_DATABASE:
         raise Neo4jServerError(
@@ -74,8 +73,6 @@ def check_target(home: Path | str, database: str, *, overwrite: bool) -> None:
             f"{COMMUNITY_DATABASE!r} (more than one is an Enterprise feature); import into it (add --overwrite "
             "to replace what it holds) or use another --home"
         )
-    if not _DATABASE_NAME.match(database):
-        raise Neo4jServerError(f"{database!r} is not a valid Neo4j database name")
     if (pid := running_pid(layout.home)) is not None:
         raise Neo4jServerError(
             f"Neo4j (pid {pid}) is running from {layout.home}: an import builds the database offline; "
@@ -86,4 +83,8 @@ def check_target(home: Path | str, database: str, *, overwrite: bool) -> None:
         raise Neo4jServerError(
             f"{folder} already holds a database; `neo4j import` creates a new one: pass --overwrite to "
             "replace it (everything in it is lost), or load into it with `kalma-graph ingest --store bolt://…`"
+        )
+    if not is_installed(layout.home):
+        raise NotInstalledError(
+            f"Neo4j {NEO4J_VERSION} is not installed in {layout.home}: run `kalma-graph neo4j install` first"
         )
