@@ -203,7 +203,7 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
                no_auth: bool, as_json: bool) -> None:
     """Create a new database from dumps with neo4j-admin (offline, server stopped), then start the
     server and create the constraints and indexes. Far faster than `ingest` into a running server."""
-    from kalma_graph.ingest import FormatError, IngestError, InputError, SubsetError, parse_subset
+    from kalma_graph.ingest import FormatError, IngestError, IngestInterrupted, InputError, SubsetError, parse_subset
     from kalma_graph.ingest.neo4j_import import import_files
 
     target = home or server.default_home()
@@ -213,6 +213,9 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
             overwrite=overwrite, on_line_error=(lambda m: click.echo(f"skipped {m}", err=True)) if on_error == "skip" else None,
             start_options={"bolt_port": bolt_port, "http_port": http_port, "auth": not no_auth},
         )
+    except IngestInterrupted as exc:  # an import is all or nothing: nothing to resume
+        raise click.ClickException("interrupted while staging: nothing was imported; run the same command "
+                                   "to start over") from exc
     except (FormatError, IngestError, InputError, SubsetError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     if no_auth:
