@@ -75,7 +75,7 @@ def import_files(
     info = start(layout.home, **(start_options or {}))
     store = Neo4jStore(info.uri, user=info.user, password=info.password, database=database)
     try:
-        store.bootstrap()
+        store.bootstrap(await_s=int(store.timeouts.write_s) or 86_400)  # building them takes minutes on a big graph
         store.execute_in_transactions("update_imported_empty_lists")
         stats = store.stats().as_dict()
     finally:

@@ -144,11 +144,12 @@ class Neo4jStore(ReadOps):
             raise timed_out from exc
 
     # --- GraphStore ----------------------------------------------------------------------------
-    def bootstrap(self) -> None:
-        # Constraints and indexes exist before the first row is written.
+    def bootstrap(self, await_s: int = 300) -> None:
+        # Constraints and indexes exist before the first row is written (or, after `neo4j import`,
+        # are built over the imported graph: that can take longer than an empty store's `await_s`).
         for statement in queries.load_script("schema", BACKEND):
             self._execute(statement, write=True)
-        self._execute("CALL db.awaitIndexes(300)", write=True)
+        self._execute("CALL db.awaitIndexes($seconds)", {"seconds": await_s}, write=True)
         self._bootstrapped = True
 
     def load_batch(
