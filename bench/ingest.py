@@ -2,11 +2,15 @@
 
     python bench/ingest.py                       # 1,000,000 statements, embedded + Neo4j
     python bench/ingest.py --statements 200000 --stores embedded
+    python bench/ingest.py --stores neo4j,neo4j-import   # the driver ingest vs `kalma-graph neo4j import`
 
 Prints one JSON line per store: `statements_per_s` for the load (end to end: reading, parsing,
 planning, writing), one-hop p50/p95 latency over 1,000 random entities, and for the embedded store
 `raw_copy_statements_per_s`: the same rows written by the store's COPY statements alone (planned
 beforehand, 1M statements per round), measured in the same run, with `ingest_to_raw_copy` the ratio.
+For `neo4j-import` (`kalma-graph neo4j import`
+into a throwaway home) `statements_per_s` is end to end (staging the CSV, neo4j-admin, starting the
+server, constraints and indexes) and `import_statements_per_s` the import proper (staging + neo4j-admin).
 Figures are appended to bench/results/ingest.jsonl. `--statements 10000000` for the 10M run.
 
 Neo4j runs in a throwaway server of its own (the installed jars, a temporary home, auth off), started
@@ -130,6 +134,40 @@ def _neo4j_uri(stack: ExitStack) -> str:
     return stack.enter_context(throwaway_server()).uri
 
 
+def import_rate(dump: Path, tmp: Path, n_entities: int) -> dict:
+    """`kalma-graph neo4j import` of `dump` into a throwaway home: end to end (staging, neo4j-admin,
+    server start, constraints and indexes) and the import proper (staging + neo4j-admin), then the
+    one-hop latency on the imported database."""
+    from kalma_graph.ingest.neo4j_import import import_files
+    from kalma_graph.neo4j_server import free_port, stop, throwaway_home
+
+    home = throwaway_home(tmp / "neo4j-import")
+    try:
+        summary = import_files(home, [dump], start_options={"bolt_port": free_port(), "http_port": free_port(),
+                                                              "auth": False})
+        statements = summary["stats"]["statements"]
+        offline = summary["stage_seconds"] + summary["import_seconds"]
+        store = open_store(summary["store"])
+        try:
+            latency = one_hop_latency(store, n_entities)
+        finally:
+            store.close()
+    finally:
+        stop(home)
+    return {
+        "store": "neo4j-import",
+        "statements": statements,
+        "entities": summary["stats"]["entities"],
+        "seconds": summary["seconds"],
+        "statements_per_s": round(statements / summary["seconds"]),
+        "stage_seconds": summary["stage_seconds"],
+        "import_seconds": summary["import_seconds"],
+        "schema_seconds": summary["schema_seconds"],
+        "import_statements_per_s": round(statements / offline),
+        **latency,
+    }
+
+
 def raw_copy_rate(dump: Path, tmp: Path, chunk_statements: int = 1_000_000) -> dict:
     """Statements per second of the embedded store's COPY statements alone, on the rows of `dump`:
     read and planned untimed, written one COPY per table per chunk, timed."""
@@ -180,6 +218,11 @@ def main() -> None:
         n_entities = max(1, args.statements // 10)
         print(f"generated {written:,} statements over {n_entities:,} entities in {time.perf_counter() - t0:.1f}s")
         for backend in args.stores.split(","):
+            if backend == "neo4j-import":
+                row = import_rate(dump, Path(tmp), n_entities)
+                results.append(row)
+                print(json.dumps(row), flush=True)
+                continue
             uri = f"embedded:{tmp}/graph.lbdb" if backend == "embedded" else _neo4j_uri(servers)
             store = open_store(uri)
             if backend != "embedded":
@@ -209,9 +252,9 @@ def main() -> None:
     with out.open("a") as handle:
         for row in results:
             handle.write(json.dumps({**row, "machine": f"{platform.machine()} {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d")}) + "\n")
-    print(f"{'store':<10} {'statements/s':>14} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'store':<13} {'statements/s':>14} {'p50 ms':>8} {'p95 ms':>8}")
     for row in results:
-        print(f"{row['store']:<10} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8}")
+        print(f"{row['store']:<13} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8}")
 
 
 if __name__ == "__main__":

@@ -227,3 +227,39 @@ def test_a_fresh_load_plans_without_lookups_and_equals_an_incremental_one(tmp_pa
     finally:
         fresh.close()
         incremental.close()
+
+
+def test_the_batch_writer_keeps_one_batch_in_flight_commits_in_order_and_hands_errors_back():
+    import threading
+    import time as clock
+
+    from kalma_graph.ingest.writer import BatchWriter
+    from kalma_graph.store.base import LoadResult
+
+    committed: list[int] = []
+    harvested: list[int] = []
+    in_flight = threading.Semaphore(1)  # a second batch written before the first committed fails here
+
+    def batch(n: int):
+        def write() -> LoadResult:
+            assert in_flight.acquire(blocking=False), "two batches in flight"
+            clock.sleep(0.05)
+            committed.append(n)
+            in_flight.release()
+            return LoadResult(statements_created=n)
+        return write
+
+    writer = BatchWriter(background=True)
+    for n in (1, 2, 3):
+        writer.submit(batch(n), lambda result: harvested.append(result.statements_created))
+    writer.wait()
+    assert committed == harvested == [1, 2, 3]
+
+    def broken() -> LoadResult:
+        raise RuntimeError("the server went away")
+
+    writer.submit(broken, harvested.append)
+    with pytest.raises(RuntimeError, match="went away"):
+        writer.wait()  # raised in the caller's thread
+    writer.wait()  # and only once
+    assert harvested == [1, 2, 3]

@@ -30,6 +30,7 @@ from .subset import Subset, check_store_subset, collect_members, labelled_object
 from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
 from .readers.biokalma import BioKaLMAReader
 from .sources import bytes_read, fingerprint
+from .writer import BatchWriter
 
 OnError = Literal["skip", "fail"]
 MAX_REPORTED_ERRORS = 100
@@ -181,19 +182,22 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
     batch: list[ParsedLine] = []
     pending = 0
     last_line = resume_after
+    writer = BatchWriter(background=store.concurrent_writes)
 
     def flush() -> None:
         nonlocal batch, pending
         if not batch:
             return
         entities, statements = _collect(batch)
+        if any(st.datatype == UNRESOLVED_LABEL for st in statements):
+            writer.wait()  # linking reads the store, which must hold every batch before this one
         statements, extra = linker.link(statements, report)
         # The checkpoint commits with its batch where the store has transactions (Neo4j); the
         # embedded store writes it right after the batch (its COPYs commit one by one), and a crash
         # in between only makes the re-run redo an idempotent batch.
         checkpoint = (key, _checkpoint_value(path, batch[-1].line, done=False))
-        report.add(store.load_batch(entities + extra, statements, default_kb=reader.kb, checkpoint=checkpoint,
-                                    written=written))
+        writer.submit(lambda: store.load_batch(entities + extra, statements, default_kb=reader.kb,
+                                               checkpoint=checkpoint, written=written), report.add)
         batch, pending = [], 0
 
     try:
@@ -216,6 +220,7 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
                 if progress:
                     progress(str(path), bytes_read(path), total)
                 if interrupt.requested:
+                    writer.wait()
                     report.status = "interrupted"
                     raise IngestInterrupted(f"interrupted after {path}:{last_line - 1}; run the same command to resume")
             if subset is not None:
@@ -223,6 +228,12 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
             batch.append(item)
             pending += len(item.entities) + len(item.statements)
         flush()
+        writer.wait()
+    except KeyboardInterrupt:  # a second Ctrl-C: stop now; the batch in flight commits or rolls back whole
+        raise
+    except BaseException:
+        writer.wait()  # a failed line or an error stops the run as after the last batch written
+        raise
     finally:
         report.lines = last_line
         report.seconds = round(time.perf_counter() - started, 3)

@@ -148,6 +148,9 @@ class GraphStore(Protocol):
 
     backend: str  # "embedded" | "neo4j"
     uri: str
+    # Whether `load_batch` may run in another thread than the one that opened the store (the ingest
+    # then reads the next batch while this one is written).
+    concurrent_writes: bool
 
     def bootstrap(self) -> None:
         """Create tables / constraints / indexes. Idempotent; called before any load."""

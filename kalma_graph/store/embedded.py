@@ -53,6 +53,7 @@ _STATEMENT_SCHEMA = pa.schema(
 
 class EmbeddedStore(ReadOps):
     backend = BACKEND
+    concurrent_writes = False  # a Ladybug connection is used from the thread that opened it
 
     def __init__(self, path: str | Path, read_only: bool = False, *, timeouts: Timeouts | None = None) -> None:
         import ladybug  # imported here so that `--help` stays fast

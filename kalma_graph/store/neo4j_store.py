@@ -12,6 +12,7 @@ server and raises `QueryTimeoutError`.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import queries
@@ -27,6 +28,7 @@ BACKEND = "neo4j"
 
 class Neo4jStore(ReadOps):
     backend = BACKEND
+    concurrent_writes = True  # the driver is thread-safe; each batch opens its own session
 
     def __init__(
         self,
@@ -86,15 +88,46 @@ class Neo4jStore(ReadOps):
 
         write = is_write(text) if write is None else write
         seconds = self.timeouts.for_query(write)
+        query = neo4j.Query(text, timeout=seconds)
         try:
-            records, _, _ = self._driver.execute_query(
-                neo4j.Query(text, timeout=seconds), dict(params or {}), database_=self.database
-            )
+            if write:
+                records, _, _ = self._driver.execute_query(
+                    query, dict(params or {}), database_=self.database, routing_=neo4j.RoutingControl.WRITE
+                )
+                return [record.data() for record in records]
+            return self._read(query, dict(params or {}))
         except neo4j.exceptions.Neo4jError as exc:
             if (timed_out := _timed_out(exc, seconds, write, text)) is None:
                 raise
             raise timed_out from exc
-        return [record.data() for record in records]
+
+    def _read(self, query: Any, params: dict[str, Any], attempts: int = 3) -> Rows:
+        """A read as one auto-commit statement: one round trip (RUN + PULL) where a managed
+        transaction takes two (BEGIN + RUN + PULL, then COMMIT) — the second round trip was most of
+        a one-hop's time on a busy machine; the plan itself is an index seek and an expand
+        (PROFILE in docs/ingest.md). READ access routes it to a reader of a cluster, and the
+        driver's bookmark manager (shared with every write here) makes it see our own writes there.
+        A transient or routing error is retried, as a managed transaction would be."""
+        import neo4j
+
+        for attempt in range(attempts):
+            try:
+                with self._session(neo4j.READ_ACCESS) as session:
+                    return [record.data() for record in session.run(query, params)]
+            except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+                if attempt + 1 == attempts or not exc.is_retryable():
+                    raise
+                time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _session(self, access_mode: str) -> Any:
+        """A session on our database that shares the driver's bookmark manager with `execute_query`,
+        so reads and writes through any path are causally chained (read-your-writes on a cluster)."""
+        return self._driver.session(
+            database=self.database,
+            default_access_mode=access_mode,
+            bookmark_manager=self._driver.execute_query_bookmark_manager,
+        )
 
     def execute_write(self, work: Callable[..., T], *args: Any, what: str = "") -> T:
         """`work(tx, *args)` in one managed write transaction under the write timeout (retried by
@@ -103,7 +136,7 @@ class Neo4jStore(ReadOps):
 
         seconds = self.timeouts.write_s
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._session(neo4j.WRITE_ACCESS) as session:
                 return session.execute_write(neo4j.unit_of_work(timeout=seconds)(work), *args)
         except neo4j.exceptions.Neo4jError as exc:
             if (timed_out := _timed_out(exc, seconds, True, what or getattr(work, "__name__", ""))) is None:
@@ -111,11 +144,12 @@ class Neo4jStore(ReadOps):
             raise timed_out from exc
 
     # --- GraphStore ----------------------------------------------------------------------------
-    def bootstrap(self) -> None:
-        # Constraints and indexes exist before the first row is written.
+    def bootstrap(self, await_s: int = 300) -> None:
+        # Constraints and indexes exist before the first row is written (or, after `neo4j import`,
+        # are built over the imported graph: that can take longer than an empty store's `await_s`).
         for statement in queries.load_script("schema", BACKEND):
             self._execute(statement, write=True)
-        self._execute("CALL db.awaitIndexes(300)", write=True)
+        self._execute("CALL db.awaitIndexes($seconds)", {"seconds": await_s}, write=True)
         self._bootstrapped = True
 
     def load_batch(
@@ -155,6 +189,23 @@ class Neo4jStore(ReadOps):
         for start in range(0, len(rows), self.write_batch_size):
             tx.run(text, {param: rows[start : start + self.write_batch_size]}).consume()
 
+    def execute_in_transactions(self, name: str, params: Mapping[str, Any] | None = None) -> None:
+        """A named statement that commits in batches itself (`CALL { … } IN TRANSACTIONS`): the server
+        runs that only as an auto-commit statement, not inside a transaction of ours."""
+        import neo4j
+
+        if not self._bootstrapped:
+            self.bootstrap()
+        text = queries.load(name, BACKEND)
+        seconds = self.timeouts.write_s
+        try:
+            with self._session(neo4j.WRITE_ACCESS) as session:
+                session.run(neo4j.Query(text, timeout=seconds), dict(params or {})).consume()
+        except neo4j.exceptions.Neo4jError as exc:
+            if (timed_out := _timed_out(exc, seconds, True, text)) is None:
+                raise
+            raise timed_out from exc
+
     def set_meta(self, key: str, value: str) -> None:
         self._run("meta_set", {"key": key, "value": value})
 
@@ -188,11 +239,12 @@ class Neo4jStore(ReadOps):
         self.execute_write(work, what=f"write run {run_id}")
 
     def clear(self) -> None:
-        text = queries.load("delete_all_batch", BACKEND)
-        while True:
-            records = self._execute(text, {"limit": 20000}, write=True)
-            if not records or records[0]["deleted"] == 0:
-                break
+        for name in ("delete_relationships_batch", "delete_all_batch"):
+            text = queries.load(name, BACKEND)
+            while True:
+                records = self._execute(text, {"limit": 20000}, write=True)
+                if not records or records[0]["deleted"] == 0:
+                    break
 
     def close(self) -> None:
         self._driver.close()

@@ -1,0 +1,145 @@
+"""`StagingStore`: the ingest pipeline writing CSV files for `neo4j-admin import` instead of a database.
+
+It is a store for `ingest()` (readers, subsets, the labels pass, `file:line` errors and checkpoints all
+run unchanged) that keeps in memory what the planner needs to know about the graph so far — entity
+records, value ids, name keys and pairs, statement ids — and plans every batch with the same
+`loading.plan_batch` as the engines, so the staged graph is the graph an ingest through the driver
+writes. Values, statements and NAMES are written to CSV as planned; entities (whose fields later
+records can still merge into), name keys and Meta (checkpoints, the subset rule) at `finish()`.
+
+Memory grows with the graph (about 0.5 kB per entity and 0.1 kB per statement): it is for subsets
+that fit one server, as the import itself is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..store.base import Entity, EntityRecord, LoadResult, StatementRecord, StoreError, StoreStats
+from ..store.common import result_of
+from ..store.loading import entity_row, plan_batch
+from .lock import LOCK_KEY
+from .neo4j_csv import ENTITY_COLUMNS, CsvFiles
+
+
+class StagingStore:
+    backend = "neo4j-import"
+    concurrent_writes = False
+
+    def __init__(self, folder: Path) -> None:
+        self.uri = f"csv:{folder}"
+        self.files = CsvFiles.create(folder)
+        self.entities: dict[str, EntityRecord] = {}
+        self.value_ids: set[str] = set()
+        self.name_keys: set[str] = set()
+        self.name_pairs: set[tuple[str, str]] = set()
+        self.sids: set[str] = set()
+        self.meta: dict[str, str] = {}
+        self.entity_statements = 0
+        self.value_statements = 0
+
+    # --- what ingest() asks of a store -------------------------------------------------------------
+    def bootstrap(self) -> None:
+        pass  # constraints and indexes are created on the server after the import
+
+    def load_batch(
+        self,
+        entities: Sequence[EntityRecord],
+        statements: Sequence[StatementRecord],
+        default_kb: str = "wikidata",
+        checkpoint: tuple[str, str] | None = None,
+        written: Any = None,  # the whole graph so far is in memory: nothing to look up
+    ) -> LoadResult:
+        plan = plan_batch(
+            entities,
+            statements,
+            default_kb=default_kb,
+            existing_entities=self.entities,  # type: ignore[arg-type]  (read with .get only)
+            existing_value_ids=self.value_ids,
+            existing_name_pairs=self.name_pairs,
+            existing_name_keys=self.name_keys,
+            existing_sids=self.sids,
+        )
+        for row in plan.entities_new + plan.entities_changed:
+            self.entities[row["id"]] = _record(row)
+        self.files.write_strings("values", ((v["id"], v["value"], v["datatype"]) for v in plan.values_new))
+        self.value_ids.update(v["id"] for v in plan.values_new)
+        self.name_keys.update(plan.name_keys_new)
+        self.files.write_strings("names", ((n["key"], n["id"]) for n in plan.names_new))
+        self.name_pairs.update((n["key"], n["id"]) for n in plan.names_new)
+        for stem, rows in (("entity_statements", plan.entity_statements_new),
+                           ("value_statements", plan.value_statements_new)):
+            self.files.write_strings(stem, ((r["subject"], r["object"], r["sid"], r["pid"], r["label"]) for r in rows))
+            self.sids.update(r["sid"] for r in rows)
+        self.entity_statements += len(plan.entity_statements_new)
+        self.value_statements += len(plan.value_statements_new)
+        if checkpoint is not None:
+            self.set_meta(*checkpoint)
+        return result_of(plan)
+
+    def query(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict]:
+        """The few named statements ingest() runs itself, answered from memory."""
+        p = dict(params or {})
+        if name == "meta_take":
+            return [{"value": self.meta.setdefault(p["key"], p["value"])}]
+        if name == "meta_swap":
+            if self.meta.get(p["key"]) == p["expected"]:
+                self.meta[p["key"]] = p["value"]
+            return [{"value": self.meta.get(p["key"])}] if p["key"] in self.meta else []
+        if name == "meta_drop":
+            if self.meta.get(p["key"]) == p["value"]:
+                del self.meta[p["key"]]
+            return []
+        if name == "any_entity":
+            return [{"id": next(iter(self.entities))}] if self.entities else []
+        if name == "unnamed_entity_ids":
+            return [{"id": i} for i, rec in self.entities.items() if not rec.name]
+        raise StoreError(f"{name!r} is not available while staging a Neo4j import")
+
+    def get_meta(self, key: str) -> str | None:
+        return self.meta.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.meta[key] = value
+
+    def entities_by_names(self, names: Iterable[str]) -> dict[str, list[Entity]]:
+        if list(names):  # only BioKaLMA label linking asks, and import_files refuses that format
+            raise StoreError("linking labels needs the graph in a database: use `kalma-graph ingest`")
+        return {}
+
+    def one_hop_many(self, entity_ids: Iterable[str]) -> dict:
+        if list(entity_ids):
+            raise StoreError("linking labels needs the graph in a database: use `kalma-graph ingest`")
+        return {}
+
+    def stats(self) -> StoreStats:
+        per_kb: dict[str, int] = {}
+        for rec in self.entities.values():
+            per_kb[rec.kb or ""] = per_kb.get(rec.kb or "", 0) + 1
+        return StoreStats(
+            entities=len(self.entities),
+            named_entities=sum(1 for r in self.entities.values() if r.name is not None),
+            cvt_entities=sum(1 for r in self.entities.values() if r.cvt),
+            values=len(self.value_ids),
+            statements=self.entity_statements + self.value_statements,
+            entity_statements=self.entity_statements,
+            value_statements=self.value_statements,
+            per_kb=per_kb,
+        )
+
+    def finish(self) -> CsvFiles:
+        """Write the entities, name keys and Meta (the ingest lock is released by then) and close."""
+        self.files.write("entities", ([entity_row(rec)[c] for c in ENTITY_COLUMNS] for rec in self.entities.values()))
+        self.files.write_strings("name_keys", ((k,) for k in sorted(self.name_keys)))
+        self.files.write_strings("meta", ((k, v) for k, v in sorted(self.meta.items()) if k != LOCK_KEY))
+        self.files.close()
+        return self.files
+
+    def close(self) -> None:
+        self.files.close()
+
+
+def _record(row: Mapping[str, Any]) -> EntityRecord:
+    return EntityRecord(id=row["id"], kb=row["kb"], name=row["name"], aliases=tuple(row["aliases"]),
+                        description=row["description"], types=tuple(row["types"]), cvt=row["cvt"])
