@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which llama-cpp-python build this machine gets (`scripts/setup.sh` asks; tests/test_setup_flags.py
+"""Which llama-cpp-python build this machine gets (`scripts/setup.sh` asks; tests/e2e/test_setup_flags.py
 checks). Prints `FLAVOUR<TAB>CMAKE_ARGS`.
 
 - `cuda`: `nvcc` on PATH (or in $CUDA_HOME/bin) → GGML_CUDA=on, so the answer and judge models

@@ -2,7 +2,7 @@
 (`prompts/sck/kg_attr.json`) and the intent classifier's (`prompts/sck/intent_llm.json`).
 
 The models are the output contract; decoding is constrained by the prompt files' hand-written GBNF
-grammars, whose language these models accept (tests/test_sck_judge_outputs.py samples it). A
+grammars, whose language these models accept (tests/unit/test_sck_judge_outputs.py samples it). A
 schema-generated grammar (`LlamaGrammar.from_json_schema`, llama-cpp-python 0.3.36) is not used:
 that converter ignores `minimum`/`maximum` (the triplet numbers would need an `enum` per call) and
 its string rule admits raw control characters, which no JSON parser reads back; the hand grammar

@@ -1,0 +1,99 @@
+"""`kalma-graph build biokalma` as a user runs it: a real process, a real (tiny) embedded store, the
+packaged GGUF model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kalma_graph.store.embedded import EmbeddedStore
+
+from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
+from tests.e2e.test_cli import kg
+
+
+def tiny_store(tmp_path):
+    """The tiny graph of test_biokalma_graph (two John Smiths among its people) in a fresh embedded store."""
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.close()
+    return path
+
+
+def test_build_is_a_group_with_biokalma():
+    assert "biokalma" in kg("build", "--help").stdout
+    helptext = kg("build", "biokalma", "--help").stdout
+    for option in ("--out", "--alpha", "--seed", "--limit", "--pairs", "--rounds", "--model", "--no-nli"):
+        assert option in helptext
+
+
+@pytest.mark.slow
+def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
+    path = tiny_store(tmp_path)
+    out = tmp_path / "bk.jsonl"
+    # Rounds 1 only (the link + the two questions): this test is about the command, not the evolution.
+    args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
+            "--no-nli", "--json")
+    # --max-new bounds one run (a session's share of a long build); 0 only re-checks what OUT holds.
+    nothing = json.loads(kg(*args, "--max-new", "0").stdout)
+    assert (nothing["entries"], nothing["built_now"]) == (0, 0) and nothing["dataset_size_N"] == 2
+    first = json.loads(kg(*args, "--max-new", "1").stdout)
+    assert (first["entries"], first["built_now"]) == (1, 1)
+    summary = json.loads(kg(*args).stdout)
+    # Four linked pairs; the two father pairs stay ambiguous (two "John Smith"s, both sons of Adam Smith).
+    assert summary["disambiguation"] == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0}
+    assert (summary["entries"], summary["built_now"], summary["resumed"]) == (2, 1, 1)
+    assert summary["checks"]["in_graph"]["share"] == 1.0
+    ids = sorted(json.loads(line)["id"] for line in out.read_text().splitlines())
+    assert ids == ["biokalma-Q901-P26-Q904", "biokalma-Q906-P3373-Q901"]
+    assert len((tmp_path / "bk.gold.jsonl").read_text().splitlines()) == 2
+    assert len((tmp_path / "bk.questions.jsonl").read_text().splitlines()) == 2
+    again = json.loads(kg(*args).stdout)
+    assert (again["built_now"], again["resumed"]) == (0, 2)
+    refused = kg(*args[:-1], "--alpha", "0.9", check=False)
+    assert refused.returncode == 2 and "other settings" in refused.stderr and "Traceback" not in refused.stderr
+
+
+@pytest.mark.slow
+def test_build_biokalma_resumes_after_torn_lines_and_refuses_a_corrupt_one(tmp_path):
+    path = tiny_store(tmp_path)
+    out, timings = tmp_path / "bk.jsonl", tmp_path / "bk.timings.jsonl"
+    args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "2", "--rounds", "1",
+            "--no-nli", "--json")
+    first = json.loads(kg(*args).stdout)
+    assert first["built_now"] == 2 and first["headline"]["timed_entries"] == 2
+    entries = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    times = timings.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(entries) == len(times) == 2 and {"id", "seconds"} <= set(json.loads(times[0]))
+
+    # Killed while writing the second timing: both entries are finished, the torn timing is trimmed.
+    timings.write_text(times[0] + times[1][:12], encoding="utf-8")
+    run = kg(*args)
+    summary = json.loads(run.stdout)
+    assert (summary["built_now"], summary["resumed"]) == (0, 2) and summary["headline"]["timed_entries"] == 1
+    assert "bk.timings.jsonl:2: dropped a torn last line" in run.stderr
+    assert timings.read_text(encoding="utf-8") == times[0]
+
+    # Killed while writing the second entry (so before its timing): that entry is built again.
+    out.write_text(entries[0] + entries[1][:40], encoding="utf-8")
+    run = kg(*args)
+    summary = json.loads(run.stdout)
+    assert (summary["built_now"], summary["resumed"], summary["entries"]) == (1, 1, 2)
+    assert "bk.jsonl:2: dropped a torn last line" in run.stderr
+    rebuilt = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert rebuilt[0] == entries[0] and [json.loads(line)["id"] for line in rebuilt] == [
+        json.loads(line)["id"] for line in entries]
+    assert [json.loads(line)["id"] for line in timings.read_text(encoding="utf-8").splitlines()] == [
+        json.loads(entries[0])["id"], json.loads(entries[1])["id"]]
+    assert summary["headline"]["timed_entries"] == 2
+
+    # A damaged first line with an entry after it is refused with file:line; the file is kept as is.
+    out.write_text(entries[0][:30] + "\n" + rebuilt[1], encoding="utf-8")
+    damaged = out.read_bytes()
+    refused = kg(*args, check=False)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "bk.jsonl:1:notvalidJSON" in "".join(refused.stderr.split())  # however rich wraps it
+    assert out.read_bytes() == damaged
