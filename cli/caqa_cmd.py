@@ -9,7 +9,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import fail, console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
+from .common import fail, failing_on, console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
 
 
 @click.group("caqa")
@@ -65,15 +65,10 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
         verb = TemplateVerbaliser()
     store = open_store(store_uri)
     bar = _bar("caqa build", no_progress or as_json or not sys.stderr.isatty())
-    try:
-        with bar:
-            task = bar.add_task("queries", total=None)
-            summary = build(store, config, verbaliser=verb, fresh=fresh,
-                            progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except (BuildError, CorruptJsonlError) as exc:
-        fail(exc)
-    finally:
-        store.close()
+    with store, failing_on(BuildError, CorruptJsonlError), bar:
+        task = bar.add_task("queries", total=None)
+        summary = build(store, config, verbaliser=verb, fresh=fresh,
+                        progress=lambda done, total: bar.update(task, completed=done, total=total))
     if as_json:
         print_json(summary)
         return

@@ -52,6 +52,16 @@ def fail(error: object, code: int = 2) -> NoReturn:
 
 
 @contextmanager
+def failing_on(*errors: type[BaseException]) -> Iterator[None]:
+    """The errors a command expects (bad input, a conflicting run) become one `error:` line and
+    exit 2, without a traceback; anything else is a bug and keeps its traceback."""
+    try:
+        yield
+    except errors as exc:
+        fail(exc)
+
+
+@contextmanager
 def main_errors() -> Iterator[None]:
     from kalma_graph.ingest import FormatError, IngestError, IngestLocked, InputError, SubsetError
     from kalma_graph.store import StoreError

@@ -11,7 +11,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import fail, console, err_console, figure, json_option, print_json, store_option
+from .common import failing_on, console, err_console, figure, json_option, print_json, store_option
 
 
 def _k_weights(value: str | None) -> dict[str, float] | None:
@@ -96,7 +96,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
     def hook(done: int, total: int) -> None:
         progress.update(task, completed=done, total=total)
 
-    try:
+    with store, failing_on(InputError, RunConflict, ValueError, LLMError, EmbedderError, NERError):
         err_console.print("[dim]loading models…[/]")
         scorer = build_scorer(store, judge=judge, intent=intent, nli=nli_path, model=model_path, embedder=embedder,
                               ner=ner, device=device, nli_threshold=nli_threshold, nli_premise=nli_premise,
@@ -104,10 +104,6 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
         with progress:
             summary = score_file(scorer, in_path, out_dir, fresh=fresh, limit=limit, batch_size=batch_size,
                                  progress=hook)
-    except (InputError, RunConflict, ValueError, LLMError, EmbedderError, NERError) as exc:
-        fail(exc)
-    finally:
-        store.close()
     if as_json:
         print_json(summary)
         return

@@ -146,22 +146,13 @@ def header_path_for(path: Path) -> Path | None:
 
 def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
     """Read an answers JSONL file (plain or compressed) and its sidecar header, checking each line."""
-    from kalma_graph.ingest.sources import numbered_lines
+    from kalma_graph.ingest.sources import json_lines
 
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such answers file")
     records: list[AnswerRecord] = []
     seen: set[str] = set()
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnswersFileError(f"{where}: not JSON ({exc.msg}); a run cut off mid-line? "
-                                   "re-run `kalma-graph answer` to finish the file") from None
+    for where, raw in json_lines(path, what="answers file", error=AnswersFileError,
+                                 hint="; a run cut off mid-line? re-run `kalma-graph answer` to finish the file"):
         record = answer_record(raw, where)
         if str(record.id) in seen:
             raise AnswersFileError(f"{where}: answer id {record.id!r} appears twice")

@@ -33,20 +33,10 @@ class GoldError(ValueError):
 
 def load_gold(path: str | os.PathLike[str]) -> GoldSets:
     """`{question id: [(subject, label, value), ...]}` from a gold JSONL file (see the module doc)."""
-    from kalma_graph.ingest.sources import numbered_lines
+    from kalma_graph.ingest.sources import json_lines
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such gold file")
     gold: GoldSets = {}
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GoldError(f"{where}: not JSON ({exc.msg})") from None
+    for where, row in json_lines(path, what="gold file", error=GoldError):
         if not isinstance(row, dict) or "id" not in row or "gold" not in row:
             raise GoldError(f'{where}: expected {{"id": ..., "gold": [[subject, property, value], ...]}}')
         qid = str(row["id"])

@@ -6,11 +6,13 @@ import bz2
 import gzip
 import hashlib
 import io
+import json
+import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from contextlib import contextmanager
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 
 # Bytes of each open file consumed so far (compressed bytes for .gz/.bz2): progress bars read it.
@@ -126,6 +128,24 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
         if isinstance(line, Undecodable):
             raise InputError(f"{path}:{number}: {line.reason}")
         yield number, line
+
+
+def json_lines(path: str | os.PathLike[str], *, what: str, error: type[Exception],
+               hint: str = "") -> Iterator[tuple[str, Any]]:
+    """(`file:line`, decoded value) for each non-blank line of a JSON-lines input (plain or
+    compressed). A missing file is `FileNotFoundError` naming `what`; a line that is not JSON is
+    `error("file:line: not JSON (…)" + hint)`; one that is not UTF-8 an `InputError` naming the line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such {what}")
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            yield where, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{where}: not JSON ({exc.msg}){hint}") from None
 
 
 def fingerprint(path: Path) -> str:

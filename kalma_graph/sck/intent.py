@@ -20,7 +20,6 @@ object with `name`, `classify(questions) -> list[IntentPrediction]` and `header(
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -28,7 +27,7 @@ from typing import Any, Sequence
 from pydantic import ValidationError
 
 from kalma_graph.sck.base import INTENTS
-from kalma_graph.sck.judge_outputs import IntentOutput
+from kalma_graph.sck.judge_outputs import IntentOutput, json_objects
 
 
 @dataclass(frozen=True)
@@ -89,13 +88,8 @@ def parse_intent_output(text: str) -> tuple[str | None, str | None]:
         return IntentOutput.read(text).intent, None
     except ValidationError:
         pass  # not the grammar's output: read it as unconstrained decoding writes
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            obj, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict) and "intent" in obj:
+    for obj in json_objects(text):
+        if "intent" in obj:
             value = " ".join(str(obj["intent"]).casefold().split()).replace(" ", "-")
             return (value, None) if value in INTENTS else (None, f"unknown intent {obj['intent']!r}")
     word = " ".join(text.strip().strip("\"'.").casefold().split()).replace(" ", "-")

@@ -16,7 +16,9 @@ reading of unconstrained output, and failing that record the judgement as missin
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import re
+from typing import Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -70,3 +72,16 @@ class IntentOutput(BaseModel):
 
 
 __all__ = ["MAX_RATIONALE", "MAX_RELEVANT", "AttrJudgeOutput", "IntentOutput"]
+
+
+def json_objects(text: str) -> Iterator[dict]:
+    """Every JSON object embedded in free text, in order: how unconstrained decoding's output is
+    read when it is not the grammar's (prose around the object, a cut-off tail)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            obj, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            yield obj

@@ -60,7 +60,7 @@ from kalma_graph.sck.kg_attr import (
     triple_tuple,
     verbalise,
 )
-from kalma_graph.sck.judge_outputs import AttrJudgeOutput
+from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
 from kalma_graph.store.base import Triple
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
@@ -292,7 +292,7 @@ def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list
     else:
         relevant = list(dict.fromkeys(out.relevant_triplets))  # the grammar allows a number twice
         return _DECISION_WORDS[out.decision.casefold()], out.rationale.strip(), relevant, None
-    obj = _first_json_object(text)
+    obj = next(json_objects(text), None)
     if obj is not None:
         raw_label = next((obj[k] for k in obj if str(k).casefold() in _DECISION_KEYS), None)
         if raw_label is None:
@@ -328,18 +328,6 @@ def _triplet_numbers(value: Any, n: int) -> list[int]:
         if 1 <= k <= n and k not in out:
             out.append(k)
     return out
-
-
-def _first_json_object(text: str) -> dict | None:
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            obj, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
 
 
 class LLMAttributionJudge:
