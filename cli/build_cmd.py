@@ -38,8 +38,8 @@ def build() -> None:
               help="Eq. 1 weight of specificity against coherence [default: kalma_graph.biokalma.DEFAULT_ALPHA].")
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
               help="Round 1 annotates the seed sentence; rounds 2..R add one triple each.")
-@click.option("--model", default=None, metavar="GGUF", envvar="KALMA_LLM",
-              help="GGUF model (default: the packaged SmolLM2-135M-Instruct).")
+@click.option("--model", default=None, metavar="NAME|PATH", envvar="KALMA_LLM",
+              help="A model name (`kalma-graph models list`) or a GGUF path (default: the packaged SmolLM2-135M-Instruct).")
 @click.option("--n-ctx", type=int, default=4096, show_default=True, help="Model context window.")
 @click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when built with one).")
 @click.option("--threads", type=int, default=None, help="CPU threads for the model.")

@@ -38,8 +38,8 @@ def _bar(label: str, disable: bool) -> Progress:
 @click.option("--test-entity-rate", default=0.02, show_default=True,
               help="Share of entities held out: queries mentioning one form the test split.")
 @click.option("--verbaliser", type=click.Choice(["template", "llm"]), default="template", show_default=True)
-@click.option("--model", "model", default=None, metavar="GGUF",
-              help="GGUF for --verbaliser llm [env KALMA_LLM; default: the packaged SmolLM2].")
+@click.option("--model", "model", default=None, metavar="NAME|PATH",
+              help="Model name or GGUF path for --verbaliser llm [env KALMA_LLM; default: the packaged SmolLM2].")
 @click.option("--n-ctx", default=2048, show_default=True, help="LLM context window.")
 @n_gpu_layers_option
 @click.option("--limit", type=int, default=None, help="Process at most N queries this run (resume later).")

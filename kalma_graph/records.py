@@ -113,6 +113,9 @@ class AnswerRecord(_Record):
     timings: dict[str, float] | None = None
     placements: list[PlacementRecord] | None = None  # post-hoc citing only
     shown: list[TripleRecord] | None = None  # with a knowledge filter only: the triples the prompt showed
+    # With a knowledge filter only: id -> name of each entity whose knowledge block the prompt showed
+    # (a retrieval ablation shows other people than the linked ones; `name: <name>` cites that line).
+    shown_names: dict[str, str] | None = None
 
     @field_validator("retrieved", "removed", "entities", mode="before")
     @classmethod
@@ -132,8 +135,9 @@ class AnswerRecord(_Record):
         return [t for t in self.retrieved if _triple_key(t) not in withheld]
 
     def entity_names(self) -> dict[str, str]:
-        """Entity id -> name from the entity-linking output (selected entity and candidates)."""
-        names: dict[str, str] = {}
+        """Entity id -> name from the knowledge blocks shown (`shown_names`) and the entity-linking
+        output (selected entity and candidates)."""
+        names: dict[str, str] = dict(self.shown_names or {})
         for entity in self.entities:
             selected = entity.selected
             if isinstance(selected, CandidateRecord):

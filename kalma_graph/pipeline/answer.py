@@ -505,6 +505,7 @@ def answer_one(
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         optional["shown"] = [_triple_record(t) for t in shown]
+        optional["shown_names"] = {e.id: e.name for e in shown_entities if e.name}
     return AnswerRecord(
         id=question.id,
         question=text,
