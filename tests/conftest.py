@@ -18,6 +18,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 DUMPS = REPO / "dumps"
 SHARED = Path(os.environ.get("KALMA_SHARED", REPO.parent / "shared"))
+# The offline NLI model of every NLI test (../shared/models; KALMA_TEST_NLI_MODEL names another).
+NLI_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL") or SHARED / "models" / "nli-minilm-l6-v1")
+needs_nli = pytest.mark.skipif(not (NLI_MODEL / "config.json").is_file(), reason=f"no NLI model at {NLI_MODEL}")
 
 WIKIDATA_JSON = DUMPS / "wikidata_sample.jsonl.gz"
 WIKIDATA_NT = DUMPS / "wikidata_sample.nt.gz"

@@ -26,10 +26,9 @@ from kalma_graph.evaluation.annotate import (
 )
 
 from tests.unit.test_evaluate_fixtures import write_answers
+from tests.conftest import NLI_MODEL as SHARED_MODEL, needs_nli
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL", REPO.parent / "shared" / "models" / "nli-minilm-l6-v1"))
-needs_nli = pytest.mark.skipif(not (SHARED_MODEL / "config.json").exists(), reason=f"no NLI model at {SHARED_MODEL}")
 
 
 @pytest.fixture(scope="module")

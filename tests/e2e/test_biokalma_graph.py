@@ -27,7 +27,7 @@ from kalma_graph.store.base import EntityRecord, StatementRecord
 from kalma_graph.store.biokalma_ops import linked_by_names, person_links
 from kalma_graph.store.embedded import EmbeddedStore
 
-from tests.conftest import BIOKALMA_RECORDS, REPO, WIKIDATA_JSON
+from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON, NLI_MODEL as SHARED_NLI
 
 # --- a tiny graph, both stores ---------------------------------------------------------------------
 
@@ -183,7 +183,6 @@ def test_plan_is_seeded_and_counts_fit_eq1(sample):
 
 # --- end to end with the packaged GGUF model (SmolLM2) and the shared NLI model ---------------------
 
-SHARED_NLI = REPO.parent / "shared" / "models" / "nli-minilm-l6-v1"
 # Small enough for the 2-minute budget on 2 cores: two entries, rounds 1..3, four candidates scored per
 # round (the bench builds full-size entries).
 E2E = BuildOptions(limit=2, evolve=EvolveConfig(seed=7, rounds=3, max_candidates=4))

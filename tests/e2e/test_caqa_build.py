@@ -33,9 +33,8 @@ from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.caqa import graph_queries as caqa_ops
 from kalma_graph.store.embedded import EmbeddedStore
 
-from tests.conftest import DUMPS, FREEBASE_NT, SHARED, WIKIDATA_JSON
+from tests.conftest import DUMPS, FREEBASE_NT, WIKIDATA_JSON, NLI_MODEL
 
-NLI_MODEL = SHARED / "models" / "nli-minilm-l6-v1"
 KGQA = DUMPS / "kgqa"
 
 

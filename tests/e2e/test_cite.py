@@ -19,11 +19,10 @@ from kalma_graph.pipeline.cite import (
 )
 from kalma_graph.store.base import Entity, Triple
 
-from tests.conftest import SHARED
+from tests.conftest import NLI_MODEL as NLI_PATH
 from tests.e2e.test_answer import _check_schema, llm  # noqa: F401
 from tests.e2e.test_retrieval_linking import ner, sample_store, sample_store_path  # noqa: F401
 
-NLI_PATH = SHARED / "models" / "nli-minilm-l6-v1"
 CRANE = Entity("Q206534", name="Stephen Crane")
 CRANE_TRIPLES = [
     Triple("Q206534", "P19", "place of birth", "Newark", object_id="Q25395"),

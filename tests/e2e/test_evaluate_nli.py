@@ -3,7 +3,6 @@ on answers built from real BioKaLMA records; the NLI cache makes a re-run skip f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,9 @@ import pytest
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file, evaluate_records
 
 from tests.unit.test_evaluate_fixtures import answer_records, gold_sets, record, retrieved_triples, write_answers
+from tests.conftest import NLI_MODEL as SHARED_MODEL
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL", REPO.parent / "shared" / "models" / "nli-minilm-l6-v1"))
 
 pytestmark = [
     pytest.mark.slow,

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BIOKALMA_RECORDS, DUMPS, WIKIDATA_JSON
+from tests.conftest import BIOKALMA_RECORDS, DUMPS, WIKIDATA_JSON, NLI_MODEL as NLI
 from tests.e2e.test_cli import kg
 
 BUILT = DUMPS / "biokalma_built" / "biokalma_built"
-NLI = Path(os.environ.get("KALMA_TEST_NLI_MODEL", DUMPS.parent.parent / "shared" / "models" / "nli-minilm-l6-v1"))
 
 pytestmark = pytest.mark.slow
 

@@ -12,9 +12,9 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 import pytest
 
 from kalma_graph.nli.evaluate import best_threshold
+from tests.conftest import NLI_MODEL as SHARED_MODEL
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL", REPO.parent / "shared" / "models" / "nli-minilm-l6-v1"))
 
 NLI_ROWS = [
     {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "A man is playing an instrument.", "label": "entailment"},

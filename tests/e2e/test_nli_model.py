@@ -26,11 +26,9 @@ from kalma_graph.models.nli import (
     resolve_labels,
     split_sentences,
 )
+from tests.conftest import NLI_MODEL as SHARED_MODEL, needs_nli as needs_model
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL", REPO.parent / "shared" / "models" / "nli-minilm-l6-v1"))
-needs_model = pytest.mark.skipif(not (SHARED_MODEL / "config.json").exists(),
-                                 reason=f"shared NLI model not found at {SHARED_MODEL}")
 
 HERTWIG = "Hertwig served as a professor at the University of Jena."
 CRANE = "Stephen Crane was born on November 1, 1871, in Newark."

@@ -13,10 +13,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 import pytest
+from tests.conftest import NLI_MODEL as SHARED_MODEL
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
-SHARED_MODEL = Path(os.environ.get("KALMA_TEST_NLI_MODEL", SHARED / "models" / "nli-minilm-l6-v1"))
 BIOKALMA = SHARED / "data" / "biokalma" / "dataset" / "simple_question_graph.json"
 
 pytestmark = [
