@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kalma_graph.files import atomic_write_text
 
@@ -201,20 +202,9 @@ def _duration(seconds: float) -> str:
     return "0s" if ms <= 0 else (f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms")
 
 
-def write_config(
-    home: Path | str,
-    bolt_port: int = 7687,
-    http_port: int = 7474,
-    auth: bool = True,
-    *,
-    heap_initial: str = DEFAULT_HEAP_INITIAL,
-    heap_max: str = DEFAULT_HEAP_MAX,
-    pagecache: str = DEFAULT_PAGECACHE,
-    apoc: bool | None = None,
-    http_enabled: bool = True,
-    tx_timeout_s: float | None = None,
-) -> Path:
-    """Write ``home/conf/neo4j.conf`` and create the home's folders; returns the file's path.
+def write_config(home: Path | str, *ports_and_auth: Any, apoc: bool | None = None, **settings: Any) -> Path:
+    """Write ``home/conf/neo4j.conf`` (:func:`render_config`'s text, with the same ports, auth and
+    settings) and create the home's folders; returns the file's path.
 
     ``apoc=None`` detects APOC Core in ``home/plugins`` (only then are its procedures unrestricted).
     """
@@ -223,18 +213,7 @@ def write_config(
     layout = Layout.of(home)
     if apoc is None:
         apoc = apoc_installed(layout.home)
-    text = render_config(
-        layout.home,
-        bolt_port,
-        http_port,
-        auth,
-        heap_initial=heap_initial,
-        heap_max=heap_max,
-        pagecache=pagecache,
-        apoc=apoc,
-        http_enabled=http_enabled,
-        tx_timeout_s=tx_timeout_s,
-    )
+    text = render_config(layout.home, *ports_and_auth, apoc=apoc, **settings)
     for folder in (layout.conf_dir, layout.data, layout.logs, layout.run, layout.plugins, layout.import_dir):
         folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(layout.conf, text)

@@ -422,7 +422,7 @@ def test_cli_status_json_and_errors(tmp_path, cred_dir):
     assert "not installed" in result.output
     result = runner.invoke(neo4j, ["stop", "--home", str(tmp_path)])
     assert result.exit_code == 0 and "not running" in result.output
-    assert set(neo4j.commands) == {"install", "start", "stop", "status", "browse"}
+    assert set(neo4j.commands) == {"install", "start", "stop", "status", "browse", "import"}
 
 
 # --- a real server ------------------------------------------------------------------------------------
