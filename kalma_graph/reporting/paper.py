@@ -11,7 +11,7 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph.files import atomic_write_text
 from kalma_graph.reporting.markdown import num, pct, table
@@ -92,43 +92,42 @@ def results_markdown(root: Path, md_dir: Path) -> str:
     else:
         lines += ["Pending: `table3` has not been run yet.", ""]
 
-    t5 = _load(root, "table5")
-    lines += ["## Table 5 and Figure 4 — knowledge removed, [NA] quality", ""]
-    if t5:
-        paper5 = paper["table5"]["rows"]
-        rows = [[r.get("setting"), r.get("answers")] + [pct(r.get(c)) for c in CITATION] +
-                [pct(r.get(c)) for c in ("na_precision", "na_recall", "na_f1")] +
-                _paper(paper5.get(str(r.get("setting")), [None] * 4)) for r in t5["rows"]]
-        lines += table(["Removed", "N", "Corr.", "Prec.", "Rec.", "F1", "[NA] Prec.", "[NA] Rec.", "[NA] F1",
-                        "paper Corr.", "paper Prec.", "paper Rec.", "paper F1"], rows)
-        lines += [""] + _header_lines(t5) + ["", f"Paper (Figure 4): {paper['figure4_note']}", ""] + _plots(t5, md_dir)
-    else:
-        lines.append("Pending: `table5` has not been run yet.")
-    lines.append("")
-
-    f5 = _load(root, "figure5")
-    lines += ["## Figure 5 — retrieval accuracy", ""]
-    if f5:
-        rows = [[r.get("setting"), r.get("answers"), pct(r.get("alignment_micro"))] + [pct(r.get(c)) for c in CITATION]
-                for r in f5["rows"]]
-        lines += table(["Retrieval accuracy", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1"], rows)
-        lines += [""] + _header_lines(f5) + ["", f"Paper: {paper['figure5_note']}", ""] + _plots(f5, md_dir)
-    else:
-        lines.append("Pending: `figure5` has not been run yet.")
-    lines.append("")
-
-    t7 = _load(root, "table7")
-    lines += ["## Table 7 — general vs specific questions", ""]
-    if t7:
-        rows = [[f"**ours** {r.get('setting')}", r.get("answers"), pct(r.get("alignment_micro"))] +
-                [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL] for r in t7["rows"]]
-        rows += [[f"paper {name}", 1085] + _paper(values[:5]) + [f"{v:.2f}" for v in values[5:]]
-                 for name, values in paper["table7"]["rows"].items()]
-        lines += table(["Setting", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."], rows)
-        lines += [""] + _header_lines(t7) + [""] + _plots(t7, md_dir)
-    else:
-        lines.append("Pending: `table7` has not been run yet.")
+    paper5 = paper["table5"]["rows"]
+    lines += _section(
+        "Table 5 and Figure 4 — knowledge removed, [NA] quality", "table5", _load(root, "table5"), md_dir,
+        ["Removed", "N", "Corr.", "Prec.", "Rec.", "F1", "[NA] Prec.", "[NA] Rec.", "[NA] F1",
+         "paper Corr.", "paper Prec.", "paper Rec.", "paper F1"],
+        lambda r: [r.get("setting"), r.get("answers")] + [pct(r.get(c)) for c in CITATION] +
+        [pct(r.get(c)) for c in ("na_precision", "na_recall", "na_f1")] +
+        _paper(paper5.get(str(r.get("setting")), [None] * 4)),
+        note=f"Paper (Figure 4): {paper['figure4_note']}")
+    lines += _section(
+        "Figure 5 — retrieval accuracy", "figure5", _load(root, "figure5"), md_dir,
+        ["Retrieval accuracy", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1"],
+        lambda r: [r.get("setting"), r.get("answers"), pct(r.get("alignment_micro"))] +
+        [pct(r.get(c)) for c in CITATION],
+        note=f"Paper: {paper['figure5_note']}")
+    lines += _section(
+        "Table 7 — general vs specific questions", "table7", _load(root, "table7"), md_dir,
+        ["Setting", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."],
+        lambda r: [f"**ours** {r.get('setting')}", r.get("answers"), pct(r.get("alignment_micro"))] +
+        [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
+        paper_rows=[[f"paper {name}", 1085] + _paper(values[:5]) + [f"{v:.2f}" for v in values[5:]]
+                    for name, values in paper["table7"]["rows"].items()])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _section(title: str, part: str, data: Mapping[str, Any] | None, md_dir: Path, headers: list[str],
+             row: Callable[[Mapping[str, Any]], list], *, note: str | None = None,
+             paper_rows: Sequence[list] = ()) -> list[str]:
+    """One experiment's section: our rows (then the paper's) under `headers`, the run's N, seed and
+    models, the paper's note and the plots; or what is pending."""
+    lines = [f"## {title}", ""]
+    if not data:
+        return lines + [f"Pending: `{part}` has not been run yet.", ""]
+    lines += table(headers, [row(r) for r in data["rows"]] + list(paper_rows))
+    lines += [""] + _header_lines(data) + [""] + ([note, ""] if note else []) + _plots(data, md_dir) + [""]
+    return lines
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
