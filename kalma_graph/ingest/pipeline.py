@@ -14,6 +14,7 @@ Guarantees (each has a test):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import threading
@@ -229,7 +230,12 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
             pending += len(item.entities) + len(item.statements)
         flush()
         writer.wait()
-    except KeyboardInterrupt:  # a second Ctrl-C: stop now; the batch in flight commits or rolls back whole
+    except KeyboardInterrupt:
+        # A second Ctrl-C: stop after the one batch in flight has committed with its checkpoint, so
+        # the caller never gets the store back with a write still running on it; a third Ctrl-C
+        # (or the writer's own error) stops the wait, and that batch commits or rolls back whole.
+        with contextlib.suppress(BaseException):
+            writer.wait()
         raise
     except BaseException:
         writer.wait()  # a failed line or an error stops the run as after the last batch written

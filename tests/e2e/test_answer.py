@@ -202,10 +202,16 @@ def llm():
 
 
 def _check_schema(record: dict) -> None:
-    # `shown` is there exactly when a knowledge filter ran (what the prompt showed).
+    # `shown` and `shown_names` are there exactly when a knowledge filter ran (what the prompt showed).
     with_filter = record["params"].get("knowledge_filter") is not None
     posthoc = record["cite"] == "posthoc"
-    assert set(record) == RECORD_KEYS | ({"shown"} if with_filter else set()) | ({"placements"} if posthoc else set())
+    assert set(record) == RECORD_KEYS | ({"shown", "shown_names"} if with_filter else set()) | (
+        {"placements"} if posthoc else set())
+    if with_filter:
+        assert all(isinstance(name, str) and name for name in record["shown_names"].values())
+        assert set(record["shown_names"]) <= {t["subject"] for t in record["shown"]} | {
+            e["selected"]["id"] if isinstance(e["selected"], dict) else e["selected"]
+            for e in record["entities"] if e["selected"]}
     for entity in record["entities"]:
         assert set(entity) == {"mention", "ner_label", "selected", "reason", "candidates", "source"}
         for cand in entity["candidates"]:

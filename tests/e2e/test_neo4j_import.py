@@ -54,7 +54,7 @@ def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
             assert summary["stats"]["statements"] == 56056
             nodes, relationships = _graph(imported)
             assert (nodes, relationships) == _graph(neo4j_store)  # labels, properties, directions: all
-            ids = sorted(r["id"] for r in neo4j_store.query("entity_ids_of_type", {"type_id": "Q5"}))[:50]
+            ids = neo4j_store.entity_ids_of_type("Q5")[:50]
             assert imported.one_hop_many(ids) == neo4j_store.one_hop_many(ids)
             assert any(imported.one_hop_many(ids).values())
             name = imported.get_entity(ids[0]).name
