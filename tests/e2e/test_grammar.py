@@ -86,6 +86,7 @@ ACCEPTED = [
     "A, B, A: the one repeat the grammar lets through [Q212657, occupation: painter, place of birth: Rome, occupation: painter].",
     "Initials and titles: Samuel R. Delany read D. H. Lawrence with Dr. Smith [NA].",
     "Right after a mark [Q212657, occupation: painter][NA] is fine.",
+    "J. R. R. Tolkien was born in Bloemfontein [NA]. U.S. Army records say so [NA].",
 ]
 
 REJECTED = [
@@ -113,6 +114,8 @@ REJECTED = [
     "Four pairs [Q212657, occupation: painter, occupation: painter, occupation: painter, occupation: painter].",
     "An object known only by its id [Q367360, employer: Q999].",
     "A mark alone after the end. [NA]",
+    # A lone initial is no sentence (the 1.5B model wrote `J..` when a name began one).
+    "J.. C. [NA]",
 ]
 
 
@@ -182,6 +185,16 @@ def test_every_sentence_mode_accepts(checker, text):
 def test_every_sentence_mode_rejects(checker, text):
     grammar = citation_grammar([ARTEMISIA, ORAZIO], TRIPLES, mode="every_sentence")
     assert not checker.accepts(grammar, text)
+
+
+def test_attribute_first_sentences_may_begin_with_initials_but_are_never_one():
+    """Sentences of the attribute-first form may start with a name's initials; a lone initial with a
+    period is not a sentence. The rejected text is what the 1.5B model wrote for a question about
+    J. R. R. Tolkien and C. S. Lewis (Table 3), with this test's graph's triple."""
+    grammar = citation_grammar([ARTEMISIA, ORAZIO], TRIPLES, mode="attribute_first")
+    checker = GrammarChecker.from_model_path()
+    assert checker.accepts(grammar, "[NA] J. R. R. Tolkien was born in Bloemfontein. [NA] C. S. Lewis taught at Oxford.")
+    assert not checker.accepts(grammar, "[Q212657, place of birth: Rome] [NA] J..  [NA] C. [NA] J.")
 
 
 def test_unknown_mode_is_an_error():
