@@ -137,6 +137,8 @@ class LoadResult:
 # Distinct neighbour labels read per direction: a person has tens to hundreds; a hub (Q5 "human", a
 # country) has millions of incoming statements, which linking must not fetch.
 NEIGHBOUR_LABELS_LIMIT = 5000
+# Ids per keyset page when the entities of a type are streamed (`iter_entity_ids_of_type`).
+ID_PAGE = 10_000
 
 
 # --- the interface ------------------------------------------------------------------------------
@@ -208,7 +210,7 @@ class GraphStore(Protocol):
     def entity_ids_of_type(self, type_id: str) -> list[str]:
         """Ids of all entities having `type_id` among their types, sorted."""
 
-    def iter_entity_ids_of_type(self, type_id: str, page: int = 10_000) -> Iterator[str]:
+    def iter_entity_ids_of_type(self, type_id: str, page: int = ID_PAGE) -> Iterator[str]:
         """The same ids, sorted, streamed in keyset pages: memory stays one page."""
 
     def count_entities_of_type(self, type_id: str) -> int:

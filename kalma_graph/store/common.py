@@ -7,9 +7,10 @@ that the two stores compare equal.
 from __future__ import annotations
 
 import random
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .base import NEIGHBOUR_LABELS_LIMIT, Entity, LoadResult, StoreStats, Triple, name_key
+from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, Entity, LoadResult, StoreStats, Triple, name_key
 from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
 
 Rows = list[dict[str, Any]]
@@ -43,21 +44,12 @@ def to_triples(rows: Iterable[Mapping[str, Any]]) -> list[Triple]:
     return sorted(triples, key=lambda t: (t.subject, t.pid, t.value, t.object_id or "", t.datatype or ""))
 
 
-ID_PAGE = 10_000  # ids per keyset page when streaming the entities of a type
-
-
 def sample_positions(n: int, k: int, seed: int) -> list[int]:
-    """The positions a seeded draw of `k` of `n` sorted items takes (all when k >= n).
-    `random.sample` picks by position, so these are the items `sample_ids` returns."""
+    """The positions a seeded draw of `k` of `n` sorted items takes (all when k >= n): those
+    `random.Random(seed).sample(sorted_items, k)` takes, since `random.sample` picks by position."""
     if k >= n:
         return list(range(n))
     return random.Random(seed).sample(range(n), k)
-
-
-def sample_ids(ids: Sequence[str], k: int, seed: int) -> list[str]:
-    """Seeded sample over the *sorted* ids, so both stores draw the same entities."""
-    pool = sorted(ids)
-    return sorted(pool[i] for i in sample_positions(len(pool), k, seed))
 
 
 class ReadOps:
@@ -154,20 +146,13 @@ class ReadOps:
         return _count(self._run("count_entities_of_type", {"type_id": type_id}))
 
     def random_entities_of_type(self, type_id: str, k: int, seed: int = 0) -> list[str]:
-        # The draw picks positions in the sorted ids (the same positions `sample_ids` picks from the
-        # whole list), then streams the ids once and keeps those positions: one page in memory.
-        n = self.count_entities_of_type(type_id)
-        positions = sorted(sample_positions(n, k, seed))
-        chosen: list[str] = []
-        wanted = iter(positions)
-        target = next(wanted, None)
-        for index, entity_id in enumerate(self.iter_entity_ids_of_type(type_id)):
-            if target is None:
-                break
-            if index == target:
-                chosen.append(entity_id)
-                target = next(wanted, None)
-        return chosen
+        # The draw picks positions in the sorted ids, then streams the ids once (up to the last
+        # position) and keeps those: one page in memory, the ids a draw from the whole list gives.
+        wanted = set(sample_positions(self.count_entities_of_type(type_id), k, seed))
+        if not wanted:
+            return []
+        stream = islice(self.iter_entity_ids_of_type(type_id), max(wanted) + 1)
+        return [entity_id for index, entity_id in enumerate(stream) if index in wanted]
 
     def stats(self) -> StoreStats:
         per_kb: dict[str, int] = {}
