@@ -75,6 +75,11 @@ class RemovalFilter:
         self.log: dict[str, dict] = {}
         self.name = f"remove_gold_{n_remove}" + ("" if seed is None else f"_shuffled_seed{seed}")
 
+    @property
+    def withholds_nothing(self) -> bool:
+        """Round 0: every question sees its whole graph (the unfiltered setting)."""
+        return self.n_remove == 0
+
     def order(self, qid: str) -> list[tuple[str, str, str]]:
         triples = [_parts(t) if not isinstance(t, tuple) else t for t in self.gold.get(qid, [])]
         if self.seed is not None:
@@ -154,6 +159,11 @@ class IrrelevantGraphFilter:
         self.log: dict[str, dict] = {}
         digest = hashlib.sha256("\n".join(sorted(self.replaced)).encode()).hexdigest()[:8]
         self.name = f"irrelevant_graphs_{len(self.replaced)}q_{digest}_seed{seed}"
+
+    @property
+    def withholds_nothing(self) -> bool:
+        """Accuracy 100: no question is shown another entity's graph (the unfiltered setting)."""
+        return not self.replaced
 
     def __call__(self, question: Any, triples: Sequence[Any]) -> tuple[list[Any], list[Any]]:
         qid = question_key(question, self.by_text)

@@ -93,6 +93,10 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
         if not path.is_file():
             raise ExperimentError(f"reuse_answers: {path} does not exist (answer the setting first)")
         return path
+    if getattr(knowledge_filter, "withholds_nothing", False):
+        # A filter that withholds nothing is the unfiltered setting: it shares the run key (and the
+        # answers on disk) of a plain run with the same model, prompt and parameters.
+        knowledge_filter = None
     fn = answer_fn or default_answer_fn()
     path.parent.mkdir(parents=True, exist_ok=True)
     fn(components.store, components.llm, components.ner, list(questions), variant=variant or settings.variant,
@@ -173,13 +177,11 @@ def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: 
     for n in rounds:
         name = f"removed_{n}"
         flt = RemovalFilter(gold, n, matching=settings.options.matching, seed=removal_seed, by_text=_by_text(questions))
-        # Round 0 withholds nothing: it is the unfiltered setting, so its answers share the run key
-        # (and the answers on disk) of a plain run with the same model, prompt and parameters.
-        path = answer_setting(name, questions, flt if n else None, components, settings, answer_fn=answer_fn,
-                              progress=progress)
+        path = answer_setting(name, questions, flt, components, settings, answer_fn=answer_fn, progress=progress)
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)
         first = first or results
-        removal = None if settings.reuse_answers else flt.summary() if n else _nothing_removed(questions, gold)
+        removal = None if settings.reuse_answers else (
+            _nothing_removed(questions, gold) if flt.withholds_nothing else flt.summary())
         rows.append(setting_row(n, results, removal=removal))
     header = _header("conscious", questions, settings, gold, first, rounds=list(rounds),
                      removal_order="gold set order" if removal_seed is None else f"shuffled (seed {removal_seed})")
@@ -188,7 +190,7 @@ def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: 
 
 
 def _nothing_removed(questions: Sequence[Any], gold: Mapping[str, Any]) -> dict:
-    """The removal summary of round 0, which runs without a filter."""
+    """The removal summary of round 0, which runs without a filter (`answer_setting`)."""
     by_text = _by_text(questions)
     missing = sum(1 for q in questions if question_key(q, by_text) not in gold)
     return {"n_remove": 0, "questions": len(questions), "questions_without_gold": missing,
@@ -212,8 +214,7 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
             raise ExperimentError(f"retrieval accuracy must be in 0..100, got {accuracy}")
         name = f"accuracy_{accuracy}"
         replaced = choose_replaced(ids, (100 - accuracy) / 100, settings.seed)
-        # Accuracy 100 replaces nothing: the unfiltered setting, sharing a plain run's answers.
-        flt = None if settings.reuse_answers or not replaced else IrrelevantGraphFilter(
+        flt = None if settings.reuse_answers else IrrelevantGraphFilter(
             components.store, replaced, pool or [], seed=settings.seed, by_text=_by_text(questions))
         path = answer_setting(name, questions, flt, components, settings, answer_fn=answer_fn, progress=progress)
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)
