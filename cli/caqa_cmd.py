@@ -176,13 +176,14 @@ def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, 
               time_limit, device, threads, no_progress, as_json):
     """Fine-tune a 4-way classifier on the build's training split (test entities never seen)."""
     from kalma_graph.caqa.train import CAQATrainConfig, default_init, train_caqa
+    from kalma_graph.models.finetune import DifferentRunError
 
     config = CAQATrainConfig(samples=samples, output_dir=out_dir, init=init or default_init(), epochs=epochs,
                              batch_size=batch_size, lr=lr, max_length=max_length, seed=seed, max_steps=max_steps,
                              max_train=max_train, strict_entities=strict_entities, time_limit_s=time_limit,
                              device=device, threads=threads)
     bar = _bar("caqa train", no_progress or as_json or not sys.stderr.isatty())
-    with bar:
+    with failing_on(DifferentRunError), bar:
         task = bar.add_task("steps", total=None)
         result = train_caqa(config, progress=lambda step, total, loss: bar.update(
             task, completed=step, total=total, description=f"loss {loss:.3f}"))

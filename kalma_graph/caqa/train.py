@@ -37,6 +37,7 @@ from kalma_graph.caqa.metrics import scores
 from kalma_graph.caqa.model import CATEGORIES, Fact, Sample, entities_of
 from kalma_graph.files import atomic_path
 from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
+from kalma_graph.models.finetune import FineTuneConfig, refuse_other_run
 
 ProgressFn = Callable[[int, int, float], None]  # (step, total steps, running loss)
 
@@ -48,24 +49,13 @@ def default_init() -> str:
     return str(Path(__file__).resolve().parents[2].parent / "shared" / "models" / "nli-minilm-l6-v1")
 
 
-@dataclass
-class CAQATrainConfig:
+@dataclass(kw_only=True)
+class CAQATrainConfig(FineTuneConfig):
     samples: str  # a build directory or samples.jsonl
-    output_dir: str
     init: str = field(default_factory=default_init)
-    epochs: float = 1.0
-    batch_size: int = 16
     lr: float = 5e-5
-    warmup: float = 0.06
-    weight_decay: float = 0.01
     max_length: int = 192
     dev_fraction: float = 0.1
-    seed: int = 0
-    save_every: int = 200
-    max_steps: int | None = None
-    time_limit_s: float | None = None
-    device: str | None = None
-    threads: int | None = None
     max_train: int | None = None  # cap on training samples (seeded subset), for quick runs
     strict_entities: bool = False  # also drop training samples that mention a test question's anchor
 
@@ -96,8 +86,7 @@ def drop_test_anchor_overlap(train: Sequence[Sample], test: Sequence[Sample]) ->
 
 def _fingerprint(config: CAQATrainConfig, rows: Sequence[Sample]) -> str:
     h = hashlib.sha256()
-    keep = {k: v for k, v in asdict(config).items() if k not in ("time_limit_s", "threads", "device")}
-    h.update(json.dumps(keep, sort_keys=True, default=str).encode())
+    h.update(json.dumps(config.identity(), sort_keys=True, default=str).encode())
     for s in rows:
         h.update(s.id.encode())
     return h.hexdigest()[:16]
@@ -171,20 +160,14 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
     step = 0
     if ckpt_path.exists():
         ckpt = load_checkpoint(ckpt_path, map_location=device.device)  # weights_only=True
-        if ckpt.get("fingerprint") == fingerprint:
-            model.load_state_dict(ckpt["model"])
-            optimizer.load_state_dict(ckpt["optimizer"])
-            scheduler.load_state_dict(ckpt["scheduler"])
-            if ckpt.get("scaler"):
-                scaler.load_state_dict(ckpt["scaler"])
-            step = int(ckpt["step"])
-            if "rng" in ckpt:
-                set_rng_state(ckpt["rng"])
-            else:  # written before the shared format: Python's state (a tuple) and torch's (a tensor)
-                random.setstate(ckpt["py_rng"])
-                torch.set_rng_state(ckpt["torch_rng"].cpu())
-        else:
-            ckpt_path.unlink()
+        refuse_other_run(out, ckpt.get("fingerprint"), fingerprint)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        scheduler.load_state_dict(ckpt["scheduler"])
+        if ckpt.get("scaler"):
+            scaler.load_state_dict(ckpt["scaler"])
+        step = int(ckpt["step"])
+        set_rng_state(ckpt["rng"])
 
     def save_checkpoint() -> None:
         with atomic_path(ckpt_path) as tmp:

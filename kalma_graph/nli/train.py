@@ -29,48 +29,29 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
 from kalma_graph.files import atomic_path, atomic_write_text
 from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
 from kalma_graph.models.device import pick_device
+from kalma_graph.models.finetune import FineTuneConfig, refuse_other_run
 from kalma_graph.models.nli import resolve_labels
 
 LABELS = ("entailment", "neutral", "contradiction")
 ProgressFn = Callable[[int, int, float], None]  # (step, total_steps, running loss)
 
 
-@dataclass
-class TrainConfig:
+@dataclass(kw_only=True)
+class TrainConfig(FineTuneConfig):
     init: str
-    output_dir: str
-    epochs: float = 1.0
-    batch_size: int = 16
-    lr: float = 3e-5
-    warmup: float = 0.06  # fraction of total steps
-    weight_decay: float = 0.01
-    max_length: int = 128
-    seed: int = 0
-    save_every: int = 200
     keep_checkpoints: int = 2
-    max_steps: int | None = None
-    time_limit_s: float | None = None
-    device: str | None = None  # None -> auto (CUDA when present)
-    threads: int | None = None  # torch CPU threads
     grad_clip: float = 1.0
     length_buckets: int = 50  # batches per length-sorted pool (less padding); 0 = plain shuffle
     notes: dict[str, Any] = field(default_factory=dict)  # provenance recorded with the model
 
-    # fields that may change between a run and its resumption without changing the result
-    _RESUMABLE_CHANGES = ("time_limit_s", "threads", "save_every", "keep_checkpoints", "notes", "device")
-
-    def identity(self) -> dict[str, Any]:
-        d = asdict(self)
-        for key in self._RESUMABLE_CHANGES:
-            d.pop(key, None)
-        return d
+    RESUMABLE_CHANGES: ClassVar[tuple[str, ...]] = FineTuneConfig.RESUMABLE_CHANGES + ("keep_checkpoints", "notes")
 
 
 def rows_fingerprint(rows: Sequence[dict[str, Any]]) -> str:
@@ -216,11 +197,8 @@ def train_nli(
     resumed_state: dict[str, Any] | None = None
     if resume_from is not None:
         resumed_state = json.loads((resume_from / "state.json").read_text())
-        if resumed_state["fingerprint"] != fingerprint or resumed_state["config"] != config.identity():
-            raise RuntimeError(
-                f"{out_dir} holds checkpoints of a different run (training rows or config differ); "
-                "use another output directory or delete its checkpoints/"
-            )
+        refuse_other_run(out_dir, (resumed_state["fingerprint"], resumed_state["config"]),
+                         (fingerprint, config.identity()))
 
     random.seed(config.seed)
     np.random.seed(config.seed)

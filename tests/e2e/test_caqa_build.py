@@ -384,6 +384,7 @@ def test_train_resumes_from_a_weights_only_checkpoint(built, tmp_path):
     from safetensors.torch import load_file
 
     from kalma_graph.caqa.train import CAQATrainConfig, train_caqa
+    from kalma_graph.models.finetune import DifferentRunError
 
     common = dict(samples=str(built["out"]), init=str(NLI_MODEL), max_steps=3, max_train=24, batch_size=8,
                   max_length=64, device="cpu", lr=1e-3)
@@ -392,6 +393,10 @@ def test_train_resumes_from_a_weights_only_checkpoint(built, tmp_path):
     assert first["status"] == "interrupted" and first["step"] == 1
     checkpoint = torch.load(first["checkpoint"], weights_only=True)
     assert checkpoint["step"] == 1 and isinstance(checkpoint["rng"]["torch"], torch.Tensor)
+    # another run's settings in the same directory are refused, and its checkpoint is kept
+    with pytest.raises(DifferentRunError, match="different run"):
+        train_caqa(CAQATrainConfig(output_dir=str(tmp_path / "b"), **{**common, "lr": 2e-3}))
+    assert torch.load(first["checkpoint"], weights_only=True)["step"] == 1
     second = train_caqa(CAQATrainConfig(output_dir=str(tmp_path / "b"), **common))
     assert straight["status"] == second["status"] == "done" and not Path(first["checkpoint"]).exists()
     a, b = load_file(tmp_path / "a" / "model.safetensors"), load_file(tmp_path / "b" / "model.safetensors")

@@ -1,0 +1,62 @@
+"""What the two fine-tuning loops (`nli train`, `caqa train`) share: their settings and their rule for
+a directory that already holds another run's checkpoint.
+
+Each loop's config subclasses `FineTuneConfig` and adds its own fields (its data, its start model)
+or its own defaults. Every field is keyword-only, so a subclass may add required fields after these
+defaulted ones.
+
+    @dataclass(kw_only=True)
+    class MyConfig(FineTuneConfig):
+        init: str
+        lr: float = 5e-5   # a default of its own
+
+A run is identified by `identity()` (every setting that changes the result) and a fingerprint of
+its training rows; a checkpoint of another identity in the same output directory is refused with
+`DifferentRunError`, never silently deleted or mixed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+class DifferentRunError(RuntimeError):
+    """The output directory holds checkpoints of a run with other rows or settings."""
+
+
+@dataclass(kw_only=True)
+class FineTuneConfig:
+    output_dir: str
+    epochs: float = 1.0
+    batch_size: int = 16
+    lr: float = 3e-5
+    warmup: float = 0.06  # fraction of total steps
+    weight_decay: float = 0.01
+    max_length: int = 128  # tokens per pair
+    seed: int = 0
+    save_every: int = 200  # steps between checkpoints
+    max_steps: int | None = None
+    time_limit_s: float | None = None  # stop cleanly at a checkpoint; a re-run continues
+    device: str | None = None  # None -> auto (CUDA when present)
+    threads: int | None = None  # torch CPU threads
+
+    # Fields that may change between a run and its resumption without changing the result.
+    RESUMABLE_CHANGES: ClassVar[tuple[str, ...]] = ("time_limit_s", "threads", "save_every", "device")
+
+    def identity(self) -> dict[str, Any]:
+        """Every setting that changes the trained model (what a resumed run must match)."""
+        d = asdict(self)
+        for key in self.RESUMABLE_CHANGES:
+            d.pop(key, None)
+        return d
+
+
+def refuse_other_run(out_dir: str | Path, stored: Any, expected: Any) -> None:
+    """Raise `DifferentRunError` naming `out_dir` unless the stored run identity equals this run's."""
+    if stored != expected:
+        raise DifferentRunError(
+            f"{out_dir} holds checkpoints of a different run (training rows or config differ); "
+            "use another output directory or delete its checkpoints"
+        )
