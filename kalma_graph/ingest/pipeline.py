@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
-from ..store.base import EntityRecord, GraphStore, LoadResult, StatementRecord, name_key
+from ..store.base import EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
 from ..store.loading import WrittenSoFar
 from .formats import detect_format, make_reader
 from .lock import ingest_lock
@@ -158,10 +158,10 @@ def _label_objects(store: GraphStore, files: list[Path], formats: list[str], sub
         for record in labelled_objects((i for i in reader.read(path) if isinstance(i, ParsedLine)), wanted):
             batch.append(record)
             if len(batch) >= batch_size:
-                written += store.load_batch(batch, [], default_kb=reader.kb).entities_updated
+                written += store.load_batch(batch, [], LoadOptions(default_kb=reader.kb)).entities_updated
                 batch = []
         if batch:
-            written += store.load_batch(batch, [], default_kb=reader.kb).entities_updated
+            written += store.load_batch(batch, [], LoadOptions(default_kb=reader.kb)).entities_updated
         _write_checkpoint(store, key, path, 0, done=True)
     return written
 
@@ -197,8 +197,8 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
         # embedded store writes it right after the batch (its COPYs commit one by one), and a crash
         # in between only makes the re-run redo an idempotent batch.
         checkpoint = (key, _checkpoint_value(path, batch[-1].line, done=False))
-        writer.submit(lambda: store.load_batch(entities + extra, statements, default_kb=reader.kb,
-                                               checkpoint=checkpoint, written=written), report.add)
+        options = LoadOptions(default_kb=reader.kb, checkpoint=checkpoint, written=written)
+        writer.submit(lambda: store.load_batch(entities + extra, statements, options), report.add)
         batch, pending = [], 0
 
     try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..store.base import Entity, EntityRecord, LoadResult, StatementRecord, StoreError, StoreStats
+from ..store.base import Entity, EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError, StoreStats
 from ..store.common import result_of
 from ..store.loading import entity_row, plan_batch
 from .lock import LOCK_KEY
@@ -43,18 +43,13 @@ class StagingStore:
     def bootstrap(self) -> None:
         pass  # constraints and indexes are created on the server after the import
 
-    def load_batch(
-        self,
-        entities: Sequence[EntityRecord],
-        statements: Sequence[StatementRecord],
-        default_kb: str = "wikidata",
-        checkpoint: tuple[str, str] | None = None,
-        written: Any = None,  # the whole graph so far is in memory: nothing to look up
-    ) -> LoadResult:
+    def load_batch(self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord],
+                   options: LoadOptions = LoadOptions()) -> LoadResult:
+        # options.written is not read: the whole graph so far is in memory, nothing to look up
         plan = plan_batch(
             entities,
             statements,
-            default_kb=default_kb,
+            default_kb=options.default_kb,
             existing_entities=self.entities,  # type: ignore[arg-type]  (read with .get only)
             existing_value_ids=self.value_ids,
             existing_name_pairs=self.name_pairs,
@@ -74,8 +69,8 @@ class StagingStore:
             self.sids.update(r["sid"] for r in rows)
         self.entity_statements += len(plan.entity_statements_new)
         self.value_statements += len(plan.value_statements_new)
-        if checkpoint is not None:
-            self.set_meta(*checkpoint)
+        if options.checkpoint is not None:
+            self.set_meta(*options.checkpoint)
         return result_of(plan)
 
     def query(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict]:

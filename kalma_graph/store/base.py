@@ -134,6 +134,20 @@ class LoadResult:
         return self
 
 
+@dataclass(frozen=True)
+class LoadOptions:
+    """How one `load_batch` call writes, beyond its records.
+
+    `default_kb`: the knowledge base of records that name none. `checkpoint` (a meta key and value)
+    is written with the batch: in its transaction where the engine has one, else after it.
+    `written` (`loading.WrittenSoFar`), for a load into a store that was empty: the plan looks up
+    only what this load wrote before, and records what it writes."""
+
+    default_kb: str = "wikidata"
+    checkpoint: tuple[str, str] | None = None
+    written: Any = None
+
+
 # Distinct neighbour labels read per direction: a person has tens to hundreds; a hub (Q5 "human", a
 # country) has millions of incoming statements, which linking must not fetch.
 NEIGHBOUR_LABELS_LIMIT = 5000
@@ -157,19 +171,10 @@ class GraphStore(Protocol):
     def bootstrap(self) -> None:
         """Create tables / constraints / indexes. Idempotent; called before any load."""
 
-    def load_batch(
-        self,
-        entities: Sequence[EntityRecord],
-        statements: Sequence[StatementRecord],
-        default_kb: str = "wikidata",
-        checkpoint: tuple[str, str] | None = None,
-        written: Any = None,
-    ) -> LoadResult:
+    def load_batch(self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord],
+                   options: LoadOptions = LoadOptions()) -> LoadResult:
         """Upsert entities (merging fields), create missing object entities as stubs, literals as
-        Value nodes, and statements keyed by `sid`. Idempotent. `checkpoint` (a meta key and value)
-        is written with the batch: in its transaction where the engine has one, else after it.
-        `written` (`loading.WrittenSoFar`), for a load into a store that was empty: the plan looks up
-        only what this load wrote before, and records what it writes."""
+        Value nodes, and statements keyed by `sid`. Idempotent. See `LoadOptions`."""
 
     # named read operations -----------------------------------------------------------------
     def get_entity(self, entity_id: str) -> Entity | None: ...

@@ -23,9 +23,8 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 
 from . import queries
-from .base import EntityRecord, LoadResult, StatementRecord, StoreError
+from .base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
-from .loading import WrittenSoFar
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 BACKEND = "embedded"
@@ -121,20 +120,14 @@ class EmbeddedStore(ReadOps):
             self._execute(statement, {})
         self._bootstrapped = True
 
-    def load_batch(
-        self,
-        entities: Sequence[EntityRecord],
-        statements: Sequence[StatementRecord],
-        default_kb: str = "wikidata",
-        checkpoint: tuple[str, str] | None = None,
-        written: WrittenSoFar | None = None,
-    ) -> LoadResult:
-        plan = self._plan(entities, statements, default_kb, written)
+    def load_batch(self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord],
+                   options: LoadOptions = LoadOptions()) -> LoadResult:
+        plan = self._plan(entities, statements, options.default_kb, options.written)
         self.write_plan(plan)
-        if written is not None:
-            written.record(plan)
-        if checkpoint is not None:  # after the whole batch: a crash before it redoes the batch
-            self.set_meta(*checkpoint)
+        if options.written is not None:
+            options.written.record(plan)
+        if options.checkpoint is not None:  # after the whole batch: a crash before it redoes the batch
+            self.set_meta(*options.checkpoint)
         return result_of(plan)
 
     def write_plan(self, plan: Any) -> None:

@@ -16,9 +16,9 @@ import time
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import queries
-from .base import EntityRecord, LoadResult, StatementRecord, StoreError
+from .base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of
-from .loading import BatchPlan, WrittenSoFar
+from .loading import BatchPlan
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 T = TypeVar("T")
@@ -152,26 +152,19 @@ class Neo4jStore(ReadOps):
         self._execute("CALL db.awaitIndexes($seconds)", {"seconds": await_s}, write=True)
         self._bootstrapped = True
 
-    def load_batch(
-        self,
-        entities: Sequence[EntityRecord],
-        statements: Sequence[StatementRecord],
-        default_kb: str = "wikidata",
-        checkpoint: tuple[str, str] | None = None,
-        written: WrittenSoFar | None = None,
-    ) -> LoadResult:
+    def load_batch(self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord],
+                   options: LoadOptions = LoadOptions()) -> LoadResult:
         if not self._bootstrapped:
             self.bootstrap()
-        plan = self.execute_write(self._load_tx, list(entities), list(statements), default_kb, checkpoint, written,
-                                  what="ingest batch")
-        if written is not None:  # only once the transaction committed
-            written.record(plan)
+        plan = self.execute_write(self._load_tx, list(entities), list(statements), options, what="ingest batch")
+        if options.written is not None:  # only once the transaction committed
+            options.written.record(plan)
         return result_of(plan)
 
-    def _load_tx(self, tx, entities, statements, default_kb, checkpoint, written) -> BatchPlan:
+    def _load_tx(self, tx, entities, statements, options: LoadOptions) -> BatchPlan:
         # The lookups run inside the write transaction, so the plan sees exactly what it writes over.
         reader = _TxReader(tx)
-        plan = reader._plan(entities, statements, default_kb, written)
+        plan = reader._plan(entities, statements, options.default_kb, options.written)
         self._write(tx, "create_entities", "rows", plan.entities_new)
         self._write(tx, "update_entities", "rows", plan.entities_changed)
         self._write(tx, "create_values", "rows", plan.values_new)
@@ -179,8 +172,8 @@ class Neo4jStore(ReadOps):
         self._write(tx, "create_names", "rows", plan.names_new)
         self._write(tx, "create_entity_statements", "rows", plan.entity_statements_new)
         self._write(tx, "create_value_statements", "rows", plan.value_statements_new)
-        if checkpoint is not None:  # commits with the batch, or neither does
-            key, value = checkpoint
+        if options.checkpoint is not None:  # commits with the batch, or neither does
+            key, value = options.checkpoint
             tx.run(queries.load("meta_set", BACKEND), {"key": key, "value": value}).consume()
         return plan
 

@@ -228,7 +228,7 @@ def test_malformed_rows_are_reported_with_lines_and_excluded(tmp_path):
     """A hand-made key and pairs file (no model needed): every kind of unusable row, and a sentence with
     a line break inside its quotes, so CSV records and physical lines differ."""
     key_rows = [{"pair_id": f"p{i}", "auto_label": "aligned" if i % 2 else "not_aligned"} for i in range(1, 8)]
-    key = write_csv(tmp_path / "pairs.key.csv", key_rows, columns=("pair_id", "auto_label"))
+    write_csv(tmp_path / "pairs.key.csv", key_rows, columns=("pair_id", "auto_label"))
     pairs = [
         {"pair_id": "p1", "answer_id": "a", "sentence": "Two\nlines.", "citation": "Q1, x: y", "human_label": "yes"},
         {"pair_id": "p2", "answer_id": "a", "sentence": "s", "citation": "c", "human_label": ""},

@@ -20,6 +20,22 @@ _DOORS = (  # (module, attribute path): what opens a database or loads a model
 )
 
 
+def _warm_matplotlib_font_cache() -> None:
+    """Matplotlib lists the system fonts with `fc-list` (a subprocess) the first time it is imported
+    on a machine; on a fresh one that would trip the subprocess door in the first unit test that
+    draws a plot. Build its cache before any door is shut."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.font_manager  # noqa: F401
+    except ImportError:
+        pass
+
+
+_warm_matplotlib_font_cache()
+
+
 class UnitTestLeftItsLane(RuntimeError):
     """A unit test reached a database, a model or a subprocess."""
 
