@@ -55,6 +55,7 @@ from kalma_graph.evaluation.metrics import (
     header_choices,
     na_quality,
 )
+from kalma_graph.evaluation.metrics.alignment import answers_evaluated
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
 from kalma_graph.evaluation_result import (
@@ -381,10 +382,15 @@ def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOpt
     chosen = set(sample_ids([a.id for a in answers], options.geval_sample, options.seed))
     items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
              for a in answers if a.id in chosen]
-    sample = "all" if options.geval_sample is None or options.geval_sample >= len(answers) else (
-        f"seeded sample of {len(items)} (seed {options.seed})")
-    return geval(items, judge, answers_total=len(answers), sample=sample,
+    return geval(items, judge, answers_total=len(answers), sample=geval_sample_choice(options, len(answers)),
                  progress=(lambda d, t: progress("geval", d, t)) if progress else None)
+
+
+def geval_sample_choice(options: EvaluateOptions, answers: int) -> str:
+    """The `geval.answers_judged` choice for `answers` answers: `all`, or the seeded sample's size."""
+    if options.geval_sample is None or options.geval_sample >= answers:
+        return "all"
+    return f"seeded sample of {options.geval_sample} (seed {options.seed})"
 
 
 def descriptives_part(answers: Sequence[ScoredAnswer]) -> dict:
@@ -489,10 +495,9 @@ def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> Score
                               geval=dict(v.geval) if v.geval else None)
 
 
-def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
-                   nli: Any | None, judge: Any | None, self_scored: bool) -> ResultHeader:
-    """Every choice, model and library the figures depend on."""
-    choices = {
+def evaluation_choices(options: EvaluateOptions) -> dict[str, Any]:
+    """The evaluation's own choices (the metrics add theirs): the `evaluation.*` keys of the header."""
+    return {
         "evaluation.matching": options.matching,
         "evaluation.hypothesis_format": options.hypothesis_format,
         "evaluation.absent_set": options.absent_set,
@@ -500,8 +505,13 @@ def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
         "evaluation.shown_graph": "record 'shown', else 'retrieved' minus 'removed'",
         "evaluation.name_citations": "'name: <entity name>' matches the knowledge block's name",
         "evaluation.seed": options.seed,
-        **header_choices(m for m in metrics.values() if "choices" in m),
     }
+
+
+def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
+                   nli: Any | None, judge: Any | None, self_scored: bool) -> ResultHeader:
+    """Every choice, model and library the figures depend on."""
+    choices = {**evaluation_choices(options), **header_choices(m for m in metrics.values() if "choices" in m)}
     return ResultHeader(
         choices=choices,
         variants=sorted({str(a.variant) for a in answers if a.variant is not None}),
@@ -527,10 +537,12 @@ def evaluate_file(
     run_id: str | None = None,
     plots: bool = True,
     progress: Progress | None = None,
+    reuse: bool = False,
 ) -> EvaluationResult:
     """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
     answers_scored.jsonl, summary.md, plots) and, when a store is given, write the run into the graph.
-    Returns the result (with `run_id` and `files`)."""
+    Returns the result (with `run_id` and `files`). With `reuse` (and no store), a report already in
+    `out_dir` that scored these very inputs is read back instead (`reusable_result`)."""
     from kalma_graph.reporting import write_report
 
     file = read_answers(answers)
@@ -543,6 +555,12 @@ def evaluate_file(
         gold_sets = gold
         if gold is not None:
             gold_info = GoldSource(path=None, sha256=_json_sha256(gold), questions=len(gold))
+    if reuse and store is None:
+        stored = reusable_result(Path(out_dir) / "results.json", answers_sha256=file.sha256, answers=len(file.records),
+                                 gold_sha256=gold_info.sha256 if gold_info else None, options=options, nli=nli,
+                                 judge=judge)
+        if stored is not None:
+            return stored
     names = _store_names(store, file.records) if store is not None else None
     results = evaluate_records(file.records, gold=gold_sets, nli=nli, judge=judge, options=options,
                                subject_names=names, progress=progress)
@@ -564,6 +582,33 @@ def evaluate_file(
         results.store = RunWritten(uri=store.uri, **write_run(store, results))
     results.files = {k: str(v) for k, v in write_report(results, Path(out_dir), plots=plots).items()}
     return results
+
+
+def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
+                    options: EvaluateOptions, nli: Any | None, judge: Any | None) -> EvaluationResult | None:
+    """The results.json at `path` when it scored the same answers file (sha256) against the same gold
+    with the same evaluation choices and NLI weights, and with the judge asked for (a stored judgement
+    also serves a run that asks for none); else None. Experiments resume with it: the G-Eval cache
+    is not committed, so re-scoring a finished setting would judge every answer again."""
+    if not path.is_file():
+        return None
+    try:
+        stored = EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError, OSError):
+        return None  # unreadable or another version: evaluate again
+    header = stored.header
+    nli_hash = getattr(nli, "model_hash", None) if nli is not None else None
+    stored_judge = (header.judge or {}).get("model_sha256")
+    same = (
+        header.answers is not None and header.answers.sha256 == answers_sha256
+        and (header.gold.sha256 if header.gold else None) == gold_sha256
+        and all(header.choices.get(k) == v for k, v in evaluation_choices(options).items())
+        and header.choices.get("alignment.answers_evaluated", "-") in ("-", answers_evaluated(options.alignment_first_n))
+        and header.choices.get("geval.answers_judged", "-") in ("-", geval_sample_choice(options, answers))
+        and (header.nli or {}).get("model_hash") == nli_hash
+        and (judge is None or stored_judge == judge.describe().get("model_sha256"))
+    )
+    return stored if same else None
 
 
 def default_run_id(results: EvaluationResult) -> str:

@@ -113,6 +113,7 @@ def evaluate_setting(name: str, answers: Path, settings: ExperimentSettings, com
         nli=nli, judge=judge, options=settings.options,
         store=components.store if (components is not None and settings.write_store) else None,
         plots=settings.plots, progress=(lambda stage, d, t: progress(name, stage, d, t)) if progress else None,
+        reuse=True,  # a re-run resumes: a setting already scored on the same inputs is read back
     )
 
 

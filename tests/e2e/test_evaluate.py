@@ -90,6 +90,26 @@ def test_exact_citation_metrics_end_to_end(answers_file, gold_file, tmp_path):
     assert header.variants == ["specific"]
 
 
+def test_reuse_reads_back_a_report_of_the_same_inputs_only(answers_file, gold_file, tmp_path):
+    """An experiment re-run resumes: the report of the very answers file, gold and choices is read
+    back, not scored again; another answers file, gold set or choice is scored anew."""
+    from kalma_graph.evaluation.evaluate import EvaluateOptions
+
+    out = tmp_path / "report"
+    first = evaluate_file(answers_file, out_dir=out, gold=gold_file, plots=False)
+    again = evaluate_file(answers_file, out_dir=out, gold=gold_file, plots=False, reuse=True)
+    assert again.header.evaluated_at == first.header.evaluated_at and again.answers == []  # read back
+    assert again.summary == first.summary and again.run_id == first.run_id
+    normalized = evaluate_file(answers_file, out_dir=out, gold=gold_file, plots=False, reuse=True,
+                          options=EvaluateOptions(matching="normalized"))
+    assert normalized.answers and normalized.header.choices["evaluation.matching"] == "normalized"  # scored anew
+    with answers_file.open("a", encoding="utf-8") as fh:  # the file changed: its sha256 too
+        fh.write("\n")
+    changed = evaluate_file(answers_file, out_dir=out, gold=gold_file, plots=False, reuse=True)
+    assert changed.answers and changed.header.answers.sha256 != first.header.answers.sha256
+    assert evaluate_file(answers_file, out_dir=out, gold=None, plots=False, reuse=True).answers  # other gold
+
+
 def test_report_files_exist_and_parse(answers_file, gold_file, tmp_path):
     out = tmp_path / "report"
     results = evaluate_file(answers_file, out_dir=out, gold=gold_file)

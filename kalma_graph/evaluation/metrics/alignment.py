@@ -57,6 +57,11 @@ def alignment_pairs(parsed: ParsedAnswer) -> list[tuple[str, Citation]]:
     return [(sentence.clean_text, citation) for sentence in parsed.sentences for citation in sentence.citations]
 
 
+def answers_evaluated(first_n_answers: int | None) -> str:
+    """The `answers_evaluated` choice: `all`, or `first N`."""
+    return "all" if first_n_answers is None else f"first {first_n_answers}"
+
+
 def alignment(
     answers: Sequence[AlignmentPairs],
     entail: EntailFn,
@@ -85,7 +90,7 @@ def alignment(
         "choices": {
             "hypothesis_format": hypothesis_format,
             "threshold": threshold,
-            "answers_evaluated": "all" if first_n_answers is None else f"first {first_n_answers}",
+            "answers_evaluated": answers_evaluated(first_n_answers),
         },
         "answers": len(answers),
         "answers_evaluated": len(rows),
