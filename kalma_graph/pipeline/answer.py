@@ -35,9 +35,11 @@ from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_
 from kalma_graph.models.llm import GenerationParams, LLMError
 from kalma_graph.pipeline.cite import (
     CITE_STRATEGIES,
+    MARKS_FIRST,
     MAX_CITED,
     POSTHOC_THRESHOLD,
     from_attribute_first,
+    keep_stated,
     place_citations,
 )
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
@@ -312,8 +314,8 @@ def answer_questions(
     (`prompt_name` overrides the file). `constrain` adds the per-question citation grammar: True or
     "marks" constrains what is inside brackets, "every_sentence" also requires a mark in every
     sentence (`kalma_graph.generation.grammar`). `cite` picks how citations are made
-    (`kalma_graph.pipeline.cite`: `model`, `posthoc` with the NLI model `nli`, `attribute-first`,
-    which brings its own grammar and prompt). `model_choice` (name, why) goes into the header.
+    (`kalma_graph.pipeline.cite`: `model`, `posthoc` with the NLI model `nli`, `attribute-first` and
+    `verified`, which bring their own grammar and prompt). `model_choice` (name, why) goes into the header.
     """
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
@@ -321,9 +323,9 @@ def answer_questions(
         raise AnswerError(f"cite must be one of {CITE_STRATEGIES}, not {cite!r}")
     if cite == "posthoc" and nli is None:
         raise AnswerError("--cite posthoc places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
-    if cite == "attribute-first":
-        constrain = "attribute_first"
-        prompt_name = prompt_name or f"kalma/answer_{variant}_attribute_first"
+    if cite in MARKS_FIRST:  # each brings its own grammar and prompt
+        constrain = MARKS_FIRST[cite]
+        prompt_name = prompt_name or f"kalma/answer_{variant}_{MARKS_FIRST[cite]}"
     elif cite == "posthoc":
         constrain = False  # the model answers freely; citations are placed afterwards
     params = params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS)
@@ -489,8 +491,10 @@ def answer_one(
     completion = llm.chat(messages, run.params, grammar=grammar)
     generation_s = time.perf_counter() - t1
     answer, placements = completion.text, None
-    if run.cite == "attribute-first":
+    if run.cite in MARKS_FIRST:
         answer = from_attribute_first(completion.text)
+        if run.cite == "verified":
+            answer = keep_stated(answer)
     elif run.cite == "posthoc":
         answer, placements = place_citations(completion.text, shown_entities, shown, run.nli.entailment_prob)
     citing_s = time.perf_counter() - t1 - generation_s

@@ -8,6 +8,11 @@
 - `attribute-first`: the grammar makes the model choose the mark of each sentence (a shown triple
   or `[NA]`) *before* writing the sentence, so a small model cannot forget to cite; its output
   `[Q1, p: v] Sentence.` is rewritten to the canonical `Sentence [Q1, p: v].` for parsing.
+- `verified`: attribute-first, then each cited triple whose value the sentence does not state on its
+  face (`states_value`: every word of the value, or an ISO date's year) is dropped, and a sentence
+  left with no triple gets `[NA]`. The 1.5B model often chose a triple and then wrote about something
+  else (`[Q1, languages spoken: English] He was an American author.`); the check, lexical and
+  independent of any NLI model, removes such citations instead of showing them as support.
 
 Every strategy's record keeps what the model wrote (`raw_answer`) beside the canonical `answer`.
 
@@ -15,6 +20,8 @@ Every strategy's record keeps what the model wrote (`raw_answer`) beside the can
 '[Q1, place of birth: Rome] Born in Rome. [NA] A painter of note. [NA] Famous.'
 >>> from_attribute_first("[Q1, place of birth: Rome] Born in Rome. [NA] [Q2, name: B] A painter.")
 'Born in Rome [Q1, place of birth: Rome]. A painter [NA] [Q2, name: B].'
+>>> keep_stated("Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome, occupation: painter]. Famous [Q1, genre: portrait].")
+'Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome]. Famous [NA].'
 """
 
 from __future__ import annotations
@@ -29,7 +36,10 @@ from kalma_graph.evaluation.metrics.entailment import hypothesis
 from kalma_graph.text.sentences import sentence_spans
 from kalma_graph.store.base import Entity, Triple
 
-CITE_STRATEGIES = ("model", "posthoc", "attribute-first")
+CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified")
+# The strategies whose grammar puts each sentence's marks before it (`from_attribute_first` reads
+# them), with the grammar mode and prompt suffix they answer under.
+MARKS_FIRST = {"attribute-first": "attribute_first", "verified": "attribute_first"}
 MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3 passages)
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
@@ -74,6 +84,46 @@ def to_attribute_first(answer: str) -> str:
         marks += ["[NA]"] if sentence.na or not marks else []  # one [NA] per sentence at most
         out.append(" ".join(marks + [sentence.clean_text]))
     return " ".join(out)
+
+
+# --- verified ----------------------------------------------------------------------------------
+
+# A value word and a sentence word match when they share this many first letters (or are equal when
+# shorter): `Italians` ~ `Italian`, `Germans` ~ `German`, but `England` !~ `English`.
+_STEM = 5
+
+
+def states_value(sentence: str, value: str) -> bool:
+    """Whether `sentence` states `value` on its face: an ISO date by its year, any other value by
+    each of its content words (letter case and word endings aside; a value of stop words only must
+    appear as a whole).
+
+    >>> states_value("She was born in 1596 in Rome.", "1596-07-08"), states_value("A Roman painter.", "Rome")
+    (True, False)
+    >>> states_value("He was of German descent.", "Germans"), states_value("He spoke English.", "England")
+    (True, False)
+    """
+    found = _ISO_DATE_RE.fullmatch(value)
+    if found:
+        return found.group(1) in re.findall(r"\d{3,4}", sentence)
+    wanted = [w for w in re.findall(r"[^\W_]+", value.casefold()) if w not in _STOP]
+    if not wanted:
+        return value.casefold() in sentence.casefold()
+    stems = {w[:_STEM] for w in re.findall(r"[^\W_]+", sentence.casefold())}
+    return all(w[:_STEM] in stems for w in wanted)
+
+
+def keep_stated(answer: str) -> str:
+    """A canonical answer with each cited triple kept only where its sentence states its value
+    (`states_value`); a sentence whose every triple went gets `[NA]`."""
+    out = []
+    for sentence in parse_answer(answer).sentences:
+        kept = [c.triple for c in sentence.citations if states_value(sentence.clean_text, c.triple[2])]
+        marks = render_marks(kept)
+        if sentence.na or (sentence.citations and not kept):
+            marks.insert(0, "[NA]")
+        out.append(" ".join(marks + [sentence.clean_text]))
+    return from_attribute_first(" ".join(out))
 
 
 def render_marks(triples: Iterable[tuple[str, str, str]]) -> list[str]:

@@ -13,7 +13,9 @@ from kalma_graph.pipeline.answer import answer_questions, question_from_text, re
 from kalma_graph.pipeline.cite import (
     candidate_triples,
     from_attribute_first,
+    keep_stated,
     place_citations,
+    states_value,
     strip_marks,
     to_attribute_first,
 )
@@ -103,7 +105,7 @@ def test_posthoc_cites_what_the_sentence_entails_and_marks_the_rest_na(nli):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cite", ["attribute-first", "posthoc"])
+@pytest.mark.parametrize("cite", ["attribute-first", "verified", "posthoc"])
 def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # noqa: F811
     """The packaged model on the real sample graph: attribute-first makes every sentence carry a
     mark of the shown graph; post-hoc records what the NLI model decided per sentence."""
@@ -122,13 +124,18 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
             for c in sentence["citations"]:
                 assert c["qid"] in {t[0] for t in shown}
                 assert (c["qid"], c["prop"], c["value"]) in shown or c["prop"] == "name"
-    if cite == "attribute-first":
+    if cite in ("attribute-first", "verified"):
         assert records[0]["params"]["prompt"] == "kalma/answer_general_attribute_first"
         for record in records:
             complete = [s for s in record["sentences"] if s["text"].rstrip()[-1:] in ".!?"]
             assert all(s["citations"] or s["na"] for s in complete), record["answer"]
         assert records[1]["retrieved"] == [] and all(s["na"] for s in records[1]["sentences"] if s["clean_text"])
-    else:
+    if cite == "verified":  # what stays cited is stated; the rest of the model's choice is in raw_answer
+        for record in records:
+            assert record["answer"] == keep_stated(from_attribute_first(record["raw_answer"]))
+            for sentence in record["sentences"]:
+                assert all(states_value(sentence["clean_text"], c["value"]) for c in sentence["citations"])
+    if cite == "posthoc":
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited
         # Alignment scored by the NLI that placed the citations is flagged, never silent.

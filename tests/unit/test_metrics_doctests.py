@@ -22,6 +22,9 @@ MODULES = _walk(evaluation) + _walk(sck) + _walk(text) + [
     "kalma_graph.caqa.factscore",
     "kalma_graph.caqa.metrics",
     "kalma_graph.nli.evaluate",
+    # not metric cards, but their examples are the specification of the citation format's rewrites
+    "kalma_graph.generation.grammar",
+    "kalma_graph.pipeline.cite",
 ]
 
 
