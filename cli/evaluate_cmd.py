@@ -18,7 +18,7 @@ from kalma_graph.evaluation.matching import MATCH_MODES
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
-from .common import fail, console, err_console, figure, print_json
+from .common import fail, console, err_console, figure, json_option, print_json
 
 if TYPE_CHECKING:
     from kalma_graph.evaluation_result import EvaluationResult
@@ -132,7 +132,7 @@ def progress_printer(enabled: bool):
 @click.option("--run-id", default=None, help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the results (without per-answer rows) as JSON.")
+@json_option
 @nli_options
 def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_json, nli_model, no_nli,
              nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,

@@ -15,7 +15,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import fail, console, err_console, figure, print_json
+from .common import fail, console, err_console, figure, json_option, print_json
 from .evaluate_cmd import build_options, evaluation_errors, load_models, nli_options
 
 
@@ -46,7 +46,7 @@ def pipeline_options(func):
         click.option("--reuse-answers", is_flag=True, help="Evaluate OUT/<setting>/answers.jsonl as found; answer nothing."),
         click.option("--write-store", is_flag=True, help="Write every setting's evaluation run into the store."),
         click.option("--no-plots", is_flag=True),
-        click.option("--json", "as_json", is_flag=True),
+        json_option,
     ]):
         func = option(func)
     return func

@@ -19,6 +19,8 @@ from rich.table import Table
 from kalma_graph import neo4j_server as server
 from kalma_graph.ingest import FORMATS
 
+from .common import json_option, print_json
+
 console = Console()
 
 NO_AUTH_WARNING = (
@@ -169,13 +171,13 @@ def stop_cmd(home: Path | None, timeout_s: float) -> None:
 
 @neo4j.command("status")
 @_home_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 @_friendly_errors
 def status_cmd(home: Path | None, as_json: bool) -> None:
     """Show whether Neo4j is installed and running, and where to reach it."""
     info = server.status(home)
     if as_json:
-        click.echo(json.dumps(info, indent=2))
+        print_json(info)
         return
     state = "[green]running[/green]" if info["running"] else "[dim]stopped[/dim]"
     console.print(f"Neo4j {info['version']}: {state}")
@@ -196,7 +198,7 @@ def status_cmd(home: Path | None, as_json: bool) -> None:
 @click.option("--bolt-port", type=click.IntRange(1, 65535), default=7687, show_default=True)
 @click.option("--http-port", type=click.IntRange(1, 65535), default=7474, show_default=True)
 @click.option("--no-auth", is_flag=True, help="Start the server without authentication (throwaway data only).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option
 @_friendly_errors
 def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: str | None,
                subset_rules: tuple[str, ...], on_error: str, overwrite: bool, bolt_port: int, http_port: int,
@@ -222,7 +224,7 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
         click.secho(NO_AUTH_WARNING.format(bolt=summary["store"], http=f"http://127.0.0.1:{http_port}"),
                     fg="yellow", bold=True, err=True)
     if as_json:
-        click.echo(json.dumps(summary, indent=2, default=str))
+        print_json(summary)
         return
     stats = summary["stats"]
     console.print(f"[green]imported[/green] {stats['statements']:,} statements, {stats['entities']:,} entities "
@@ -394,7 +396,7 @@ def browse_info(run_id: str | None, home: Path | None, store_uri: str | None) ->
     metavar="URI",
     help="Where the runs are (default: the local server of --home, bolt://127.0.0.1:<port>).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON object.")
+@json_option
 @_friendly_errors
 def browse_cmd(run_id: str | None, home: Path | None, store_uri: str | None, as_json: bool) -> None:
     """How to look at an evaluation run (default: the latest) in Neo4j Browser.
@@ -405,7 +407,7 @@ def browse_cmd(run_id: str | None, home: Path | None, store_uri: str | None, as_
     """
     info = browse_info(run_id, home, store_uri)
     if as_json:
-        click.echo(json.dumps(info, indent=2, ensure_ascii=False, default=str))
+        print_json(info)
         return
     run = info["run"]
     state = {True: "running", False: "stopped", None: ""}[info["server_running"]]
