@@ -490,19 +490,20 @@ def answer_one(
         grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
     completion = llm.chat(messages, run.params, grammar=grammar)
     generation_s = time.perf_counter() - t1
+    # Property names of everything the model saw or could have seen, so that values holding commas
+    # or colons split right whichever graph was shown.
+    everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
+    props, pairs = known_props(*everything), known_pairs(*everything)
     answer, placements = completion.text, None
     if run.cite in MARKS_FIRST:
         answer = from_attribute_first(completion.text)
         if run.cite == "verified":
-            answer = keep_stated(answer)
+            answer = keep_stated(answer, props, pairs)
     elif run.cite == "posthoc":
         answer, placements = place_citations(completion.text, shown_entities, shown, run.nli.entailment_prob)
     citing_s = time.perf_counter() - t1 - generation_s
 
-    # Property names of everything the model saw or could have seen, so that values holding commas
-    # or colons split right whichever graph was shown.
-    everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
-    parsed = parse_answer(answer, known_props(*everything), known_pairs(*everything))
+    parsed = parse_answer(answer, props, pairs)
     optional: dict[str, Any] = {}
     if placements is not None:
         optional["placements"] = [p.as_dict() for p in placements]

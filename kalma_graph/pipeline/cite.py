@@ -113,11 +113,13 @@ def states_value(sentence: str, value: str) -> bool:
     return all(w[:_STEM] in stems for w in wanted)
 
 
-def keep_stated(answer: str) -> str:
+def keep_stated(answer: str, known_props: Any = None, known_pairs: Any = None) -> str:
     """A canonical answer with each cited triple kept only where its sentence states its value
-    (`states_value`); a sentence whose every triple went gets `[NA]`."""
+    (`states_value`); a sentence whose every triple went gets `[NA]`. `known_props` and
+    `known_pairs` (of the graph the model saw) are handed to `parse_answer`, so a label that holds a
+    comma (`languages spoken, written or signed`) is read whole."""
     out = []
-    for sentence in parse_answer(answer).sentences:
+    for sentence in parse_answer(answer, known_props, known_pairs).sentences:
         kept = [c.triple for c in sentence.citations if states_value(sentence.clean_text, c.triple[2])]
         marks = render_marks(kept)
         if sentence.na or (sentence.citations and not kept):

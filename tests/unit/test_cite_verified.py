@@ -38,3 +38,11 @@ def test_states_value(sentence, value, stated):
 ])
 def test_keep_stated(answer, verified):
     assert keep_stated(answer) == verified
+
+
+def test_keep_stated_reads_a_label_with_a_comma_whole_given_the_shown_labels():
+    answer = "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin, occupation: poet]."
+    assert keep_stated(answer, {"languages spoken, written or signed", "occupation"}) == \
+        "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin]."
+    pairs = {"Q1": {("languages spoken, written or signed", "Latin"), ("occupation", "poet")}}
+    assert keep_stated(answer, None, pairs) == "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin]."
