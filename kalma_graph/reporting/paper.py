@@ -78,7 +78,11 @@ def results_markdown(root: Path, md_dir: Path) -> str:
                         "Rec. (macro)", "F1 (macro)", "model sha256", "align. self-scored"], rows)
         lines += [""] + _header_lines(t3) + [""]
         lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
-                  "citations placed by the NLI model that scores alignment) agrees with itself by construction.", ""]
+                  "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
+                  "`verified` is attribute-first's generation with each cited triple kept only where its "
+                  "sentence states the triple's value (a lexical check, no NLI model), else `[NA]`: its "
+                  "alignment is scored by an NLI model that placed nothing, and its text is attribute-first's "
+                  "(G-Eval, which reads answers without their marks, scores the two alike).", ""]
         lines += ["## Table 4 — text quality (G-Eval)", ""]
         if any(r.get(f"geval_{a}") is not None for r in t3["rows"] for a in GEVAL):
             rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
