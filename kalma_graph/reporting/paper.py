@@ -83,6 +83,10 @@ def results_markdown(root: Path, md_dir: Path) -> str:
                   "sentence states the triple's value (a lexical check, no NLI model), else `[NA]`: its "
                   "alignment is scored by an NLI model that placed nothing, and its text is attribute-first's "
                   "(G-Eval, which reads answers without their marks, scores the two alike).", ""]
+        check = root / "table3" / "annotation" / "README.md"
+        if check.is_file():  # a hand check of the NLI verdicts (`kalma-graph annotate`), when one was made
+            lines += [f"A hand check of these alignment verdicts (Table 6 layout): [{check.parent.name}]"
+                      f"({os.path.relpath(check, md_dir)}).", ""]
         lines += ["## Table 4 — text quality (G-Eval)", ""]
         if any(r.get(f"geval_{a}") is not None for r in t3["rows"] for a in GEVAL):
             rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
