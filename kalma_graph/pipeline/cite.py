@@ -20,7 +20,7 @@ Every strategy's record keeps what the model wrote (`raw_answer`) beside the can
 '[Q1, place of birth: Rome] Born in Rome. [NA] A painter of note. [NA] Famous.'
 >>> from_attribute_first("[Q1, place of birth: Rome] Born in Rome. [NA] [Q2, name: B] A painter.")
 'Born in Rome [Q1, place of birth: Rome]. A painter [NA] [Q2, name: B].'
->>> keep_stated("Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome, occupation: painter]. Famous [Q1, genre: portrait].")
+>>> keep_stated("Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome, occupation: painter, ethnic group: Italians]. Famous [Q1, genre: portrait].")
 'Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome]. Famous [NA].'
 """
 
@@ -115,12 +115,15 @@ def states_value(sentence: str, value: str) -> bool:
 
 def keep_stated(answer: str, known_props: Any = None, known_pairs: Any = None) -> str:
     """A canonical answer with each cited triple kept only where its sentence states its value
-    (`states_value`); a sentence whose every triple went gets `[NA]`. `known_props` and
+    (`states_value`), and once per sentence (the grammar lets a mark repeat a pair after another,
+    `[Q1, a: x, b: y, a: x]`: 14 of 215 kept citations in Table 3's first verified run); a
+    sentence whose every triple went gets `[NA]`. `known_props` and
     `known_pairs` (of the graph the model saw) are handed to `parse_answer`, so a label that holds a
     comma (`languages spoken, written or signed`) is read whole."""
     out = []
     for sentence in parse_answer(answer, known_props, known_pairs).sentences:
-        kept = [c.triple for c in sentence.citations if states_value(sentence.clean_text, c.triple[2])]
+        stated = (c.triple for c in sentence.citations if states_value(sentence.clean_text, c.triple[2]))
+        kept = list(dict.fromkeys(stated))
         marks = render_marks(kept)
         if sentence.na or (sentence.citations and not kept):
             marks.insert(0, "[NA]")

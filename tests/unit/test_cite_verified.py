@@ -33,6 +33,9 @@ def test_states_value(sentence, value, stated):
     ("A painter [NA] [Q1, occupation: painter].", "A painter [NA] [Q1, occupation: painter]."),
     # names cite like any value; sentences without marks stay without
     ("Ann Hub was here [Q1, name: Ann Hub]. Unmarked.", "Ann Hub was here [Q1, name: Ann Hub]. Unmarked."),
+    # a pair repeated in one sentence is kept once
+    ("A German citizen [Q1, ethnic group: Germans, instance of: human, ethnic group: Germans].",
+     "A German citizen [Q1, ethnic group: Germans]."),
     # two entities' marks: each triple judged on its own
     ("Born in Rome [Q1, place of birth: Rome] [Q2, place of birth: Paris].", "Born in Rome [Q1, place of birth: Rome]."),
 ])
