@@ -34,3 +34,16 @@ def test_attribute_first_answer_cites_the_shown_graph(sample_store, ner, qwen): 
     assert cited, record["raw_answer"]
     assert all(c in shown or c[1] == "name" for c in cited)
     assert record["model"]["model_file"] == "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.mark.slow
+def test_verified_answer_keeps_only_citations_its_sentences_state(sample_store, ner, qwen):  # noqa: F811
+    from kalma_graph.pipeline.cite import states_value
+
+    summary = answer_questions(sample_store, qwen, ner, [question_from_text("Where was Stephen Crane born?")],
+                               params=GenerationParams(max_tokens=96), cite="verified")
+    record = summary["records"][0]
+    kept = [(s["clean_text"], c["value"]) for s in record["sentences"] for c in s["citations"]]
+    assert kept, record["raw_answer"]  # "born in Newark" states place of birth: Newark
+    assert all(states_value(text, value) for text, value in kept)
+    assert record["cite"] == "verified" and record["params"]["prompt"] == "kalma/answer_general_attribute_first"
