@@ -498,10 +498,8 @@ def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> Score
 def evaluation_choices(options: EvaluateOptions) -> dict[str, Any]:
     """The evaluation's own choices (the metrics add theirs): the `evaluation.*` keys of the header."""
     return {
-        "evaluation.matching": options.matching,
-        "evaluation.hypothesis_format": options.hypothesis_format,
-        "evaluation.absent_set": options.absent_set,
-        "evaluation.threshold": options.threshold,
+        **{f"evaluation.{name}": getattr(options, name)
+           for name in ("matching", "hypothesis_format", "absent_set", "threshold")},
         "evaluation.shown_graph": "record 'shown', else 'retrieved' minus 'removed'",
         "evaluation.name_citations": "'name: <entity name>' matches the knowledge block's name",
         "evaluation.seed": options.seed,
