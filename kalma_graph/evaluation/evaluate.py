@@ -595,7 +595,6 @@ def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gol
     except (ValidationError, ValueError, OSError):
         return None  # unreadable or another version: evaluate again
     header = stored.header
-    nli_hash = getattr(nli, "model_hash", None) if nli is not None else None
     stored_judge = (header.judge or {}).get("model_sha256")
     same = (
         header.answers is not None and header.answers.sha256 == answers_sha256
@@ -603,7 +602,7 @@ def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gol
         and all(header.choices.get(k) == v for k, v in evaluation_choices(options).items())
         and header.choices.get("alignment.answers_evaluated", "-") in ("-", answers_evaluated(options.alignment_first_n))
         and header.choices.get("geval.answers_judged", "-") in ("-", geval_sample_choice(options, answers))
-        and (header.nli or {}).get("model_hash") == nli_hash
+        and (header.nli or {}).get("model_hash") == getattr(nli, "model_hash", None)
         and (judge is None or stored_judge == judge.describe().get("model_sha256"))
     )
     return stored if same else None
