@@ -95,6 +95,9 @@ class StagingStore:
     def get_meta(self, key: str) -> str | None:
         return self.meta.get(key)
 
+    def finish_load(self) -> None:
+        pass  # every batch is written when load_batch returns
+
     def set_meta(self, key: str, value: str) -> None:
         self.meta[key] = value
 

@@ -16,6 +16,23 @@ from ..text.names import name_key  # noqa: F401  (the store's key; defined with 
 # --- records written by ingest ------------------------------------------------------------------
 
 
+class _computed_once:
+    """A property computed on first use and kept in the instance's __dict__ (which a frozen
+    dataclass still has), so later reads are plain attribute reads. `functools.cached_property`
+    does the same behind a lock, which cost more than the digest it saved."""
+
+    def __init__(self, compute: Any) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.compute(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class EntityRecord:
     """An entity as an ingest reader sees it. Empty fields mean "unknown here", never "erase"."""
@@ -40,11 +57,12 @@ class StatementRecord:
     value: str | None = None  # a literal
     datatype: str | None = None  # for literals: string | time | quantity | monolingualtext | ...
 
-    @property
+    # Computed once per record (a load plan asks for both several times; each is a BLAKE2b digest).
+    @_computed_once
     def object_key(self) -> str:
         return self.object_id if self.object_id is not None else value_id(self.value or "", self.datatype)
 
-    @property
+    @_computed_once
     def sid(self) -> str:
         """Deterministic statement id: the same fact ingested twice is the same relationship."""
         return digest(f"{self.subject}\x1f{self.pid}\x1f{self.object_key}")
@@ -139,7 +157,8 @@ class LoadOptions:
     """How one `load_batch` call writes, beyond its records.
 
     `default_kb`: the knowledge base of records that name none. `checkpoint` (a meta key and value)
-    is written with the batch: in its transaction where the engine has one, else after it.
+    is written with the batch: in its transaction where the engine has one, else after it (on the
+    embedded store's first load, after the rows it defers: `GraphStore.finish_load`).
     `written` (`loading.WrittenSoFar`), for a load into a store that was empty: the plan looks up
     only what this load wrote before, and records what it writes."""
 
@@ -175,6 +194,11 @@ class GraphStore(Protocol):
                    options: LoadOptions = LoadOptions()) -> LoadResult:
         """Upsert entities (merging fields), create missing object entities as stubs, literals as
         Value nodes, and statements keyed by `sid`. Idempotent. See `LoadOptions`."""
+
+    def finish_load(self) -> None:
+        """Write what `load_batch` deferred, with its checkpoint (the embedded store defers all but
+        entities on a load into an empty store: `embedded._Deferred`); a no-op where nothing is.
+        The ingest calls it at the end of each file and before it stops."""
 
     # named read operations -----------------------------------------------------------------
     def get_entity(self, entity_id: str) -> Entity | None: ...

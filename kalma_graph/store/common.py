@@ -182,6 +182,16 @@ class ReadOps:
         return rows[0]["value"] if rows else None
 
     # --- load: the lookups every backend needs before writing a batch ---------------------------
+    # A store that defers writes (the embedded store's first load) adds what it holds back.
+    def _pending_entities(self, ids: set[str]) -> list[Entity]:
+        return []
+
+    def _pending_name_pairs(self, ids: set[str]) -> set[tuple[str, str]]:
+        return set()
+
+    def _pending_statement_ids(self, subjects: set[str]) -> set[str]:
+        return set()
+
     def _plan(self, entities, statements, default_kb: str, written: WrittenSoFar | None = None) -> BatchPlan:
         ids = referenced_ids(entities, statements)
         candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
@@ -201,6 +211,7 @@ class ReadOps:
             again = [i for i in ids if i in written.entity_ids]
             reread = [i for i in again if i in explicit]
             existing = {e.id: e for e in self.get_entities(reread)} if reread else {}
+            existing.update((e.id, e) for e in self._pending_entities(set(reread)))
             for i in again:
                 existing.setdefault(i, Entity(i, kb=default_kb))
             keys = written.name_keys.intersection(candidate_keys)
@@ -208,11 +219,13 @@ class ReadOps:
         # Entities new to the store can have neither name pairs nor statements yet: on a fresh
         # load these lookups shrink to nothing.
         named_ids = sorted({e.id for e in entities if (e.name or e.aliases) and e.id in existing})
+        subjects = [s for s in subjects_of(statements) if s in existing]
         pairs = (
             {(r["key"], r["id"]) for r in self._run("existing_name_pairs", {"ids": named_ids})} if named_ids else set()
-        )
-        subjects = [s for s in subjects_of(statements) if s in existing]
-        sids = {r["sid"] for r in self._run("existing_statement_ids", {"subjects": subjects})} if subjects else set()
+        ) | self._pending_name_pairs(set(named_ids))
+        sids = (
+            {r["sid"] for r in self._run("existing_statement_ids", {"subjects": subjects})} if subjects else set()
+        ) | self._pending_statement_ids(set(subjects))
         return plan_batch(
             entities,
             statements,
@@ -222,6 +235,7 @@ class ReadOps:
             existing_name_pairs=pairs,
             existing_name_keys=keys,
             existing_sids=sids,
+            ids=ids,
         )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .base import Entity, EntityRecord, StatementRecord, name_key, value_id
+from .base import Entity, EntityRecord, StatementRecord, name_key
 
 
 @dataclass
@@ -116,8 +116,10 @@ def plan_batch(
     existing_name_pairs: set[tuple[str, str]],
     existing_name_keys: set[str],
     existing_sids: set[str],
+    ids: Sequence[str] | None = None,
 ) -> BatchPlan:
-    """Decide what to create or update so that the store afterwards holds the union of both."""
+    """Decide what to create or update so that the store afterwards holds the union of both.
+    `ids`: `referenced_ids(entities, statements)` where the caller has it already."""
     plan = BatchPlan()
 
     # Entities: explicit records, plus stubs for every id a statement mentions.
@@ -127,7 +129,7 @@ def plan_batch(
     # Name keys are checked only for records that bring names (the caller looked up their pairs);
     # a stub adds no key, and re-checking its pairs would cost a lookup per referenced entity.
     named_ids = {rec.id for rec in entities if rec.name or rec.aliases}
-    for ent_id in referenced_ids(entities, statements):
+    for ent_id in referenced_ids(entities, statements) if ids is None else ids:
         grouped.setdefault(ent_id, [EntityRecord(id=ent_id, kb=default_kb)])
 
     keys_to_create: set[str] = set()
@@ -156,20 +158,20 @@ def plan_batch(
         if sid in existing_sids or sid in seen_sids:
             continue
         seen_sids.add(sid)
-        row = {"subject": st.subject, "sid": sid, "pid": st.pid, "label": st.label}
+        row = {"subject": st.subject, "object": st.object_key, "sid": sid, "pid": st.pid, "label": st.label}
         if st.object_id is not None:
-            plan.entity_statements_new.append({**row, "object": st.object_id})
+            plan.entity_statements_new.append(row)
             continue
-        vid = value_id(st.value or "", st.datatype)
+        vid = row["object"]
         if vid not in existing_value_ids and vid not in seen_values:
             seen_values.add(vid)
             plan.values_new.append({"id": vid, "value": st.value or "", "datatype": st.datatype or "string"})
-        plan.value_statements_new.append({**row, "object": vid})
+        plan.value_statements_new.append(row)
     return plan
 
 
 def value_ids_of(statements: Sequence[StatementRecord]) -> list[str]:
-    return sorted({value_id(st.value or "", st.datatype) for st in statements if st.object_id is None})
+    return sorted({st.object_key for st in statements if st.object_id is None})
 
 
 def subjects_of(statements: Sequence[StatementRecord]) -> list[str]:

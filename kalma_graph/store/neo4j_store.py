@@ -199,6 +199,9 @@ class Neo4jStore(ReadOps):
                 raise
             raise timed_out from exc
 
+    def finish_load(self) -> None:
+        pass  # every batch is written when load_batch returns
+
     def set_meta(self, key: str, value: str) -> None:
         self._run("meta_set", {"key": key, "value": value})
 

@@ -88,9 +88,12 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
         [sys.executable, "-m", "kalma_graph.cli.main", "ingest", str(dump), "--store", store, "--batch-size", "5000", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    # Wait until at least one batch has been written (the store directory appears early, so poll
-    # the process' progress through its stderr-free output: sleep a few seconds instead).
-    time.sleep(12)
+    # Wait until a batch has been loaded: a first load's batch leaves its deferred rows beside the
+    # store (`embedded._Deferred`), which the interrupted run must write with their checkpoint.
+    deferred = tmp_path / "g.lbdb.deferred"
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline and not any(deferred.glob("*.arrow")):
+        time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=300)
     if proc.returncode == 0:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kalma_graph.ingest import IngestError, InputError, detect_format, ingest
+from kalma_graph.store.base import EntityRecord
 from kalma_graph.store.embedded import EmbeddedStore
 
 from tests.conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
@@ -207,8 +208,6 @@ def test_invalid_utf8_is_a_line_error_not_a_replacement_character(store, tmp_pat
 def test_a_fresh_load_plans_without_lookups_and_equals_an_incremental_one(tmp_path):
     """Into an empty store the plan trusts what this load wrote (no lookups, 200k-record batches);
     the graph must be the one the looked-up path builds, record for record."""
-    from kalma_graph.store.base import EntityRecord
-
     fresh, incremental = EmbeddedStore(tmp_path / "fresh.lbdb"), EmbeddedStore(tmp_path / "incr.lbdb")
     try:
         incremental.load_batch([EntityRecord("Q999999999", "wikidata", name="Someone else")], [])
@@ -224,6 +223,47 @@ def test_a_fresh_load_plans_without_lookups_and_equals_an_incremental_one(tmp_pa
         assert fresh.get_entities(ids) == incremental.get_entities(ids)
         assert fresh.one_hop_many(ids) == incremental.one_hop_many(ids)
         assert fresh.entities_by_name("Stephen Crane") == incremental.entities_by_name("Stephen Crane")
+    finally:
+        fresh.close()
+        incremental.close()
+
+
+def test_a_first_load_writes_statements_once_per_file_and_equals_an_incremental_one(tmp_path):
+    """A first load defers values, names and statements to one COPY per table per file
+    (`embedded._Deferred`). Small batches make the plan meet again, batches later, entities whose
+    names or statements are still deferred: N-Triples subjects whose lines span batches, and
+    entities of the first file named again in the second. The graph must be the one the
+    looked-up path builds, and a later ingest must see every deferred row."""
+    fresh, incremental = EmbeddedStore(tmp_path / "fresh.lbdb"), EmbeddedStore(tmp_path / "incr.lbdb")
+    statement_copies = []
+    execute = fresh._execute
+
+    def counting(text, params):  # the real statement runs; the test only counts the COPYs
+        if text.startswith("COPY STATEMENT"):
+            statement_copies.append(text)
+        return execute(text, params)
+
+    fresh._execute = counting
+    files = [WIKIDATA_NT, WIKIDATA_JSON, FREEBASE_NT]
+    try:
+        incremental.load_batch([EntityRecord("Q999999999", "wikidata", name="Someone else")], [])
+        a = ingest(fresh, files, batch_size=2000)
+        b = ingest(incremental, files, batch_size=2000)
+        assert a["fresh_load"] and not b["fresh_load"]
+        assert len(statement_copies) <= 2 * len(files)  # not one per batch: there are about 120
+        sa, sb = a["stats"], b["stats"]
+        assert sb["entities"] == sa["entities"] + 1 and sb["named_entities"] == sa["named_entities"] + 1
+        for key in ("values", "statements", "entity_statements", "value_statements"):
+            assert sa[key] == sb[key], key
+        ids = sorted({t.split()[0].rsplit("/", 1)[-1].rstrip(">") for t in _lines(WIKIDATA_NT, 3000)})
+        assert fresh.one_hop_many(ids) == incremental.one_hop_many(ids)
+        assert fresh.get_entities(ids) == incremental.get_entities(ids)
+        for name in ("Stephen Crane", "IBM"):
+            assert [e.id for e in fresh.entities_by_name(name)] == [e.id for e in incremental.entities_by_name(name)]
+        assert not (tmp_path / "fresh.lbdb.deferred").exists()
+        again = ingest(fresh, files)  # nothing deferred is left unwritten, and nothing is doubled
+        assert [f["status"] for f in again["files"]] == ["already-ingested"] * len(files)
+        assert again["stats"] == sa
     finally:
         fresh.close()
         incremental.close()

@@ -35,7 +35,8 @@ _CHILD = textwrap.dedent(
     from kalma_graph.store import open_store
     import kalma_graph.store.embedded as embedded, kalma_graph.store.neo4j_store as neo4j_store
 
-    store_uri, path, batch, target, when, nth, after = sys.argv[1:8]
+    store_uri, path, batch, target, when, nth, after, setup = sys.argv[1:9]
+    exec(setup)
     module, cls_name, method = target.split(".")
     cls = getattr({"embedded": embedded, "neo4j_store": neo4j_store}[module], cls_name)
     original = getattr(cls, method)
@@ -62,9 +63,10 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _child(store_uri: str, path: Path, target: str, when: str, nth: int, after: str) -> subprocess.CompletedProcess:
+def _child(store_uri: str, path: Path, target: str, when: str, nth: int, after: str,
+           setup: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", _CHILD, store_uri, str(path), str(BATCH), target, when, str(nth), after],
+        [sys.executable, "-c", _CHILD, store_uri, str(path), str(BATCH), target, when, str(nth), after, setup],
         capture_output=True, text=True, timeout=600,
     )
 
@@ -104,32 +106,53 @@ def clean_counts(sample, tmp_path_factory) -> dict:
         store.close()
 
 
+# A first load into the empty embedded store defers every row to one COPY per table at the end of
+# the file, or every DEFERRED_STATEMENTS_LIMIT statements, each time with its checkpoint
+# (`embedded._Deferred`).
+_STATEMENT_COPY = "'COPY' in args[0] and 'STATEMENT' in args[0]"
 EMBEDDED_KILLS = {
-    # between a written batch and its checkpoint (the 3rd one)
-    "after-batch-before-checkpoint": ("embedded.EmbeddedStore.set_meta", "args[0].startswith('ingest:')", 3, "before"),
-    # half-way through a batch: entities and values committed, statements not
-    "mid-batch": ("embedded.EmbeddedStore._copy", "args[0] == 'copy_entity_statements'", 3, "before"),
+    # (method, which calls, the n-th, before/after it, setup in the child, entities and statements
+    #  in the killed store: none | some | all, the re-run resumes after a checkpoint)
+    # three batches planned and deferred, nothing written
+    "all-deferred": ("embedded.EmbeddedStore.load_batch", "True", 3, "after", "", ("none", "none"), False),
+    # writing the deferred tables: entities and entity statements committed, value statements not
+    "mid-deferred-writes": ("embedded.EmbeddedStore._execute", _STATEMENT_COPY, 2, "before", "", ("all", "some"),
+                            False),
+    # every deferred table written, its checkpoint not
+    "deferred-written-before-checkpoint": ("embedded.EmbeddedStore.set_meta", "args[0].startswith('ingest:')", 1,
+                                           "before", "", ("all", "all"), False),
+    # deferred rows written every 500 statements: between the 3rd such write and its checkpoint
+    "between-flushes": ("embedded.EmbeddedStore.set_meta", "args[0].startswith('ingest:')", 3, "before",
+                        "embedded.DEFERRED_STATEMENTS_LIMIT = 500", ("some", "some"), True),
 }
+
+
+def _holds(state: str, n: int, clean: int) -> bool:
+    return {"none": n == 0, "some": 0 < n < clean, "all": n == clean}[state]
 
 
 @pytest.mark.parametrize("kill", sorted(EMBEDDED_KILLS))
 def test_embedded_sigkill_then_rerun_equals_a_clean_load(kill, sample, clean_counts, tmp_path):
     uri = f"embedded:{tmp_path / 'graph.lbdb'}"
-    target, when, nth, after = EMBEDDED_KILLS[kill]
-    died = _child(uri, sample, target, when, nth, after)
+    target, when, nth, after, setup, (entities, statements), resumes = EMBEDDED_KILLS[kill]
+    died = _child(uri, sample, target, when, nth, after, setup)
     assert died.returncode == -signal.SIGKILL, died.stderr[-3000:]
     partial = EmbeddedStore(tmp_path / "graph.lbdb")
     try:
         partial_counts = partial.stats().as_dict()
-        assert 0 < partial_counts["statements"] < clean_counts["statements"]  # it died part-way
+        assert _holds(entities, partial_counts["entities"], clean_counts["entities"]), partial_counts
+        assert _holds(statements, partial_counts["statements"], clean_counts["statements"]), partial_counts
         assert partial.get_meta(LOCK_KEY)  # … holding the ingest lock
     finally:
         partial.close()
+    assert (tmp_path / "graph.lbdb.deferred").exists()  # the killed load's deferred rows, left behind
     summary = _rerun(uri, sample)
     report = summary["files"][0]
     assert report["status"] == "done"
-    assert report["resumed_after_line"] > 0  # resumed from the last checkpoint, not from line 1
+    # resumed from the last checkpoint, or from line 1 when the killed load had written none
+    assert (report["resumed_after_line"] > 0) is resumes
     assert summary["stats"] == clean_counts  # the killed process's lock was taken over (its pid is gone)
+    assert not (tmp_path / "graph.lbdb.deferred").exists()
 
 
 NEO4J_KILLS = {

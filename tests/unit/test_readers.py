@@ -5,13 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 
+import msgspec
 import pytest
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
 from kalma_graph.ingest import detect_format
 from kalma_graph.ingest.properties import freebase_label, wikidata_label
 from kalma_graph.ingest.readers.ntriples import _KeepLabels, fast_parse
-from kalma_graph.ingest.readers.wikidata_json import WikidataJsonReader, format_time, truthy
+from kalma_graph.ingest.readers.wikidata_json import WikidataJsonReader, _Claim, format_time, truthy
 
 from tests.conftest import BIOKALMA_RECORDS, DUMPS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 
@@ -36,11 +37,38 @@ def _claim(rank, qid):
                                        "datavalue": {"type": "wikibase-entityid", "value": {"entity-type": "item", "numeric-id": int(qid[1:])}}}}
 
 
+def _claims(*claims):
+    """Claims as the reader decodes them (typed structs), from their JSON."""
+    return msgspec.json.decode(json.dumps(list(claims)), type=list[_Claim])
+
+
 def test_truthy_prefers_preferred_and_drops_deprecated():
-    normal, preferred, deprecated = _claim("normal", "Q1"), _claim("preferred", "Q2"), _claim("deprecated", "Q3")
+    normal, preferred, deprecated = _claims(_claim("normal", "Q1"), _claim("preferred", "Q2"), _claim("deprecated", "Q3"))
     assert truthy([normal, preferred, deprecated]) == [preferred]
     assert truthy([normal, deprecated]) == [normal]
     assert truthy([deprecated]) == []
+    (no_rank,) = _claims({"mainsnak": _claim("normal", "Q4")["mainsnak"]})
+    assert truthy([no_rank]) == [no_rank]  # a claim without a rank is a normal one
+
+
+def test_entity_lines_decode_only_what_they_need_and_report_bad_shapes():
+    reader = WikidataJsonReader()
+    line = json.dumps({
+        "type": "item", "id": "Q1",
+        "labels": {"de": {"language": "de", "value": "Eins"}, "en": {"language": "en", "value": "One"}},
+        "descriptions": [], "aliases": [],  # the official dump writes an empty map as []
+        "claims": {"P31": [{**_claim("normal", "Q5"), "qualifiers": {"P580": []}, "references": [{"snaks": {}}]}]},
+        "sitelinks": {"enwiki": {"site": "enwiki", "title": "One"}},
+    })
+    parsed = reader.parse_line(line, 3)
+    (entity,) = parsed.entities
+    assert (entity.name, entity.description, entity.aliases, entity.types) == ("One", None, (), ("Q5",))
+    assert WikidataJsonReader(language="de").parse_line(line, 3).entities[0].name == "Eins"
+    assert reader.parse_line('{"id": "Q1", "claims": ', 4).reason.startswith("invalid JSON")
+    assert reader.parse_line('{"id": 1}', 5).reason == "not a Wikidata entity object: Expected `str`, got `int` - at `$.id`"
+    item_as_text = json.dumps({"id": "Q2", "claims": {"P31": [{"mainsnak": {"snaktype": "value", "datavalue": {
+        "type": "wikibase-entityid", "value": "Q5"}}}]}})
+    assert reader.parse_line(item_as_text, 6).reason.startswith("not a Wikidata entity object: AttributeError")
 
 
 def test_wikidata_entity_line_parses_to_records():
@@ -48,7 +76,7 @@ def test_wikidata_entity_line_parses_to_records():
         crane = next(json.loads(line) for line in handle if '"id":"Q206534"' in line)
     crane["claims"]["P106"].append({**_claim("deprecated", "Q999999"), "mainsnak": {**_claim("deprecated", "Q999999")["mainsnak"], "property": "P106"}})
     crane["claims"]["P999999"] = [{"rank": "normal", "mainsnak": {"snaktype": "somevalue", "property": "P999999"}}]
-    parsed = WikidataJsonReader().parse_entity(crane, 7)
+    parsed = WikidataJsonReader().parse_line(json.dumps(crane), 7)
     (entity,) = parsed.entities
     assert (entity.id, entity.name, entity.types) == ("Q206534", "Stephen Crane", ("Q5",))
     facts = {(s.pid, s.label, s.object_id or s.value) for s in parsed.statements}

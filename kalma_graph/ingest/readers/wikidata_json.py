@@ -1,16 +1,22 @@
 """Wikidata JSON: the official `latest-all.json[.gz|.bz2]` (a JSON array, one entity per line, lines
 ending in commas) and plain JSON lines of the same entity objects.
 
-Per entity: English label, aliases and description; claims whose datavalue is an item, string, time,
-quantity, monolingual text or coordinate; truthy statements only (preferred rank where a property
-has one, else normal; deprecated never). `P31` (instance of) values also become the entity's types.
+Per entity: the label, aliases and description in one language (English by default); claims whose
+datavalue is an item, string, time, quantity, monolingual text or coordinate; truthy statements only
+(preferred rank where a property has one, else normal; deprecated never). `P31` (instance of) values
+also become the entity's types.
+
+Lines are decoded by msgspec into typed structs (`_Entity`) that declare only what a statement needs:
+the decoder skips sitelinks, qualifiers, references and the other languages' terms without building
+a Python object for them, which on the official dump are most of each line (bench/parse_json.py).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
+
+import msgspec
 
 from ...store.base import EntityRecord, StatementRecord
 from ..properties import wikidata_label
@@ -20,6 +26,49 @@ from .base import LineError, ParsedLine
 INSTANCE_OF = "P31"
 
 
+class _DataValue(msgspec.Struct):
+    type: str
+    value: Any  # an object for items, times, quantities…; a string for strings
+
+
+class _Snak(msgspec.Struct):
+    snaktype: str = "value"
+    datavalue: _DataValue | None = None
+
+
+class _Claim(msgspec.Struct):
+    mainsnak: _Snak
+    rank: str = "normal"
+
+
+class _Text(msgspec.Struct):
+    value: str | None = None
+
+
+def _entity_type(language: str) -> type:
+    """The struct an entity line decodes into, with one language's terms as its only fields (the
+    dump has hundreds; a field per language skips the others inside the decoder). The official dump
+    writes an empty map as `[]`, hence the list alternatives."""
+    terms = msgspec.defstruct("Terms", [("text", _Text | None, None)], rename={"text": language})
+    aliases = msgspec.defstruct("Aliases", [("texts", list[_Text], [])], rename={"texts": language})
+    return msgspec.defstruct(
+        "Entity",
+        [
+            ("id", str),
+            ("type", str, "item"),
+            ("labels", terms | list[Any] | None, None),
+            ("descriptions", terms | list[Any] | None, None),
+            ("aliases", aliases | list[Any] | None, None),
+            ("claims", dict[str, list[_Claim]] | list[Any] | None, None),
+        ],
+    )
+
+
+def _term(terms: Any) -> str | None:
+    text = getattr(terms, "text", None)
+    return text.value if text is not None else None
+
+
 class WikidataJsonReader:
     format = "wikidata-json"
     kb = "wikidata"
@@ -27,6 +76,7 @@ class WikidataJsonReader:
     def __init__(self, language: str = "en") -> None:
         self.language = language
         self.learned_labels: dict[str, str] = {}  # property labels met in the dump itself
+        self._decoder = msgspec.json.Decoder(_entity_type(language))
 
     def read(self, path: Path) -> Iterator[ParsedLine | LineError]:
         for number, line in checked_lines(path):
@@ -38,34 +88,35 @@ class WikidataJsonReader:
                 continue
             if text.endswith(","):
                 text = text[:-1]
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield LineError(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
-                continue
-            try:
-                yield self.parse_entity(obj, number)
-            except (KeyError, TypeError, ValueError) as exc:
-                yield LineError(number, f"not a Wikidata entity object: {type(exc).__name__}: {exc}")
+            yield self.parse_line(text, number)
 
-    def parse_entity(self, obj: dict[str, Any], number: int) -> ParsedLine:
-        if not isinstance(obj, dict) or "id" not in obj:
-            raise ValueError("expected an object with an 'id'")
-        entity_id = str(obj["id"])
-        lang = self.language
-        label = (obj.get("labels") or {}).get(lang, {}).get("value")
-        if obj.get("type") == "property":
+    def parse_line(self, text: str, number: int) -> ParsedLine | LineError:
+        """One entity line (without the array's trailing comma) → its records, or the line's error."""
+        try:
+            entity = self._decoder.decode(text)
+        except msgspec.ValidationError as exc:  # JSON, but not an entity object
+            return LineError(number, f"not a Wikidata entity object: {exc}")
+        except msgspec.DecodeError as exc:
+            return LineError(number, f"invalid JSON: {exc}")
+        try:
+            return self.parse_entity(entity, number)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a datavalue of the wrong shape
+            return LineError(number, f"not a Wikidata entity object: {type(exc).__name__}: {exc}")
+
+    def parse_entity(self, obj: Any, number: int) -> ParsedLine:
+        entity_id = obj.id
+        label = _term(obj.labels)
+        if obj.type == "property":
             if label:
                 self.learned_labels[entity_id] = label
             return ParsedLine(number)
-        aliases = tuple(a["value"] for a in (obj.get("aliases") or {}).get(lang, []) if a.get("value"))
-        description = (obj.get("descriptions") or {}).get(lang, {}).get("value")
+        aliases = tuple(a.value for a in getattr(obj.aliases, "texts", ()) if a.value)
         statements: list[StatementRecord] = []
         types: list[str] = []
-        for pid, claims in sorted((obj.get("claims") or {}).items()):
+        for pid, claims in sorted(obj.claims.items()) if isinstance(obj.claims, dict) else ():
             prop_label = wikidata_label(pid, self.learned_labels)
             for claim in truthy(claims):
-                st = _statement(entity_id, pid, prop_label, claim["mainsnak"])
+                st = _statement(entity_id, pid, prop_label, claim.mainsnak)
                 if st is None:
                     continue
                 statements.append(st)
@@ -76,23 +127,24 @@ class WikidataJsonReader:
             kb=self.kb,
             name=label,
             aliases=aliases,
-            description=description,
+            description=_term(obj.descriptions),
             types=tuple(types),
         )
         return ParsedLine(number, [entity], statements)
 
 
-def truthy(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def truthy(claims: list[_Claim]) -> list[_Claim]:
     """Wikidata's truthy statements: the preferred ones if any, else the normal ones."""
-    preferred = [c for c in claims if c.get("rank") == "preferred"]
-    return preferred or [c for c in claims if c.get("rank", "normal") == "normal"]
+    preferred = [c for c in claims if c.rank == "preferred"]
+    return preferred or [c for c in claims if c.rank == "normal"]
 
 
-def _statement(subject: str, pid: str, label: str, snak: dict[str, Any]) -> StatementRecord | None:
-    if snak.get("snaktype", "value") != "value":
+def _statement(subject: str, pid: str, label: str, snak: _Snak) -> StatementRecord | None:
+    if snak.snaktype != "value":
         return None  # "somevalue" / "novalue" carry no citable value
-    datavalue = snak["datavalue"]
-    kind, value = datavalue["type"], datavalue["value"]
+    if snak.datavalue is None:
+        raise ValueError(f"{pid}: a value snak without a datavalue")
+    kind, value = snak.datavalue.type, snak.datavalue.value
     if kind == "wikibase-entityid":
         object_id = value.get("id") or _entity_id(value)
         return StatementRecord(subject, pid, label, object_id=object_id)
@@ -107,8 +159,6 @@ def _statement(subject: str, pid: str, label: str, snak: dict[str, Any]) -> Stat
     if kind == "globecoordinate":
         return StatementRecord(subject, pid, label, value=f"{value['latitude']},{value['longitude']}", datatype="globe-coordinate")
     return None
-
-
 def _entity_id(value: dict[str, Any]) -> str:
     prefix = {"item": "Q", "property": "P", "lexeme": "L"}[value["entity-type"]]
     return f"{prefix}{int(value['numeric-id'])}"
