@@ -36,10 +36,10 @@ from .writer import BatchWriter
 
 OnError = Literal["skip", "fail"]
 MAX_REPORTED_ERRORS = 100
-# Records per batch of a first load into an empty embedded store: each batch costs a COPY of its
-# entities (the rest waits for one COPY per table per file: `embedded._Deferred`), so few large
-# batches are what makes a first load fast (Neo4j keeps `batch_size`: its batch is one transaction
-# held in the server's memory).
+# Records per batch of a first load into an empty embedded store: its rows wait for one COPY per
+# table per file (`embedded._Deferred`), one Arrow file per batch and table, and each batch plans
+# with a few lookups, so large batches cost least (Neo4j keeps `batch_size`: its batch is one
+# transaction held in the server's memory).
 FRESH_BATCH_SIZE = 200_000
 DEFAULT_BATCH_SIZE = 20_000
 
@@ -238,8 +238,9 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
         store.finish_load()
     except KeyboardInterrupt:
         # A second Ctrl-C: stop after the one batch in flight has committed with its checkpoint, so
-        # the caller never gets the store back with a write still running on it; a third Ctrl-C
-        # (or the writer's own error) stops the wait, and that batch commits or rolls back whole.
+        # the caller never gets the store back with a write still running on it (and after what a
+        # first load deferred is written, one COPY per table); a third Ctrl-C (or the writer's own
+        # error) stops the wait, and the re-run redoes what was not checkpointed.
         with contextlib.suppress(BaseException):
             writer.wait()
             store.finish_load()

@@ -196,8 +196,8 @@ class GraphStore(Protocol):
         Value nodes, and statements keyed by `sid`. Idempotent. See `LoadOptions`."""
 
     def finish_load(self) -> None:
-        """Write what `load_batch` deferred, with its checkpoint (the embedded store defers all but
-        entities on a load into an empty store: `embedded._Deferred`); a no-op where nothing is.
+        """Write what `load_batch` deferred, with its checkpoint (the embedded store defers every
+        row of a load into an empty store: `embedded._Deferred`); a no-op where nothing is.
         The ingest calls it at the end of each file and before it stops."""
 
     # named read operations -----------------------------------------------------------------

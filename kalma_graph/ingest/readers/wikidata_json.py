@@ -6,8 +6,8 @@ datavalue is an item, string, time, quantity, monolingual text or coordinate; tr
 (preferred rank where a property has one, else normal; deprecated never). `P31` (instance of) values
 also become the entity's types.
 
-Lines are decoded by msgspec into typed structs (`_Entity`) that declare only what a statement needs:
-the decoder skips sitelinks, qualifiers, references and the other languages' terms without building
+Lines are decoded by msgspec into typed structs (`_entity_type`) that declare only what a statement
+needs: the decoder skips sitelinks, qualifiers, references and the other languages' terms without building
 a Python object for them, which on the official dump are most of each line (bench/parse_json.py).
 """
 
