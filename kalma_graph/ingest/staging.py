@@ -65,8 +65,8 @@ class StagingStore:
         self.name_pairs.update((n["key"], n["id"]) for n in plan.names_new)
         for stem, rows in (("entity_statements", plan.entity_statements_new),
                            ("value_statements", plan.value_statements_new)):
-            self.files.write_strings(stem, ((r["subject"], r["object"], r["sid"], r["pid"], r["label"]) for r in rows))
-            self.sids.update(r["sid"] for r in rows)
+            self.files.write_strings(stem, rows.tuples())
+            self.sids.update(rows.sid)
         self.entity_statements += len(plan.entity_statements_new)
         self.value_statements += len(plan.value_statements_new)
         if options.checkpoint is not None:

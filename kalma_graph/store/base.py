@@ -11,14 +11,16 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
+import msgspec
+
 from ..text.names import name_key  # noqa: F401  (the store's key; defined with the other text rules)
 
 # --- records written by ingest ------------------------------------------------------------------
 
 
 class _computed_once:
-    """A property computed on first use and kept in the instance's __dict__ (which a frozen
-    dataclass still has), so later reads are plain attribute reads. `functools.cached_property`
+    """A property computed on first use and kept in the instance's __dict__ (a frozen record still
+    has one: `dict=True`), so later reads are plain attribute reads. `functools.cached_property`
     does the same behind a lock, which cost more than the digest it saved."""
 
     def __init__(self, compute: Any) -> None:
@@ -33,8 +35,11 @@ class _computed_once:
         return value
 
 
-@dataclass(frozen=True)
-class EntityRecord:
+# Ingest records are msgspec Structs rather than frozen dataclasses: a reader builds one per
+# statement, and a frozen dataclass's __init__ (one object.__setattr__ per field) cost about 1 µs a
+# record, a Struct's a quarter of that (0.8 s of a 1M-statement load). Immutable, compared and hashed
+# by value, built with the same positional or keyword arguments.
+class EntityRecord(msgspec.Struct, frozen=True):
     """An entity as an ingest reader sees it. Empty fields mean "unknown here", never "erase"."""
 
     id: str  # QID (Q212657) or Freebase MID (m.0c94fn)
@@ -46,8 +51,7 @@ class EntityRecord:
     cvt: bool = False
 
 
-@dataclass(frozen=True)
-class StatementRecord:
+class StatementRecord(msgspec.Struct, frozen=True, dict=True):
     """One (subject, property, object) statement. Exactly one of `object_id` / `value` is set."""
 
     subject: str
@@ -65,7 +69,12 @@ class StatementRecord:
     @_computed_once
     def sid(self) -> str:
         """Deterministic statement id: the same fact ingested twice is the same relationship."""
-        return digest(f"{self.subject}\x1f{self.pid}\x1f{self.object_key}")
+        return statement_id(self.subject, self.pid, self.object_key)
+
+
+def statement_id(subject: str, pid: str, object_key: str) -> str:
+    """`StatementRecord.sid` from its parts (the load planner calls it once per statement)."""
+    return hashlib.blake2b(f"{subject}\x1f{pid}\x1f{object_key}".encode("utf-8"), digest_size=10).hexdigest()
 
 
 def value_id(value: str, datatype: str | None) -> str:

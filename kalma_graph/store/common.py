@@ -195,12 +195,12 @@ class ReadOps:
     def _plan(self, entities, statements, default_kb: str, written: WrittenSoFar | None = None) -> BatchPlan:
         ids = referenced_ids(entities, statements)
         candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
-        vids = value_ids_of(statements)
         if written is None:
             existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
             keys = (
                 {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
             )
+            vids = value_ids_of(statements)
             values = {r["id"] for r in self._run("existing_value_ids", {"ids": vids})} if vids else set()
         else:
             # A fresh load: what this ingest wrote is all the store holds, so keys and values need no
@@ -215,7 +215,7 @@ class ReadOps:
             for i in again:
                 existing.setdefault(i, Entity(i, kb=default_kb))
             keys = written.name_keys.intersection(candidate_keys)
-            values = written.value_ids.intersection(vids)
+            values = written.value_ids  # the plan only asks whether a value is among them
         # Entities new to the store can have neither name pairs nor statements yet: on a fresh
         # load these lookups shrink to nothing.
         named_ids = sorted({e.id for e in entities if (e.name or e.aliases) and e.id in existing})

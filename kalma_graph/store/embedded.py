@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from . import queries
 from .base import Entity, EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of, to_entity
+from .loading import StatementRows
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message
 
 BACKEND = "embedded"
@@ -242,8 +243,6 @@ class EmbeddedStore(ReadOps):
         self.close()
 
 
-_EDGE_KEYS = ("subject", "object", "sid", "pid", "label")  # a plan's statement row → _STATEMENT_SCHEMA
-
 # Reads that never touch a deferred table (Meta: the lock, checkpoints; any_entity, which an ingest
 # asks before it starts), and the three lookups the plan completes itself from the deferred rows
 # (`_Deferred.entities_of` / `pairs_of` / `sids_of`). Any other read writes the deferred rows first.
@@ -263,9 +262,9 @@ def _tables_after_entities(plan: Any) -> Iterator[tuple[str, pa.Table]]:
     if plan.names_new:
         yield "copy_names", _table(plan.names_new, _NAMES_SCHEMA, ("key", "id"))
     if plan.entity_statements_new:
-        yield "copy_entity_statements", _table(plan.entity_statements_new, _STATEMENT_SCHEMA, _EDGE_KEYS)
+        yield "copy_entity_statements", _statement_table(plan.entity_statements_new)
     if plan.value_statements_new:
-        yield "copy_value_statements", _table(plan.value_statements_new, _STATEMENT_SCHEMA, _EDGE_KEYS)
+        yield "copy_value_statements", _statement_table(plan.value_statements_new)
 
 
 class _Deferred:
@@ -308,8 +307,8 @@ class _Deferred:
         self.entity_ids.update(r["id"] for r in plan.entities_new)
         for name, table in _tables_after_entities(plan):
             self._add(name, table)
-        self.ids.update(r["subject"] for r in plan.entity_statements_new)
-        self.ids.update(r["subject"] for r in plan.value_statements_new)
+        self.ids.update(plan.entity_statements_new.subject)
+        self.ids.update(plan.value_statements_new.subject)
         self.ids.update(r["id"] for r in plan.names_new)
         self.statements += len(plan.entity_statements_new) + len(plan.value_statements_new)
         return [r for r in plan.entities_changed if r["id"] not in self.entity_ids]
@@ -368,3 +367,8 @@ def _table(rows: list[dict], schema: pa.Schema, keys: Sequence[str] | None = Non
     keys = keys or schema.names
     return pa.Table.from_arrays([pa.array([r[k] for r in rows], type=f.type) for k, f in zip(keys, schema)],
                                 schema=schema)
+
+
+def _statement_table(rows: StatementRows) -> pa.Table:
+    """A plan's statement rows (columns already) as the relationship table `_STATEMENT_SCHEMA`."""
+    return pa.Table.from_arrays([pa.array(column, pa.string()) for column in rows.columns()], schema=_STATEMENT_SCHEMA)

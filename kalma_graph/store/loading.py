@@ -13,9 +13,45 @@ Merge rules for an entity seen more than once (in one batch or across runs):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
-from .base import Entity, EntityRecord, StatementRecord, name_key
+from .base import Entity, EntityRecord, StatementRecord, name_key, statement_id
+
+
+class StatementRows:
+    """Planned statement rows, held as columns (`COLUMNS`): a plan has one row per statement, and
+    the embedded store hands the columns to Arrow as they are — building a dict per row and reading
+    it back per column cost about 1 µs a statement. `rows()` gives the dicts a Cypher UNWIND reads,
+    `tuples()` the rows in column order."""
+
+    COLUMNS = ("subject", "object", "sid", "pid", "label")
+    __slots__ = COLUMNS
+
+    def __init__(self) -> None:
+        self.subject: list[str] = []
+        self.object: list[str] = []  # an entity id, or a Value's id
+        self.sid: list[str] = []
+        self.pid: list[str] = []
+        self.label: list[str] = []
+
+    def append(self, subject: str, obj: str, sid: str, pid: str, label: str) -> None:
+        self.subject.append(subject)
+        self.object.append(obj)
+        self.sid.append(sid)
+        self.pid.append(pid)
+        self.label.append(label)
+
+    def columns(self) -> tuple[list[str], ...]:
+        return self.subject, self.object, self.sid, self.pid, self.label
+
+    def tuples(self) -> Iterator[tuple[str, ...]]:
+        return zip(*self.columns())
+
+    def rows(self) -> list[dict[str, str]]:
+        return [dict(zip(self.COLUMNS, row)) for row in self.tuples()]
+
+    def __len__(self) -> int:
+        return len(self.sid)
 
 
 @dataclass
@@ -25,8 +61,8 @@ class BatchPlan:
     values_new: list[dict] = field(default_factory=list)
     name_keys_new: list[str] = field(default_factory=list)
     names_new: list[dict] = field(default_factory=list)  # {key, id}
-    entity_statements_new: list[dict] = field(default_factory=list)  # {subject, object, sid, pid, label}
-    value_statements_new: list[dict] = field(default_factory=list)
+    entity_statements_new: StatementRows = field(default_factory=StatementRows)
+    value_statements_new: StatementRows = field(default_factory=StatementRows)
 
 
 @dataclass
@@ -150,23 +186,25 @@ def plan_batch(
                     keys_to_create.add(key)
     plan.name_keys_new = sorted(keys_to_create)
 
-    # Literals and statements, deduplicated within the batch and against the store.
+    # Literals and statements, deduplicated within the batch and against the store. (One pass per
+    # statement of the whole load: kept to attribute reads, set lookups and appends.)
     seen_values: set[str] = set()
     seen_sids: set[str] = set()
+    to_entities, to_values = plan.entity_statements_new.append, plan.value_statements_new.append
     for st in statements:
-        sid = st.sid
+        obj = st.object_id
+        sid = statement_id(st.subject, st.pid, obj if obj is not None else st.object_key)  # = st.sid, fewer calls
         if sid in existing_sids or sid in seen_sids:
             continue
         seen_sids.add(sid)
-        row = {"subject": st.subject, "object": st.object_key, "sid": sid, "pid": st.pid, "label": st.label}
-        if st.object_id is not None:
-            plan.entity_statements_new.append(row)
+        if obj is not None:
+            to_entities(st.subject, obj, sid, st.pid, st.label)
             continue
-        vid = row["object"]
+        vid = st.object_key
         if vid not in existing_value_ids and vid not in seen_values:
             seen_values.add(vid)
             plan.values_new.append({"id": vid, "value": st.value or "", "datatype": st.datatype or "string"})
-        plan.value_statements_new.append(row)
+        to_values(st.subject, vid, sid, st.pid, st.label)
     return plan
 
 

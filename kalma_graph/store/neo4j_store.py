@@ -170,8 +170,8 @@ class Neo4jStore(ReadOps):
         self._write(tx, "create_values", "rows", plan.values_new)
         self._write(tx, "create_name_keys", "keys", plan.name_keys_new)
         self._write(tx, "create_names", "rows", plan.names_new)
-        self._write(tx, "create_entity_statements", "rows", plan.entity_statements_new)
-        self._write(tx, "create_value_statements", "rows", plan.value_statements_new)
+        self._write(tx, "create_entity_statements", "rows", plan.entity_statements_new.rows())
+        self._write(tx, "create_value_statements", "rows", plan.value_statements_new.rows())
         if options.checkpoint is not None:  # commits with the batch, or neither does
             key, value = options.checkpoint
             tx.run(queries.load("meta_set", BACKEND), {"key": key, "value": value}).consume()

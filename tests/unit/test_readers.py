@@ -47,6 +47,7 @@ def test_truthy_prefers_preferred_and_drops_deprecated():
     assert truthy([normal, preferred, deprecated]) == [preferred]
     assert truthy([normal, deprecated]) == [normal]
     assert truthy([deprecated]) == []
+    assert truthy([preferred]) == [preferred] and truthy([normal]) == [normal]  # one claim: the common case
     (no_rank,) = _claims({"mainsnak": _claim("normal", "Q4")["mainsnak"]})
     assert truthy([no_rank]) == [no_rank]  # a claim without a rank is a normal one
 

@@ -135,6 +135,8 @@ class WikidataJsonReader:
 
 def truthy(claims: list[_Claim]) -> list[_Claim]:
     """Wikidata's truthy statements: the preferred ones if any, else the normal ones."""
+    if len(claims) == 1:  # most properties of most entities: one claim, kept unless deprecated
+        return claims if claims[0].rank != "deprecated" else []
     preferred = [c for c in claims if c.rank == "preferred"]
     return preferred or [c for c in claims if c.rank == "normal"]
 

@@ -1,0 +1,60 @@
+"""The load planner (`store/loading.py`) and the records it plans from, without a store: ids that
+stores already hold must never change, and the statement rows it hands to each engine (columns
+for the embedded store's Arrow tables, dicts for Neo4j's UNWIND, tuples for the CSV of `neo4j
+import`) must be the same rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from kalma_graph.store.base import EntityRecord, StatementRecord
+from kalma_graph.store.loading import StatementRows, plan_batch
+
+BIRTH_PLACE = StatementRecord("Q206534", "P19", "place of birth", object_id="Q25395")
+BIRTH_DATE = StatementRecord("Q206534", "P569", "date of birth", value="1871-11-01", datatype="time")
+
+
+def test_statement_and_value_ids_are_the_ones_stores_already_hold():
+    # Changing the digest would make every store ingested before see each fact as new: a re-ingest
+    # would double every statement. These are the ids of the first released version.
+    assert BIRTH_PLACE.object_key == "Q25395"
+    assert BIRTH_PLACE.sid == "95faa0aabad1992ed774"
+    assert BIRTH_DATE.object_key == "v:ac3552004f3adbc6d5c2"
+    assert BIRTH_DATE.sid == "48caeb6082936d85d39b"
+
+
+def test_records_are_values():
+    again = StatementRecord("Q206534", "P19", "place of birth", object_id="Q25395")
+    assert again == BIRTH_PLACE and hash(again) == hash(BIRTH_PLACE) and again.sid == BIRTH_PLACE.sid
+    assert again != StatementRecord("Q206534", "P19", "place of birth", object_id="Q1")
+    assert EntityRecord("Q1", "wikidata", name="One") == EntityRecord(id="Q1", kb="wikidata", name="One")
+    with pytest.raises(AttributeError):
+        BIRTH_PLACE.pid = "P20"  # type: ignore[misc]
+
+
+def _plan(statements, *, existing_sids=(), existing_value_ids=()):
+    return plan_batch([EntityRecord("Q206534", "wikidata", name="Stephen Crane")], statements, default_kb="wikidata",
+                      existing_entities={}, existing_value_ids=set(existing_value_ids), existing_name_pairs=set(),
+                      existing_name_keys=set(), existing_sids=set(existing_sids))
+
+
+def test_statement_rows_are_planned_once_each_and_read_alike_as_columns_dicts_and_tuples():
+    same_date_elsewhere = StatementRecord("Q25395", "P571", "inception", value="1871-11-01", datatype="time")
+    plan = _plan([BIRTH_PLACE, BIRTH_DATE, BIRTH_PLACE, same_date_elsewhere])
+    assert plan.entity_statements_new.rows() == [
+        {"subject": "Q206534", "object": "Q25395", "sid": BIRTH_PLACE.sid, "pid": "P19", "label": "place of birth"}]
+    assert list(plan.value_statements_new.tuples()) == [
+        ("Q206534", BIRTH_DATE.object_key, BIRTH_DATE.sid, "P569", "date of birth"),
+        ("Q25395", BIRTH_DATE.object_key, same_date_elsewhere.sid, "P571", "inception")]
+    assert plan.value_statements_new.columns() == tuple(
+        [row[c] for row in plan.value_statements_new.rows()] for c in StatementRows.COLUMNS)
+    # one Value node for the date both statements reach
+    assert plan.values_new == [{"id": BIRTH_DATE.object_key, "value": "1871-11-01", "datatype": "time"}]
+    assert (len(plan.entity_statements_new), len(plan.value_statements_new)) == (1, 2)
+    assert sorted(r["id"] for r in plan.entities_new) == ["Q206534", "Q25395"]  # the object as a stub
+
+
+def test_what_the_store_holds_is_not_planned_again():
+    plan = _plan([BIRTH_PLACE, BIRTH_DATE], existing_sids={BIRTH_PLACE.sid}, existing_value_ids={BIRTH_DATE.object_key})
+    assert len(plan.entity_statements_new) == 0 and not plan.entity_statements_new.rows()
+    assert plan.values_new == [] and plan.value_statements_new.sid == [BIRTH_DATE.sid]
