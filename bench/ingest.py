@@ -223,6 +223,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=None, help="default: the ingest default (200,000 on a first load into the embedded store)")
     parser.add_argument("--no-raw-copy", action="store_true", help="Skip the raw COPY measurement.")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "ingest.jsonl"))
+    parser.add_argument("--note", default="", help="what changed since the last run, kept with each result line")
     args = parser.parse_args()
 
     results = []
@@ -266,7 +267,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as handle:
         for row in results:
-            handle.write(json.dumps({**row, "machine": f"{platform.machine()} {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d")}) + "\n")
+            handle.write(json.dumps({**row, "machine": f"{platform.machine()} {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
+                                     **({"note": args.note} if args.note else {})}) + "\n")
     print(f"{'store':<13} {'statements/s':>14} {'p50 ms':>8} {'p95 ms':>8}")
     for row in results:
         print(f"{row['store']:<13} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8}")
