@@ -39,19 +39,33 @@ def _graph(store) -> tuple[list[str], list[str]]:
     return rows(NODES), rows(RELATIONSHIPS)
 
 
+def _two_line_entity(path: Path) -> Path:
+    """One entity whose description and a string value span lines (`\n`, `\r\n`): the staged CSV then
+    needs `--multiline-fields=true`, which the sample alone does not."""
+    claim = {"mainsnak": {"snaktype": "value", "property": "P1559", "datavalue": {"value": "a\r\nb", "type": "string"}},
+             "type": "statement", "rank": "normal"}
+    entity = {"type": "item", "id": "Q99999901", "labels": {"en": {"language": "en", "value": "Two-line entity"}},
+              "descriptions": {"en": {"language": "en", "value": "first line\nsecond line"}}, "claims": {"P1559": [claim]}}
+    path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.mark.neo4j
 def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
     if not (shutil.which("java") and shutil.which("mvn")):
         pytest.skip("the import runs the launcher's neo4j-admin (java + mvn)")
-    ingest(neo4j_store, [WIKIDATA_JSON])
+    files = [WIKIDATA_JSON, _two_line_entity(tmp_path / "two_lines.jsonl")]
+    ingest(neo4j_store, files)
     home = throwaway_home(tmp_path)
     try:
-        summary = import_files(home, [WIKIDATA_JSON],
+        summary = import_files(home, files,
                                start_options={"bolt_port": free_port(), "http_port": free_port(), "auth": False})
         imported = open_store(summary["store"])
         try:
             assert summary["stats"] == neo4j_store.stats().as_dict()
-            assert summary["stats"]["statements"] == 56056
+            assert summary["stats"]["statements"] == 56056 + 1
+            assert imported.get_entity("Q99999901").description == "first line\nsecond line"
+            assert [t.value for t in imported.one_hop("Q99999901")] == ["a\r\nb"]
             nodes, relationships = _graph(imported)
             assert (nodes, relationships) == _graph(neo4j_store)  # labels, properties, directions: all
             ids = neo4j_store.entity_ids_of_type("Q5")[:50]
@@ -133,6 +147,18 @@ def test_csv_fields_keep_quotes_empty_strings_lists_and_absent_values_apart():
     assert line(["Q1", None, "x"]) == '"Q1",,"x"\n'
     with pytest.raises(StagingError, match="U\\+001F"):
         field_text(["bad\x1fitem"])
+
+
+@pytest.mark.parametrize("value, spans", [("one line", False), ("two\nlines", True), ("carriage\rreturn", True),
+                                          ("", False)])
+def test_fields_spanning_lines_are_found_so_the_import_reads_them_as_such(tmp_path, value, spans):
+    files = CsvFiles.create(tmp_path / "csv")
+    files.write_strings("values", [("v:1", "plain", "string"), ("v:2", value, "string")])
+    files.write("entities", [["Q1", "wikidata", "x", "x", [], None, None, [], False]])
+    files.close()
+    assert files.rows["values"] == 2 and files.rows["entities"] == 1
+    assert files.spans_lines("values") is spans and not files.spans_lines("entities")
+    assert f"--multiline-fields={'true' if spans else 'false'}" in files.admin_arguments()
 
 
 def test_the_fast_writer_of_string_rows_encodes_as_field_text(tmp_path):
