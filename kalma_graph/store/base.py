@@ -74,7 +74,7 @@ class StatementRecord(msgspec.Struct, frozen=True, dict=True):
 
 def statement_id(subject: str, pid: str, object_key: str) -> str:
     """`StatementRecord.sid` from its parts (the load planner calls it once per statement)."""
-    return hashlib.blake2b(f"{subject}\x1f{pid}\x1f{object_key}".encode("utf-8"), digest_size=10).hexdigest()
+    return digest(f"{subject}\x1f{pid}\x1f{object_key}")
 
 
 def value_id(value: str, datatype: str | None) -> str:
