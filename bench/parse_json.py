@@ -22,12 +22,8 @@ Measured 2026-11-25 on the 2-core machine, nothing else running (200k statements
 The reader end to end (generated lines): 283k statements/s (101k on 2026-11-24 with the stdlib
 decoder and the collector on).
 
-It also prints what decoding in a second process would cost the ingesting process, which must still
-receive the parsed lines. Measured 2026-11-24 (200k statements, a model run beside it, collector on):
-the reader 107k statements/s in process; receiving the same lines pickled 114k/s as records, 142k/s
-as plain tuples rebuilt into records. On 2026-11-25 (collector off) 1.02M/s and 682k/s; a reader
-process built on that saved about 1 s of a 15 s load of 1M statements (docs/ingest.md), so it is
-not adopted.
+Reading in a second process (`ingest/read_ahead.py`) is measured end to end by
+`bench/ingest.py --read-ahead on|off` (docs/ingest.md, "Throughput").
 """
 
 from __future__ import annotations
@@ -36,12 +32,9 @@ import argparse
 import gc
 import gzip
 import json
-import pickle
-import random
 import sys
 import tempfile
 import time
-from dataclasses import astuple
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -51,7 +44,6 @@ from ingest import generate  # noqa: E402  (bench/ingest.py)
 
 from kalma_graph.ingest.readers.base import ParsedLine  # noqa: E402
 from kalma_graph.ingest.readers.wikidata_json import WikidataJsonReader  # noqa: E402
-from kalma_graph.store.base import EntityRecord, StatementRecord  # noqa: E402
 
 
 def decoders() -> dict:
@@ -71,63 +63,9 @@ def decoders() -> dict:
     return found
 
 
-LANGUAGES = ["de", "fr", "es", "it", "nl", "pl", "pt", "ru", "ja", "zh", "sv", "uk", "ca", "fa", "ar", "cs", "fi",
-             "he", "hu", "id", "ko", "no", "ro", "sr", "tr", "vi", "da", "eo", "eu", "et", "gl", "hr", "hy", "ka",
-             "lt", "lv", "ms", "sk", "sl", "th"]
-
-
-def official_shaped(entity: dict, rng: random.Random) -> dict:
-    """The same entity as the official dump writes one: terms in 40 more languages, 40 sitelinks, a
-    statement id, references on every claim and qualifiers on some. None of it reaches the graph."""
-    def snak(pid: str, value: dict, kind: str) -> dict:
-        return {"snaktype": "value", "property": pid, "hash": "%040x" % rng.getrandbits(160),
-                "datavalue": {"value": value, "type": kind}}
-
-    def text(lang: str, value: str) -> dict:
-        return {"language": lang, "value": value}
-
-    name = entity["labels"]["en"]["value"]
-    out = dict(entity)
-    out["labels"] = {**entity["labels"], **{lang: text(lang, f"{name} ({lang})") for lang in LANGUAGES}}
-    out["descriptions"] = {**entity["descriptions"], **{lang: text(lang, f"description {lang}") for lang in LANGUAGES}}
-    out["aliases"] = {**entity["aliases"], **{lang: [text(lang, f"{name} {lang} alias")] for lang in LANGUAGES[:10]}}
-    out["sitelinks"] = {f"{lang}wiki": {"site": f"{lang}wiki", "title": name, "badges": []} for lang in LANGUAGES}
-    claims = {}
-    for pid, group in entity["claims"].items():
-        claims[pid] = []
-        for claim in group:
-            claim = {**claim, "id": f"{entity['id']}${rng.getrandbits(128):032x}", "references": [{
-                "hash": "%040x" % rng.getrandbits(160),
-                "snaks": {"P248": [snak("P248", {"entity-type": "item", "numeric-id": 328, "id": "Q328"}, "wikibase-entityid")],
-                          "P813": [snak("P813", {"time": "+2024-01-01T00:00:00Z", "precision": 11}, "time")]},
-                "snaks-order": ["P248", "P813"]}]}
-            if rng.random() < 0.3:
-                claim["qualifiers"] = {"P580": [snak("P580", {"time": "+1900-00-00T00:00:00Z", "precision": 9}, "time")]}
-                claim["qualifiers-order"] = ["P580"]
-            claims[pid].append(claim)
-    out["claims"] = claims
-    return out
-
-
-def transfer_steps(parsed: list[ParsedLine], statements: int) -> list[dict]:
-    """What decoding in a second process would cost the ingesting process: receiving the parsed
-    lines (pickled in chunks of 1,000 lines, as a queue would carry them), as the records themselves
-    and as plain tuples rebuilt into records. Decoding elsewhere pays only where this is well below
-    the reader's own time."""
-    chunks = [parsed[i:i + 1000] for i in range(0, len(parsed), 1000)]
-    records = [pickle.dumps(chunk, protocol=5) for chunk in chunks]
-    t0 = time.perf_counter()
-    for blob in records:
-        pickle.loads(blob)
-    rows = [{"step": "receive pickled records", "statements_per_s": round(statements / (time.perf_counter() - t0))}]
-    tuples = [pickle.dumps([(p.line, [astuple(e) for e in p.entities], [astuple(s) for s in p.statements])
-                            for p in chunk], protocol=5) for chunk in chunks]
-    t0 = time.perf_counter()
-    for blob in tuples:
-        [ParsedLine(line, [EntityRecord(*e) for e in ents], [StatementRecord(*s) for s in sts])
-         for line, ents, sts in pickle.loads(blob)]
-    rows.append({"step": "receive tuples, rebuild records", "statements_per_s": round(statements / (time.perf_counter() - t0))})
-    return rows
+def _lines(dump: Path) -> list[str]:
+    with gzip.open(dump, "rt", encoding="utf-8") as handle:
+        return [line.rstrip(",\n") for line in handle if line.startswith("{")]
 
 
 def main() -> None:
@@ -137,10 +75,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kalma-parse-") as tmp:
         dump = Path(tmp) / "wikidata_generated.json.gz"
         statements = generate(dump, args.statements)
-        with gzip.open(dump, "rt", encoding="utf-8") as handle:
-            lines = [line.rstrip(",\n") for line in handle if line.startswith("{")]
-        rng = random.Random(3)
-        shaped = [json.dumps(official_shaped(json.loads(line), rng)) for line in lines]
+        shaped_dump = Path(tmp) / "wikidata_official_shaped.json.gz"
+        generate(shaped_dump, args.statements, official=True)
+        lines, shaped = _lines(dump), _lines(shaped_dump)
         gc.disable()  # as during an ingest (pipeline._no_cycle_collection)
         rows = []
         for kind, texts in (("generated lines", lines), ("official-shaped lines", shaped)):
@@ -155,7 +92,6 @@ def main() -> None:
         parsed = [item for item in WikidataJsonReader().read(dump) if isinstance(item, ParsedLine)]
         n = sum(len(item.statements) for item in parsed)
         rows.append({"step": "reader end to end", "statements_per_s": round(n / (time.perf_counter() - t0))})
-        rows.extend(transfer_steps(parsed, n))
     for row in rows:
         print(json.dumps(row))
 

@@ -31,9 +31,12 @@ from .common import console, err_console, json_option, print_json, store_option
 @click.option("--break-lock", is_flag=True,
               help="Take the store's ingest lock even if its holder may still run (one on another machine "
                    "cannot be checked). A lock left by a killed process on this machine is taken over anyway.")
+@click.option("--read-ahead", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+              help="Read each file in a second process while this one loads (auto: files of 4 MB and more).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
-def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rules, break_lock, no_progress, as_json):
+def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rules, break_lock, read_ahead, no_progress,
+               as_json):
     """Load Wikidata JSON / N-Triples, Freebase N-Triples, TSV triples or BioKaLMA records.
 
     Files may be .gz or .bz2. Re-running is safe: finished files are skipped, interrupted ones resume.
@@ -58,7 +61,9 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rule
     try:
         with progress:
             summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
-                             break_lock=break_lock, subset=subset, progress=hook, on_line_error=warn if on_error == "skip" and not as_json else None)
+                             break_lock=break_lock, subset=subset, progress=hook,
+                             on_line_error=warn if on_error == "skip" and not as_json else None,
+                             read_ahead={"auto": None, "on": True, "off": False}[read_ahead])
     except IngestInterrupted as exc:
         err_console.print(f"[yellow]{exc}[/]")
         sys.exit(130)

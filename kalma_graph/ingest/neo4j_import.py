@@ -46,6 +46,7 @@ def import_files(
     overwrite: bool = False,
     on_line_error: Callable[[str], None] | None = None,
     start_options: dict[str, Any] | None = None,
+    read_ahead: bool | None = None,
 ) -> dict:
     """Import `paths` into a new `database` of the server home `home` and start it; a summary dict."""
     t0 = time.perf_counter()
@@ -64,7 +65,7 @@ def import_files(
     staging = StagingStore(folder)
     try:
         staged = ingest(staging, paths, fmt=fmt, on_error=on_error, batch_size=FRESH_BATCH_SIZE, subset=subset,
-                        on_line_error=on_line_error)
+                        on_line_error=on_line_error, read_ahead=read_ahead)
         csv = staging.finish()
         t_import = time.perf_counter()
         imported = import_full(layout.home, csv.admin_arguments(), database, overwrite=overwrite)

