@@ -64,7 +64,9 @@ _decoder = msgspec.msgpack.Decoder(_Frame)
 
 
 def worth_reading_ahead(path: Path) -> bool:
-    return Path(path).stat().st_size >= MIN_BYTES
+    """Whether `read_ahead` pays for `path` (4 MB and more) and can start a child (an embedded
+    interpreter may not know its own executable)."""
+    return bool(sys.executable) and Path(path).stat().st_size >= MIN_BYTES
 
 
 def read_ahead(file_format: str, path: Path) -> Iterator[ParsedLine | LineError]:

@@ -157,3 +157,14 @@ def test_the_cli_reads_ahead_when_asked(tmp_path):
         assert done.returncode == 0, done.stderr
         stats.append(json.loads(done.stdout)["stats"])
     assert stats[0] == stats[1] and stats[0]["statements"] > 1000
+
+
+def test_files_of_4_mb_and_more_are_read_ahead_by_default(tmp_path, monkeypatch):
+    from kalma_graph.ingest.read_ahead import MIN_BYTES, worth_reading_ahead
+
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    small.write_bytes(b"x" * (MIN_BYTES - 1))
+    large.write_bytes(b"x" * MIN_BYTES)
+    assert MIN_BYTES == 4 << 20 and not worth_reading_ahead(small) and worth_reading_ahead(large)
+    monkeypatch.setattr("sys.executable", "")  # an embedded interpreter that cannot start a child
+    assert not worth_reading_ahead(large)
