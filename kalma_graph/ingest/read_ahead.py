@@ -193,7 +193,12 @@ def _child() -> None:
     import gc
 
     gc.disable()  # records hold no reference cycles (as in the ingest itself)
+    # The frames get the pipe to themselves: anything else printed here (by Python or C code) goes
+    # to stderr instead of into the middle of a frame.
+    frames = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=1 << 20)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
-        read_into(sys.stdout.buffer, sys.argv[1], Path(sys.argv[2]))
+        read_into(frames, sys.argv[1], Path(sys.argv[2]))
+        frames.close()
     except BrokenPipeError:
         pass  # the parent stopped reading
