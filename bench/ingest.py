@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kalma_graph.ingest import ingest  # noqa: E402
+from kalma_graph.ingest.read_ahead import MODES as READ_AHEAD_MODES  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
 
 ITEM_PROPS = ["P19", "P20", "P27", "P106", "P69", "P108", "P166", "P463", "P737", "P1412"]
@@ -269,10 +270,10 @@ def main() -> None:
     parser.add_argument("--lines", choices=("generated", "official"), default="generated",
                         help="official: each entity line shaped as the official dump writes it (terms in 41 "
                              "languages, sitelinks, references: 16.6 kB against 2.5 kB), the same graph")
-    parser.add_argument("--read-ahead", choices=("auto", "on", "off"), default="auto",
+    parser.add_argument("--read-ahead", choices=list(READ_AHEAD_MODES), default="auto",
                         help="read the dump in a second process (ingest/read_ahead.py); auto: for files of 4 MB and more")
     args = parser.parse_args()
-    read_ahead = {"auto": None, "on": True, "off": False}[args.read_ahead]
+    read_ahead = READ_AHEAD_MODES[args.read_ahead]
 
     results = []
     with tempfile.TemporaryDirectory(prefix="kalma-bench-") as tmp, ExitStack() as servers:

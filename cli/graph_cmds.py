@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest, parse_subset
+from kalma_graph.ingest.read_ahead import MODES as READ_AHEAD_MODES
 from kalma_graph.store import open_store
 
 from .common import console, err_console, json_option, print_json, store_option
@@ -31,7 +32,7 @@ from .common import console, err_console, json_option, print_json, store_option
 @click.option("--break-lock", is_flag=True,
               help="Take the store's ingest lock even if its holder may still run (one on another machine "
                    "cannot be checked). A lock left by a killed process on this machine is taken over anyway.")
-@click.option("--read-ahead", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+@click.option("--read-ahead", type=click.Choice(list(READ_AHEAD_MODES)), default="auto", show_default=True,
               help="Read each file in a second process while this one loads (auto: files of 4 MB and more).")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
@@ -63,7 +64,7 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rule
             summary = ingest(store, sources, fmt=fmt, on_error=on_error, batch_size=batch_size, force=force,
                              break_lock=break_lock, subset=subset, progress=hook,
                              on_line_error=warn if on_error == "skip" and not as_json else None,
-                             read_ahead={"auto": None, "on": True, "off": False}[read_ahead])
+                             read_ahead=READ_AHEAD_MODES[read_ahead])
     except IngestInterrupted as exc:
         err_console.print(f"[yellow]{exc}[/]")
         sys.exit(130)

@@ -28,7 +28,7 @@ from typing import IO, Iterator
 
 import msgspec
 
-from ..store.base import statement_id, value_id
+from ..store.base import object_key_of, statement_id
 from .readers.base import LineError, ParsedLine
 from .sources import bytes_read, track_position
 
@@ -46,6 +46,8 @@ PIPE_BYTES = 1 << 20
 #: Frames received and not yet loaded: how far ahead the child may run (a batch is 200k records, about
 #: 20k lines, so the child keeps reading while this process plans and writes one).
 QUEUE_FRAMES = 64
+#: `--read-ahead` (CLI and bench) → `ingest(read_ahead=…)`.
+MODES = {"auto": None, "on": True, "off": False}
 #: Files below this size are read in process: starting the child costs about 0.2 s.
 MIN_BYTES = 4 << 20
 
@@ -171,7 +173,7 @@ def read_into(out: IO[bytes], file_format: str, path: Path) -> None:
                 continue
             lines.append(item)
             for st in item.statements:
-                key = st.object_id if st.object_id is not None else value_id(st.value or "", st.datatype)
+                key = object_key_of(st.object_id, st.value, st.datatype)
                 sids.append(statement_id(st.subject, st.pid, key))
                 keys.append(key)
             if len(lines) >= FRAME_LINES:

@@ -66,7 +66,7 @@ class StatementRecord(msgspec.Struct, frozen=True, dict=True, array_like=True, o
     # Computed once per record (a load plan asks for both several times; each is a BLAKE2b digest).
     @_computed_once
     def object_key(self) -> str:
-        return self.object_id if self.object_id is not None else value_id(self.value or "", self.datatype)
+        return object_key_of(self.object_id, self.value, self.datatype)
 
     @_computed_once
     def sid(self) -> str:
@@ -74,8 +74,14 @@ class StatementRecord(msgspec.Struct, frozen=True, dict=True, array_like=True, o
         return statement_id(self.subject, self.pid, self.object_key)
 
 
+def object_key_of(object_id: str | None, value: str | None, datatype: str | None) -> str:
+    """`StatementRecord.object_key` from its parts: the entity's id, or the literal's Value id."""
+    return object_id if object_id is not None else value_id(value or "", datatype)
+
+
 def statement_id(subject: str, pid: str, object_key: str) -> str:
-    """`StatementRecord.sid` from its parts (the load planner calls it once per statement)."""
+    """`StatementRecord.sid` from its parts (a reading process computes both for the records it
+    sends without the descriptors' calls: `ingest/read_ahead.py`)."""
     return digest(f"{subject}\x1f{pid}\x1f{object_key}")
 
 
