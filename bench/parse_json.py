@@ -78,7 +78,7 @@ def main() -> None:
         shaped_dump = Path(tmp) / "wikidata_official_shaped.json.gz"
         generate(shaped_dump, args.statements, official=True)
         lines, shaped = _lines(dump), _lines(shaped_dump)
-        gc.disable()  # as during an ingest (pipeline._no_cycle_collection)
+        gc.disable()  # as during an ingest (pipeline.no_cycle_collection)
         rows = []
         for kind, texts in (("generated lines", lines), ("official-shaped lines", shaped)):
             for name, loads in decoders().items():

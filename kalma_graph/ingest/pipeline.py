@@ -121,7 +121,7 @@ def ingest(
     reports: list[FileReport] = []
     started = time.perf_counter()
     subset_report: dict | None = None
-    with ingest_lock(store, break_lock=break_lock), _GracefulInterrupt() as interrupt, _no_cycle_collection():
+    with ingest_lock(store, break_lock=break_lock), _GracefulInterrupt() as interrupt, no_cycle_collection():
         check_store_subset(store, subset)
         # Into an empty store (and nobody else writes: the lock), what this load wrote is all there
         # is: batches plan without lookups, and the embedded store takes large ones.
@@ -357,7 +357,7 @@ def _summary(store: GraphStore, reports: list[FileReport], seconds: float) -> di
 
 
 @contextlib.contextmanager
-def _no_cycle_collection():
+def no_cycle_collection():
     """Python's cyclic GC, left automatic, walks every live object again and again while a batch of
     a few hundred thousand records is alive, and finds nothing: records, rows and batches hold no
     reference cycles, so reference counting frees them. It cost a tenth to a quarter of a first

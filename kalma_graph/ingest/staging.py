@@ -20,7 +20,10 @@ from ..store.base import Entity, EntityRecord, LoadOptions, LoadResult, Statemen
 from ..store.common import result_of
 from ..store.loading import entity_row, plan_batch
 from .lock import LOCK_KEY
-from .neo4j_csv import ENTITY_COLUMNS, CsvFiles
+from .neo4j_csv import CsvFiles, entity_columns
+
+#: Entities written per `write_columns` call at `finish` (their rows as dicts: about 100 MB).
+ENTITY_CHUNK = 100_000
 
 
 class StagingStore:
@@ -58,14 +61,15 @@ class StagingStore:
         )
         for row in plan.entities_new + plan.entities_changed:
             self.entities[row["id"]] = _record(row)
-        self.files.write_strings("values", ((v["id"], v["value"], v["datatype"]) for v in plan.values_new))
-        self.value_ids.update(v["id"] for v in plan.values_new)
+        values, value_ids = plan.values_new, [v["id"] for v in plan.values_new]
+        self.files.write_columns("values", [value_ids, [v["value"] for v in values], [v["datatype"] for v in values]])
+        self.value_ids.update(value_ids)
         self.name_keys.update(plan.name_keys_new)
-        self.files.write_strings("names", ((n["key"], n["id"]) for n in plan.names_new))
+        self.files.write_columns("names", [[n["key"] for n in plan.names_new], [n["id"] for n in plan.names_new]])
         self.name_pairs.update((n["key"], n["id"]) for n in plan.names_new)
         for stem, rows in (("entity_statements", plan.entity_statements_new),
                            ("value_statements", plan.value_statements_new)):
-            self.files.write_strings(stem, rows.tuples())
+            self.files.write_columns(stem, rows.columns())
             self.sids.update(rows.sid)
         self.entity_statements += len(plan.entity_statements_new)
         self.value_statements += len(plan.value_statements_new)
@@ -128,9 +132,12 @@ class StagingStore:
 
     def finish(self) -> CsvFiles:
         """Write the entities, name keys and Meta (the ingest lock is released by then) and close."""
-        self.files.write("entities", ([entity_row(rec)[c] for c in ENTITY_COLUMNS] for rec in self.entities.values()))
-        self.files.write_strings("name_keys", ((k,) for k in sorted(self.name_keys)))
-        self.files.write_strings("meta", ((k, v) for k, v in sorted(self.meta.items()) if k != LOCK_KEY))
+        records = list(self.entities.values())
+        for start in range(0, len(records), ENTITY_CHUNK):  # the rows of a chunk at a time in memory
+            self.files.write_columns("entities", entity_columns([entity_row(r) for r in records[start:start + ENTITY_CHUNK]]))
+        self.files.write_columns("name_keys", [sorted(self.name_keys)])
+        meta = sorted((k, v) for k, v in self.meta.items() if k != LOCK_KEY)
+        self.files.write_columns("meta", [[k for k, _ in meta], [v for _, v in meta]])
         self.files.close()
         return self.files
 

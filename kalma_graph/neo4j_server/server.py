@@ -32,6 +32,7 @@ from typing import Any
 from kalma_graph.files import pid_alive
 
 from .config import (
+    DEFAULT_GC,
     DEFAULT_HEAP_INITIAL,
     DEFAULT_HEAP_MAX,
     DEFAULT_PAGECACHE,
@@ -402,6 +403,7 @@ def start(
     pagecache: str = DEFAULT_PAGECACHE,
     version: str = NEO4J_VERSION,
     force: bool = False,
+    gc: str = DEFAULT_GC,
 ) -> ServerInfo:
     """Start the server of ``home`` in the background and wait until Bolt answers.
 
@@ -420,7 +422,8 @@ def start(
             f"Neo4j {version} is not installed in {layout.home}: run `kalma-graph neo4j install` first"
         )
     with home_lock(layout.home, "server"):
-        return _start(layout, t0, bolt_port, http_port, auth, wait_s, heap_initial, heap_max, pagecache, version, force)
+        return _start(layout, t0, bolt_port, http_port, auth, wait_s, heap_initial, heap_max, pagecache, version, force,
+                      gc)
 
 
 def _start(
@@ -435,6 +438,7 @@ def _start(
     pagecache: str,
     version: str = NEO4J_VERSION,
     force: bool = False,
+    gc: str = DEFAULT_GC,
 ) -> ServerInfo:
     pid = running_pid(layout.home)
     if pid is not None:
@@ -472,6 +476,7 @@ def _start(
             heap_max=heap_max,
             pagecache=pagecache,
             http_enabled=http_enabled,
+            gc=gc,
         )
 
     write_conf(auth)  # first: the admin tool reads the data directory from it

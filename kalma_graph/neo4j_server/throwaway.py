@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .installer import install
 from .paths import default_home
@@ -31,12 +31,13 @@ def throwaway_home(parent: Path | str, jars: Path | str | None = None) -> Path:
 
 
 @contextmanager
-def throwaway_server(parent: Path | str | None = None) -> Iterator[ServerInfo]:
+def throwaway_server(parent: Path | str | None = None, **settings: Any) -> Iterator[ServerInfo]:
     """A server started in a throwaway home (under `parent`, else a temporary directory removed
-    afterwards) on free ports with auth off; stopped on exit."""
+    afterwards) on free ports with auth off; stopped on exit. `settings`: `start`'s memory and
+    collector options (`heap_max`, `pagecache`, `gc`, …)."""
     with tempfile.TemporaryDirectory(prefix="kalma-neo4j-") as tmp:
         home = throwaway_home(parent if parent is not None else tmp)
-        info = start(home, bolt_port=free_port(), http_port=free_port(), auth=False)
+        info = start(home, bolt_port=free_port(), http_port=free_port(), auth=False, **settings)
         try:
             yield info
         finally:

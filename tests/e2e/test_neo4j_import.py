@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kalma_graph.ingest import FormatError, IngestError, ingest
-from kalma_graph.ingest.neo4j_csv import CsvFiles, StagingError, field_text, line
+from kalma_graph.ingest.neo4j_csv import ENTITY_COLUMNS, CsvFiles, StagingError, entity_columns, field_text, line
 from kalma_graph.ingest.neo4j_import import import_files
 from kalma_graph.neo4j_server import Neo4jServerError, free_port, stop, throwaway_home
 from kalma_graph.store import open_store, resolve_store_uri
@@ -50,11 +50,22 @@ def _two_line_entity(path: Path) -> Path:
     return path
 
 
+def _freebase_cvt(path: Path) -> Path:
+    """A Freebase performance node (a blank node: a CVT entity, `cvt: true`) between an actor and a film."""
+    ns = "http://rdf.freebase.com/ns/"
+    path.write_text(
+        f'<{ns}m.0test1> <{ns}type.object.name> "Test Actor"@en .\n'
+        f"<{ns}m.0test1> <{ns}film.actor.film> _:perf1 .\n"
+        f"_:perf1 <{ns}film.performance.film> <{ns}m.0test2> .\n"
+        f'<{ns}m.0test2> <{ns}type.object.name> "Test Film"@en .\n', encoding="utf-8")
+    return path
+
+
 @pytest.mark.neo4j
 def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
     if not (shutil.which("java") and shutil.which("mvn")):
         pytest.skip("the import runs the launcher's neo4j-admin (java + mvn)")
-    files = [WIKIDATA_JSON, _two_line_entity(tmp_path / "two_lines.jsonl")]
+    files = [WIKIDATA_JSON, _two_line_entity(tmp_path / "two_lines.jsonl"), _freebase_cvt(tmp_path / "cvt.nt")]
     ingest(neo4j_store, files)
     home = throwaway_home(tmp_path)
     try:
@@ -63,7 +74,8 @@ def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
         imported = open_store(summary["store"])
         try:
             assert summary["stats"] == neo4j_store.stats().as_dict()
-            assert summary["stats"]["statements"] == 56056 + 1
+            assert summary["stats"]["statements"] == 56056 + 1 + 2
+            assert summary["stats"]["cvt_entities"] == 1  # `cvt: true` goes through the CSV as a boolean
             assert imported.get_entity("Q99999901").description == "first line\nsecond line"
             assert [t.value for t in imported.one_hop("Q99999901")] == ["a\r\nb"]
             nodes, relationships = _graph(imported)
@@ -143,31 +155,58 @@ def test_csv_fields_keep_quotes_empty_strings_lists_and_absent_values_apart():
     assert field_text("") == '""'  # an empty string stays one
     assert field_text('say "hi", then\nleave') == '"say ""hi"", then\nleave"'
     assert field_text(["a;b", "c|d"]) == '"a;b\x1fc|d"'
-    assert field_text(False) == "false" and field_text(True) == "true"
+    assert field_text(False) == '"false"' and field_text(True) == '"true"'  # read as booleans, quoted or not
     assert line(["Q1", None, "x"]) == '"Q1",,"x"\n'
     with pytest.raises(StagingError, match="U\\+001F"):
         field_text(["bad\x1fitem"])
+
+
+ENTITY = {"id": "Q1", "kb": "wikidata", "name": 'A "quoted" name', "name_lc": 'a "quoted" name', "aliases": [],
+          "aliases_text": None, "description": "two\nlines", "types": ["Q5", "Q215627"], "cvt": False}
 
 
 @pytest.mark.parametrize("value, spans", [("one line", False), ("two\nlines", True), ("carriage\rreturn", True),
                                           ("", False)])
 def test_fields_spanning_lines_are_found_so_the_import_reads_them_as_such(tmp_path, value, spans):
     files = CsvFiles.create(tmp_path / "csv")
-    files.write_strings("values", [("v:1", "plain", "string"), ("v:2", value, "string")])
-    files.write("entities", [["Q1", "wikidata", "x", "x", [], None, None, [], False]])
+    files.write_columns("values", [["v:1", "v:2"], ["plain", value], ["string", "string"]])
+    files.write_columns("entities", entity_columns([ENTITY | {"description": None}]))
     files.close()
     assert files.rows["values"] == 2 and files.rows["entities"] == 1
     assert files.spans_lines("values") is spans and not files.spans_lines("entities")
     assert f"--multiline-fields={'true' if spans else 'false'}" in files.admin_arguments()
 
 
-def test_the_fast_writer_of_string_rows_encodes_as_field_text(tmp_path):
+def test_rows_are_counted_across_writes_in_the_order_written(tmp_path):
+    """The count decides `--multiline-fields` (`spans_lines`)."""
     files = CsvFiles.create(tmp_path / "csv")
-    rows = [("v:1", 'say "hi", then\nleave', "string"), ("v:2", "", "time")]
-    files.write_strings("values", rows)
+    files.write_columns("values", [["v:1", "v:2"], ["a", "b"], ["string", "string"]])
+    files.write_columns("values", [[], [], []])
+    files.write_columns("values", [["v:3"], ["c"], ["time"]])
     files.close()
-    body = (tmp_path / "csv" / "values.csv").read_text(encoding="utf-8").split("\n", 1)[1]
-    assert body == "".join(line(row) for row in rows)
+    assert files.rows["values"] == 3 and not files.spans_lines("values")
+    body = (tmp_path / "csv" / "values.csv").read_text(encoding="utf-8").splitlines()
+    assert [row.split(",")[0] for row in body] == ["id:ID(Value)", '"v:1"', '"v:2"', '"v:3"']
+
+
+def test_the_columns_writer_encodes_as_field_text(tmp_path):
+    """Arrow's CSV writer and the reference encoding (`field_text`) give the same bytes: quotes, line
+    breaks, empty strings, absent values, lists, booleans, non-ASCII text."""
+    files = CsvFiles.create(tmp_path / "csv")
+    rows = [("v:1", 'say "hi", then\nleave', "string"), ("v:2", "", "time"), ("v:3", "naïve, 東京 \r", "string"),
+            ("v:4", '""', "string")]
+    files.write_columns("values", [list(column) for column in zip(*rows)])
+    entities = [ENTITY, ENTITY | {"id": "Q2", "aliases": ["x", "y;z"], "aliases_text": "x | y;z", "cvt": True,
+                                  "types": [], "name": None, "name_lc": None, "description": "one line"}]
+    files.write_columns("entities", entity_columns(entities))
+    files.close()
+    values = (tmp_path / "csv" / "values.csv").read_bytes().decode("utf-8").split("\n", 1)[1]
+    assert values == "".join(line(row) for row in rows)
+    staged = (tmp_path / "csv" / "entities.csv").read_bytes().decode("utf-8").split("\n", 1)[1]
+    assert staged == "".join(line([e[c] for c in ENTITY_COLUMNS]) for e in entities)
+    assert staged.splitlines()[-1] == '"Q2","wikidata",,,"x\x1fy;z","x | y;z","one line",,"true"'
+    with pytest.raises(StagingError, match="U\\+001F"):
+        entity_columns([ENTITY | {"aliases": ["bad\x1fitem"]}])
 
 
 @pytest.mark.parametrize("uri", ["bolt://localhost:7687", "neo4j://cluster.example.com:7687",

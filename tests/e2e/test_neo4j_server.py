@@ -75,6 +75,19 @@ def test_config_auth_off_apoc_and_memory(tmp_path):
     assert settings["server.memory.pagecache.size"] == ["256m"]
 
 
+def test_config_garbage_collector_g1_by_default_parallel_on_request(tmp_path):
+    default = cfg.parse_conf(cfg.render_config(tmp_path))["server.jvm.additional"]
+    assert "-XX:+UseG1GC" in default and "-XX:+UseParallelGC" not in default
+    parallel = cfg.parse_conf(cfg.render_config(tmp_path, gc="parallel"))["server.jvm.additional"]
+    assert "-XX:+UseParallelGC" in parallel and "-XX:+UseG1GC" not in parallel
+    # Only the collector changes; every other shipped flag stays, in its place.
+    assert [f for f in parallel if f != "-XX:+UseParallelGC"] == [f for f in default if f != "-XX:+UseG1GC"]
+    cfg.write_config(tmp_path, gc="parallel")
+    assert cfg.read_config(tmp_path).gc == "parallel"
+    cfg.write_config(tmp_path)
+    assert cfg.read_config(tmp_path).gc == "g1"
+
+
 def test_config_http_off_and_transaction_timeout(tmp_path, monkeypatch):
     settings = cfg.parse_conf(cfg.render_config(tmp_path, 17687, 17474, http_enabled=False, tx_timeout_s=0))
     assert settings["server.http.enabled"] == ["false"] and settings["server.bolt.enabled"] == ["true"]
@@ -95,6 +108,7 @@ def test_config_http_off_and_transaction_timeout(tmp_path, monkeypatch):
         {"bolt_port": 7474, "http_port": 7474},
         {"heap_max": "lots"},
         {"pagecache": "1.5g"},
+        {"gc": "zgc"},
     ],
 )
 def test_config_rejects_bad_values(tmp_path, kwargs):
@@ -603,6 +617,25 @@ def test_stop_closes_the_port(server, neo4j_home):
     assert not (Path(neo4j_home) / "run" / "neo4j.pid").exists()
     assert ns.status(neo4j_home)["running"] is False
     assert ns.stop(neo4j_home)["was_running"] is False
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads the server's command line from /proc")
+def test_a_server_started_with_the_parallel_collector_runs_with_it(neo4j_home, tmp_path):
+    import neo4j
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "lib").symlink_to(Path(neo4j_home) / "lib", target_is_directory=True)
+    info = ns.start(home, bolt_port=ns.free_port(), http_port=ns.free_port(), auth=False, heap_initial="256m",
+                    heap_max="512m", pagecache="64m", gc="parallel")
+    try:
+        flags = Path(f"/proc/{info.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"-XX:+UseParallelGC" in flags and b"-XX:+UseG1GC" not in flags
+        with neo4j.GraphDatabase.driver(info.uri, auth=None) as driver:
+            assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+    finally:
+        ns.stop(home)
 
 
 def _kalma(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:

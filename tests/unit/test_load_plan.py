@@ -89,3 +89,23 @@ def test_merge_records(records, merged):
     assert merge_records(records) == merged
     # the single-record path gives what the general path gives for the same record twice
     assert merge_records(records[:1]) == merge_records(records[:1] * 2)
+
+
+@pytest.mark.parametrize(("stored_kb", "changed"), [("wikidata", []), ("", ["Q25395"]), (None, ["Q25395"])],
+                         ids=["known kb: nothing to write", "empty kb: the stub fills it", "no kb: the stub fills it"])
+def test_an_object_met_again_changes_its_entity_only_where_a_stub_adds_something(stored_kb, changed):
+    """A statement's object that the store holds already is planned as a stub merged into it: that adds
+    nothing but the kb, when the stored entity has none (the first non-empty kb wins)."""
+    from kalma_graph.store.base import Entity
+
+    stored = Entity("Q25395", kb=stored_kb, name="Newark", types=("Q515",))
+    plan = plan_batch([], [BIRTH_PLACE], default_kb="wikidata", existing_entities={"Q25395": stored},
+                      existing_value_ids=set(), existing_name_pairs=set(), existing_name_keys=set(), existing_sids=set())
+    assert [r["id"] for r in plan.entities_changed] == changed
+    assert [r["id"] for r in plan.entities_new] == ["Q206534"]  # the subject, new, as a stub
+    if changed:
+        assert plan.entities_changed[0] | {"kb": None} == {
+            "id": "Q25395", "kb": None, "name": "Newark", "name_lc": "newark", "aliases": [], "aliases_text": None,
+            "description": None, "types": ["Q515"], "cvt": False}
+        assert plan.entities_changed[0]["kb"] == "wikidata"
+    assert plan.entity_statements_new.sid == [BIRTH_PLACE.sid]
