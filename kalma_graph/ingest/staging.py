@@ -134,7 +134,8 @@ class StagingStore:
         """Write the entities, name keys and Meta (the ingest lock is released by then) and close."""
         records = list(self.entities.values())
         for start in range(0, len(records), ENTITY_CHUNK):  # the rows of a chunk at a time in memory
-            self.files.write_columns("entities", entity_columns([entity_row(r) for r in records[start:start + ENTITY_CHUNK]]))
+            rows = [entity_row(r) for r in records[start:start + ENTITY_CHUNK]]
+            self.files.write_columns("entities", entity_columns(rows))
         self.files.write_columns("name_keys", [sorted(self.name_keys)])
         meta = sorted((k, v) for k, v in self.meta.items() if k != LOCK_KEY)
         self.files.write_columns("meta", [[k for k, _ in meta], [v for _, v in meta]])
