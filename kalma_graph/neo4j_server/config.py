@@ -50,9 +50,9 @@ DEFAULT_JVM_ADDITIONAL: tuple[str, ...] = (
 )
 
 #: Garbage collectors `--gc` offers: the flag that takes the place of the shipped ``-XX:+UseG1GC``.
-#: G1 is Neo4j's default (short pauses while queries run); the parallel collector gives bulk loads
-#: through the driver more of two cores (1M statements with a 2 GB heap: 17.4-18.5k statements/s
-#: against 15.6-16.8k with G1; docs/ingest.md).
+#: G1 is Neo4j's default (short pauses while queries run); with a 2 GB heap the parallel collector
+#: made bulk loads through the driver about a tenth faster on two cores (1M statements: 17.4-18.8k
+#: statements/s against 15.6-17.1k with the defaults; docs/ingest.md).
 GC_FLAGS = {"g1": "-XX:+UseG1GC", "parallel": "-XX:+UseParallelGC"}
 DEFAULT_GC = "g1"
 
