@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kalma_graph.ingest import ingest  # noqa: E402
 from kalma_graph.ingest.read_ahead import MODES as READ_AHEAD_MODES  # noqa: E402
+from kalma_graph.neo4j_server.config import initial_heap  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
 
 ITEM_PROPS = ["P19", "P20", "P27", "P106", "P69", "P108", "P166", "P463", "P737", "P1412"]
@@ -283,8 +284,9 @@ def main() -> None:
                         help="the throwaway server's garbage collector (`kalma-graph neo4j start --gc`)")
     args = parser.parse_args()
     read_ahead = READ_AHEAD_MODES[args.read_ahead]
-    # The heap starts at 512m as `kalma-graph neo4j start --heap` starts it.
-    server_settings = {"heap_initial": "512m", "heap_max": args.neo4j_heap, "gc": args.neo4j_gc}
+    # The heap starts as `kalma-graph neo4j start --heap` starts it.
+    server_settings = {"heap_initial": initial_heap(args.neo4j_heap), "heap_max": args.neo4j_heap,
+                       "gc": args.neo4j_gc}
 
     results = []
     with tempfile.TemporaryDirectory(prefix="kalma-bench-") as tmp, ExitStack() as servers:

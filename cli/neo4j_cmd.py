@@ -18,7 +18,7 @@ from rich.table import Table
 
 from kalma_graph import neo4j_server as server
 from kalma_graph.ingest import FORMATS
-from kalma_graph.neo4j_server.config import DEFAULT_GC, GC_FLAGS
+from kalma_graph.neo4j_server.config import DEFAULT_GC, GC_FLAGS, initial_heap
 
 from .common import json_option, print_json
 
@@ -124,7 +124,8 @@ def start_cmd(
 ) -> None:
     """Start the server in the background and wait until Bolt answers."""
     target = home or server.default_home()
-    heap_initial = heap if _bytes(heap) < _bytes("512m") else "512m"
+    _bytes(heap)  # a usage error for what is not a size
+    heap_initial = initial_heap(heap)
     if force and not no_auth:
         raise click.UsageError("--force only applies to --no-auth")
     with console.status("Starting Neo4j…"):

@@ -65,8 +65,9 @@ class StagingStore:
         self.files.write_columns("values", [value_ids, [v["value"] for v in values], [v["datatype"] for v in values]])
         self.value_ids.update(value_ids)
         self.name_keys.update(plan.name_keys_new)
-        self.files.write_columns("names", [[n["key"] for n in plan.names_new], [n["id"] for n in plan.names_new]])
-        self.name_pairs.update((n["key"], n["id"]) for n in plan.names_new)
+        keys, ids = [n["key"] for n in plan.names_new], [n["id"] for n in plan.names_new]
+        self.files.write_columns("names", [keys, ids])
+        self.name_pairs.update(zip(keys, ids))
         for stem, rows in (("entity_statements", plan.entity_statements_new),
                            ("value_statements", plan.value_statements_new)):
             self.files.write_columns(stem, rows.columns())

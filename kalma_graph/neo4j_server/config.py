@@ -62,6 +62,19 @@ DEFAULT_HEAP_INITIAL = "512m"
 DEFAULT_HEAP_MAX = "1g"
 DEFAULT_PAGECACHE = "512m"
 
+_UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def initial_heap(heap_max: str) -> str:
+    """The heap a server with a maximum of `heap_max` starts with: `DEFAULT_HEAP_INITIAL`, or the
+    maximum where that is smaller (what `neo4j start --heap` passes)."""
+    def size(value: str, name: str) -> int:
+        norm = _size(value, name)
+        return int(norm[:-1]) * _UNITS[norm[-1]]
+
+    return heap_max if size(heap_max, "heap_max") < size(DEFAULT_HEAP_INITIAL, "heap_initial") else DEFAULT_HEAP_INITIAL
+
+
 LISTEN_HOST = "127.0.0.1"
 
 _SIZE_RE = re.compile(r"^\d+[kmg]$")
@@ -83,11 +96,6 @@ class ServerConfig:
     pagecache: str
     jvm_additional: tuple[str, ...]
     host: str = LISTEN_HOST
-
-    @property
-    def gc(self) -> str:
-        """The garbage collector the configuration asks for (`GC_FLAGS`)."""
-        return next((name for name, flag in GC_FLAGS.items() if flag in self.jvm_additional), DEFAULT_GC)
 
     @property
     def uri(self) -> str:

@@ -20,9 +20,9 @@ from .base import Entity, EntityRecord, StatementRecord, name_key
 
 class StatementRows:
     """Planned statement rows, held as columns (`COLUMNS`): a plan has one row per statement, and
-    the embedded store hands the columns to Arrow as they are — building a dict per row and reading
-    it back per column cost about 1 µs a statement. `rows()` gives the dicts a Cypher UNWIND reads,
-    `tuples()` the rows in column order."""
+    the embedded store (and the CSV staging of `neo4j import`) hands the columns to Arrow as they
+    are — building a dict per row and reading it back per column cost about 1 µs a statement.
+    `rows()` gives the dicts a Cypher UNWIND reads, `tuples()` the rows in column order."""
 
     COLUMNS = ("subject", "object", "sid", "pid", "label")
     __slots__ = COLUMNS

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kalma_graph.ingest import FormatError, IngestError, ingest
-from kalma_graph.ingest.neo4j_csv import ENTITY_COLUMNS, CsvFiles, StagingError, entity_columns, field_text, line
+from kalma_graph.ingest.neo4j_csv import ENTITY_COLUMNS, CsvFiles, StagingError, entity_columns, field_value
 from kalma_graph.ingest.neo4j_import import import_files
 from kalma_graph.neo4j_server import Neo4jServerError, free_port, stop, throwaway_home
 from kalma_graph.store import open_store, resolve_store_uri
@@ -148,6 +148,17 @@ def test_a_bad_line_is_reported_with_file_and_line_and_fail_creates_no_database(
         import_files(home, [broken], on_error="fail")
     assert not (home / "data" / "databases" / "neo4j").exists()
     assert not list((home / "run").glob("import-staging-*"))  # the staged files are gone
+
+
+def field_text(value) -> str:
+    """The reference encoding of one staged CSV field (`neo4j_csv` module docstring): every present
+    value quoted, a quote doubled inside; an absent one (None, an empty list) empty."""
+    text = field_value(value)
+    return "" if text is None else '"' + text.replace('"', '""') + '"'
+
+
+def line(values) -> str:
+    return ",".join(field_text(v) for v in values) + "\n"
 
 
 def test_csv_fields_keep_quotes_empty_strings_lists_and_absent_values_apart():

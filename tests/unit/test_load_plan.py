@@ -1,7 +1,7 @@
 """The load planner (`store/loading.py`) and the records it plans from, without a store: ids that
 stores already hold must never change, and the statement rows it hands to each engine (columns
-for the embedded store's Arrow tables, dicts for Neo4j's UNWIND, tuples for the CSV of `neo4j
-import`) must be the same rows."""
+for the embedded store's Arrow tables and the CSV of `neo4j import`, dicts for Neo4j's UNWIND)
+must be the same rows."""
 
 from __future__ import annotations
 
