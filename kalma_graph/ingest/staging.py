@@ -4,8 +4,11 @@ It is a store for `ingest()` (readers, subsets, the labels pass, `file:line` err
 run unchanged) that keeps in memory what the planner needs to know about the graph so far — entity
 records, value ids, name keys and pairs, statement ids — and plans every batch with the same
 `loading.plan_batch` as the engines, so the staged graph is the graph an ingest through the driver
-writes. Values, statements and NAMES are written to CSV as planned; entities (whose fields later
-records can still merge into), name keys and Meta (checkpoints, the subset rule) at `finish()`.
+writes. Values, name keys, statements and NAMES are written to CSV as planned; entities (whose fields
+later records can still merge into) and Meta (checkpoints, the subset rule) at `finish()`.
+
+Every node gets a number, in its label's integer ID space, when first planned (`neo4j_csv`: the
+import maps integers far faster than our string ids); relationships name their end nodes by it.
 
 Memory grows with the graph (about 0.5 kB per entity and 0.1 kB per statement): it is for subsets
 that fit one server, as the import itself is.
@@ -34,8 +37,10 @@ class StagingStore:
         self.uri = f"csv:{folder}"
         self.files = CsvFiles.create(folder)
         self.entities: dict[str, EntityRecord] = {}
-        self.value_ids: set[str] = set()
-        self.name_keys: set[str] = set()
+        # Node numbers (`neo4j_csv.NODE_FILES`), by id; the planner asks only whether an id is there.
+        self.entity_numbers: dict[str, int] = {}
+        self.value_numbers: dict[str, int] = {}
+        self.name_keys: dict[str, int] = {}
         self.name_pairs: set[tuple[str, str]] = set()
         self.sids: set[str] = set()
         self.meta: dict[str, str] = {}
@@ -54,24 +59,26 @@ class StagingStore:
             statements,
             default_kb=options.default_kb,
             existing_entities=self.entities,  # type: ignore[arg-type]  (read with .get only)
-            existing_value_ids=self.value_ids,
+            existing_value_ids=self.value_numbers,
             existing_name_pairs=self.name_pairs,
             existing_name_keys=self.name_keys,
-            existing_sids=self.sids,
+            existing_sids=self.sids,  # the plan adds the batch's
         )
-        for row in plan.entities_new + plan.entities_changed:
-            self.entities[row["id"]] = _record(row)
-        values, value_ids = plan.values_new, [v["id"] for v in plan.values_new]
-        self.files.write_columns("values", [value_ids, [v["value"] for v in values], [v["datatype"] for v in values]])
-        self.value_ids.update(value_ids)
-        self.name_keys.update(plan.name_keys_new)
-        keys, ids = [n["key"] for n in plan.names_new], [n["id"] for n in plan.names_new]
-        self.files.write_columns("names", [keys, ids])
-        self.name_pairs.update(zip(keys, ids))
-        for stem, rows in (("entity_statements", plan.entity_statements_new),
-                           ("value_statements", plan.value_statements_new)):
-            self.files.write_columns(stem, rows.columns())
-            self.sids.update(rows.sid)
+        _number(self.entity_numbers, [row["id"] for row in plan.entities_new])
+        self.entities.update(plan.records)
+        values = plan.values_new
+        value_ids = [v["id"] for v in values]
+        self.files.write_columns("values", [_number(self.value_numbers, value_ids), value_ids,
+                                            [v["value"] for v in values], [v["datatype"] for v in values]])
+        self.files.write_columns("name_keys", [_number(self.name_keys, plan.name_keys_new), plan.name_keys_new])
+        entity, key = self.entity_numbers.__getitem__, self.name_keys.__getitem__
+        names = plan.names_new
+        self.files.write_columns("names", [[key(n["key"]) for n in names], [entity(n["id"]) for n in names]])
+        self.name_pairs.update((n["key"], n["id"]) for n in names)
+        for stem, rows, number_object in (("entity_statements", plan.entity_statements_new, entity),
+                                          ("value_statements", plan.value_statements_new, self.value_numbers.__getitem__)):
+            self.files.write_columns(stem, [list(map(entity, rows.subject)), list(map(number_object, rows.object)),
+                                            rows.sid, rows.pid, rows.label])
         self.entity_statements += len(plan.entity_statements_new)
         self.value_statements += len(plan.value_statements_new)
         if options.checkpoint is not None:
@@ -124,7 +131,7 @@ class StagingStore:
             entities=len(self.entities),
             named_entities=sum(1 for r in self.entities.values() if r.name is not None),
             cvt_entities=sum(1 for r in self.entities.values() if r.cvt),
-            values=len(self.value_ids),
+            values=len(self.value_numbers),
             statements=self.entity_statements + self.value_statements,
             entity_statements=self.entity_statements,
             value_statements=self.value_statements,
@@ -132,14 +139,13 @@ class StagingStore:
         )
 
     def finish(self) -> CsvFiles:
-        """Write the entities, name keys and Meta (the ingest lock is released by then) and close."""
-        records = list(self.entities.values())
+        """Write the entities and Meta (the ingest lock is released by then) and close."""
+        records, number = list(self.entities.values()), self.entity_numbers.__getitem__
         for start in range(0, len(records), ENTITY_CHUNK):  # the rows of a chunk at a time in memory
-            rows = [entity_row(r) for r in records[start:start + ENTITY_CHUNK]]
-            self.files.write_columns("entities", entity_columns(rows))
-        self.files.write_columns("name_keys", [sorted(self.name_keys)])
+            chunk = records[start:start + ENTITY_CHUNK]
+            self.files.write_columns("entities", [[number(r.id) for r in chunk], *entity_columns([entity_row(r) for r in chunk])])
         meta = sorted((k, v) for k, v in self.meta.items() if k != LOCK_KEY)
-        self.files.write_columns("meta", [[k for k, _ in meta], [v for _, v in meta]])
+        self.files.write_columns("meta", [list(range(len(meta))), [k for k, _ in meta], [v for _, v in meta]])
         self.files.close()
         return self.files
 
@@ -147,6 +153,11 @@ class StagingStore:
         self.files.close()
 
 
-def _record(row: Mapping[str, Any]) -> EntityRecord:
-    return EntityRecord(id=row["id"], kb=row["kb"], name=row["name"], aliases=tuple(row["aliases"]),
-                        description=row["description"], types=tuple(row["types"]), cvt=row["cvt"])
+def _number(numbers: dict[str, int], new_ids: Sequence[str]) -> list[int]:
+    """Number `new_ids` (none of them numbered yet, no repeats: a plan's new nodes) on from the last
+    number of their ID space; their numbers, in order."""
+    first = len(numbers)
+    numbers.update(zip(new_ids, range(first, first + len(new_ids))))
+    if len(numbers) != first + len(new_ids):
+        raise StoreError("staging met a node twice in one ID space")  # a planner bug, not bad input
+    return list(range(first, len(numbers)))

@@ -13,7 +13,8 @@ Merge rules for an entity seen more than once (in one batch or across runs):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from operator import attrgetter
+from typing import Container, Iterable, Iterator, Sequence
 
 from .base import Entity, EntityRecord, StatementRecord, name_key
 
@@ -51,6 +52,8 @@ class StatementRows:
 class BatchPlan:
     entities_new: list[dict] = field(default_factory=list)
     entities_changed: list[dict] = field(default_factory=list)
+    # The records of both as merged, by id (a store that plans from memory keeps them as they are).
+    records: dict[str, EntityRecord] = field(default_factory=dict)
     values_new: list[dict] = field(default_factory=list)
     name_keys_new: list[str] = field(default_factory=list)
     names_new: list[dict] = field(default_factory=list)  # {key, id}
@@ -134,8 +137,11 @@ def entity_keys(rec: EntityRecord) -> set[str]:
 
 def referenced_ids(entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]) -> list[str]:
     ids = {e.id for e in entities}
-    ids.update([st.subject for st in statements])  # comprehensions: a third of an explicit loop's time
-    ids.update([st.object_id for st in statements if st.object_id is not None])
+    # map over an attrgetter: 0.20 s per 1M statements, against 0.25 s for comprehensions (and a
+    # third of an explicit loop's time).
+    ids.update(map(attrgetter("subject"), statements))
+    ids.update(map(attrgetter("object_id"), statements))
+    ids.discard(None)  # a literal's object
     return sorted(ids)
 
 
@@ -145,15 +151,18 @@ def plan_batch(
     *,
     default_kb: str,
     existing_entities: dict[str, Entity],
-    existing_value_ids: set[str],
-    existing_name_pairs: set[tuple[str, str]],
-    existing_name_keys: set[str],
+    existing_value_ids: Container[str],
+    existing_name_pairs: Container[tuple[str, str]],
+    existing_name_keys: Container[str],
     existing_sids: set[str],
     ids: Sequence[str] | None = None,
 ) -> BatchPlan:
     """Decide what to create or update so that the store afterwards holds the union of both.
-    `ids`: `referenced_ids(entities, statements)` (sorted, the explicit records' ids included) where
-    the caller has it already."""
+    `existing_sids`: the ids of the store's statements among these; the plan adds to it the ids of
+    the statements it plans (a store that keeps every id it wrote in one set, the staging store,
+    passes that set and has it up to date without a second pass over the batch). `ids`:
+    `referenced_ids(entities, statements)` (sorted, the explicit records' ids included) where the
+    caller has it already."""
     plan = BatchPlan()
 
     # Entities: explicit records, plus stubs for every id a statement mentions.
@@ -179,8 +188,10 @@ def plan_batch(
         row = entity_row(merged)
         if old is None:
             plan.entities_new.append(row)
+            plan.records[ent_id] = merged
         elif row != entity_row(merge_records([old])):
             plan.entities_changed.append(row)
+            plan.records[ent_id] = merged
         if ent_id not in named_ids:
             continue
         for key in sorted(entity_keys(merged)):
@@ -193,15 +204,15 @@ def plan_batch(
     # Literals and statements, deduplicated within the batch and against the store. (One pass per
     # statement of the whole load: kept to attribute reads, set lookups and appends.)
     seen_values: set[str] = set()
-    seen_sids: set[str] = set()
+    add_sid = existing_sids.add
     # The columns' appends bound once: a method call per statement cost 0.3 s per 1M.
     e_subject, e_object, e_sid, e_pid, e_label = (c.append for c in plan.entity_statements_new.columns())
     v_subject, v_object, v_sid, v_pid, v_label = (c.append for c in plan.value_statements_new.columns())
     for st in statements:
         sid = st.sid  # computed once per record (by the reader's process when it reads ahead)
-        if sid in existing_sids or sid in seen_sids:
+        if sid in existing_sids:  # in the store, or met earlier in the batch
             continue
-        seen_sids.add(sid)
+        add_sid(sid)
         obj = st.object_id
         if obj is not None:
             e_subject(st.subject), e_object(obj), e_sid(sid), e_pid(st.pid), e_label(st.label)

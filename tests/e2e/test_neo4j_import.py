@@ -180,8 +180,8 @@ ENTITY = {"id": "Q1", "kb": "wikidata", "name": 'A "quoted" name', "name_lc": 'a
                                           ("", False)])
 def test_fields_spanning_lines_are_found_so_the_import_reads_them_as_such(tmp_path, value, spans):
     files = CsvFiles.create(tmp_path / "csv")
-    files.write_columns("values", [["v:1", "v:2"], ["plain", value], ["string", "string"]])
-    files.write_columns("entities", entity_columns([ENTITY | {"description": None}]))
+    files.write_columns("values", [[0, 1], ["v:1", "v:2"], ["plain", value], ["string", "string"]])
+    files.write_columns("entities", [[0], *entity_columns([ENTITY | {"description": None}])])
     files.close()
     assert files.rows["values"] == 2 and files.rows["entities"] == 1
     assert files.spans_lines("values") is spans and not files.spans_lines("entities")
@@ -191,31 +191,38 @@ def test_fields_spanning_lines_are_found_so_the_import_reads_them_as_such(tmp_pa
 def test_rows_are_counted_across_writes_in_the_order_written(tmp_path):
     """The count decides `--multiline-fields` (`spans_lines`)."""
     files = CsvFiles.create(tmp_path / "csv")
-    files.write_columns("values", [["v:1", "v:2"], ["a", "b"], ["string", "string"]])
-    files.write_columns("values", [[], [], []])
-    files.write_columns("values", [["v:3"], ["c"], ["time"]])
+    files.write_columns("values", [[0, 1], ["v:1", "v:2"], ["a", "b"], ["string", "string"]])
+    files.write_columns("values", [[], [], [], []])
+    files.write_columns("values", [[2], ["v:3"], ["c"], ["time"]])
     files.close()
     assert files.rows["values"] == 3 and not files.spans_lines("values")
     body = (tmp_path / "csv" / "values.csv").read_text(encoding="utf-8").splitlines()
-    assert [row.split(",")[0] for row in body] == ["id:ID(Value)", '"v:1"', '"v:2"', '"v:3"']
+    assert [row.split(",")[:2] for row in body] == [[":ID(Value)", "id"], ['"0"', '"v:1"'], ['"1"', '"v:2"'],
+                                                     ['"2"', '"v:3"']]
+
+
+def test_a_file_is_written_with_as_many_columns_as_its_header(tmp_path):
+    files = CsvFiles.create(tmp_path / "csv")
+    with pytest.raises(ValueError, match="values.csv has 4 columns, 3 given"):
+        files.write_columns("values", [["v:1"], ["a"], ["string"]])  # the number column left out
 
 
 def test_the_columns_writer_encodes_as_field_text(tmp_path):
     """Arrow's CSV writer and the reference encoding (`field_text`) give the same bytes: quotes, line
     breaks, empty strings, absent values, lists, booleans, non-ASCII text."""
     files = CsvFiles.create(tmp_path / "csv")
-    rows = [("v:1", 'say "hi", then\nleave', "string"), ("v:2", "", "time"), ("v:3", "naïve, 東京 \r", "string"),
-            ("v:4", '""', "string")]
+    rows = [(0, "v:1", 'say "hi", then\nleave', "string"), (1, "v:2", "", "time"),
+            (2, "v:3", "naïve, 東京 \r", "string"), (123456789012, "v:4", '""', "string")]
     files.write_columns("values", [list(column) for column in zip(*rows)])
     entities = [ENTITY, ENTITY | {"id": "Q2", "aliases": ["x", "y;z"], "aliases_text": "x | y;z", "cvt": True,
                                   "types": [], "name": None, "name_lc": None, "description": "one line"}]
-    files.write_columns("entities", entity_columns(entities))
+    files.write_columns("entities", [[0, 1], *entity_columns(entities)])
     files.close()
     values = (tmp_path / "csv" / "values.csv").read_bytes().decode("utf-8").split("\n", 1)[1]
     assert values == "".join(line(row) for row in rows)
     staged = (tmp_path / "csv" / "entities.csv").read_bytes().decode("utf-8").split("\n", 1)[1]
-    assert staged == "".join(line([e[c] for c in ENTITY_COLUMNS]) for e in entities)
-    assert staged.splitlines()[-1] == '"Q2","wikidata",,,"x\x1fy;z","x | y;z","one line",,"true"'
+    assert staged == "".join(line([n] + [e[c] for c in ENTITY_COLUMNS]) for n, e in enumerate(entities))
+    assert staged.splitlines()[-1] == '"1","Q2","wikidata",,,"x\x1fy;z","x | y;z","one line",,"true"'
     with pytest.raises(StagingError, match="U\\+001F"):
         entity_columns([ENTITY | {"aliases": ["bad\x1fitem"]}])
 
