@@ -40,7 +40,7 @@ class StagingStore:
         # Node numbers (`neo4j_csv.NODE_FILES`), by id; the planner asks only whether an id is there.
         self.entity_numbers: dict[str, int] = {}
         self.value_numbers: dict[str, int] = {}
-        self.name_keys: dict[str, int] = {}
+        self.name_key_numbers: dict[str, int] = {}
         self.name_pairs: set[tuple[str, str]] = set()
         self.sids: set[str] = set()
         self.meta: dict[str, str] = {}
@@ -61,7 +61,7 @@ class StagingStore:
             existing_entities=self.entities,  # type: ignore[arg-type]  (read with .get only)
             existing_value_ids=self.value_numbers,
             existing_name_pairs=self.name_pairs,
-            existing_name_keys=self.name_keys,
+            existing_name_keys=self.name_key_numbers,
             existing_sids=self.sids,  # the plan adds the batch's
         )
         _number(self.entity_numbers, [row["id"] for row in plan.entities_new])
@@ -70,11 +70,11 @@ class StagingStore:
         value_ids = [v["id"] for v in values]
         self.files.write_columns("values", [_number(self.value_numbers, value_ids), value_ids,
                                             [v["value"] for v in values], [v["datatype"] for v in values]])
-        self.files.write_columns("name_keys", [_number(self.name_keys, plan.name_keys_new), plan.name_keys_new])
-        entity, key = self.entity_numbers.__getitem__, self.name_keys.__getitem__
-        names = plan.names_new
-        self.files.write_columns("names", [[key(n["key"]) for n in names], [entity(n["id"]) for n in names]])
-        self.name_pairs.update((n["key"], n["id"]) for n in names)
+        self.files.write_columns("name_keys", [_number(self.name_key_numbers, plan.name_keys_new), plan.name_keys_new])
+        entity = self.entity_numbers.__getitem__
+        keys, ids = [n["key"] for n in plan.names_new], [n["id"] for n in plan.names_new]
+        self.files.write_columns("names", [list(map(self.name_key_numbers.__getitem__, keys)), list(map(entity, ids))])
+        self.name_pairs.update(zip(keys, ids))
         for stem, rows, number_object in (("entity_statements", plan.entity_statements_new, entity),
                                           ("value_statements", plan.value_statements_new, self.value_numbers.__getitem__)):
             self.files.write_columns(stem, [list(map(entity, rows.subject)), list(map(number_object, rows.object)),
