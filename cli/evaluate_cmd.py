@@ -45,6 +45,10 @@ def nli_options(func):
         click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
                      help="NLI model (local directory or hub id) for alignment and [NA] [env KALMA_NLI_MODEL; "
                           "default: the NLI component's default]."),
+        click.option("--alignment", "alignment_method", type=click.Choice(["verifier", "nli"]), default="verifier",
+                     show_default=True, help="Who judges text–citation alignment: the graph-grounded verifier (no model "
+                                             "needed) or the paper's NLI model (--nli). With an NLI model the verifier's "
+                                             "report also gives the NLI figure beside it."),
         click.option("--no-nli", is_flag=True, help="Skip alignment and [NA] quality (no NLI model is loaded)."),
         click.option("--nli-batch-size", type=int, default=32, show_default=True),
         click.option("--nli-cache", type=click.Path(dir_okay=False), default=None,
@@ -75,10 +79,10 @@ def nli_options(func):
 
 
 def build_options(matching, hypothesis_format, absent_set, threshold, alignment_first, nli_batch_size,
-                  geval_sample, seed):
+                  geval_sample, seed, alignment="verifier"):
     from kalma_graph.evaluation.evaluate import EvaluateOptions
 
-    return EvaluateOptions(matching=matching, hypothesis_format=hypothesis_format, absent_set=absent_set,
+    return EvaluateOptions(alignment=alignment, matching=matching, hypothesis_format=hypothesis_format, absent_set=absent_set,
                            threshold=threshold, alignment_first_n=alignment_first, nli_batch_size=nli_batch_size,
                            geval_sample=geval_sample, seed=seed)
 
@@ -136,8 +140,9 @@ def progress_printer(enabled: bool):
 @nli_options
 def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_json, nli_model, no_nli,
              nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,
-             geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed):
-    """Score an answers file: citation quality, text–citation alignment (NLI), [NA] quality, G-Eval.
+             geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed,
+             alignment_method):
+    """Score an answers file: citation quality, text–citation alignment (the verifier; or NLI), [NA] quality, G-Eval.
 
     Writes OUT/results.json, OUT/per_answer.csv, OUT/answers_scored.jsonl, OUT/summary.md and
     OUT/plots/*.png; with --store, the run is written into the graph (browse it with the saved
@@ -147,7 +152,9 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
     out = Path(out_dir)
     with evaluation_errors():
         options = build_options(matching, hypothesis_format, absent_set, threshold, alignment_first,
-                                nli_batch_size, geval_sample, seed)
+                                nli_batch_size, geval_sample, seed, alignment_method)
+        if alignment_method == "nli" and no_nli:
+            raise ValueError("--alignment nli needs an NLI model: give --nli MODEL (not --no-nli)")
         nli, judge_obj = load_models(out, nli_model=nli_model, no_nli=no_nli, nli_batch_size=nli_batch_size,
                                      nli_cache=nli_cache, device=device, judge=judge, judge_ctx=judge_ctx,
                                      judge_gpu_layers=judge_gpu_layers, geval_aspects=geval_aspects,
@@ -176,6 +183,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
 
 def print_summary(results: EvaluationResult) -> None:
     summary = results.summary
+    extra = summary.model_extra or {}
     table = Table(title=f"evaluation {results.run_id}", show_header=True)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -188,9 +196,15 @@ def print_summary(results: EvaluationResult) -> None:
             ("precision % (micro / macro)", f"{pct(summary.precision_micro)} / {pct(summary.precision_macro)}"),
             ("recall % (micro / macro)", f"{pct(summary.recall_micro)} / {pct(summary.recall_macro)}"),
             ("F1 % (micro / macro)", f"{pct(summary.f1_micro)} / {pct(summary.f1_macro)}"),
-            ("alignment % (micro / macro)" + (" — SELF-SCORED: the same NLI placed the citations"
-                                              if summary.alignment_self_scored else ""),
-             f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}"),
+            (f"alignment % (micro / macro, {extra.get('alignment_method') or 'n/a'})"
+             + (" — SELF-SCORED: the same NLI placed the citations" if summary.alignment_self_scored else ""),
+             f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}")]
+    if extra.get("alignment_method") == "verifier":
+        rows += [("alignment % (the paper's NLI)", pct(extra.get("alignment_nli_micro"))),
+                 ("citations partly / not supported", f"{extra.get('citations_partial')} / {extra.get('citations_unsupported')}"),
+                 ("cited sentences fully supported %", pct(extra.get("fully_supported_share"))),
+                 ("claims absent / contradicted", f"{extra.get('claims_absent')} / {extra.get('claims_contradicted')}")]
+    rows += [
             ("[NA] precision / recall / F1 %", f"{pct(summary.na_precision)} / {pct(summary.na_recall)} / "
                                                f"{pct(summary.na_f1)}")]
     for aspect, scores in summary.geval().items():

@@ -62,7 +62,8 @@ class _Context:
         self.kw = kw
         out = Path(kw["out_dir"])
         self.options = build_options(kw["matching"], kw["hypothesis_format"], kw["absent_set"], kw["threshold"],
-                                     kw["alignment_first"], kw["nli_batch_size"], kw["geval_sample"], kw["seed"])
+                                     kw["alignment_first"], kw["nli_batch_size"], kw["geval_sample"], kw["seed"],
+                                     kw.get("alignment_method", "verifier"))
         self.nli, self.judge = load_models(
             out, nli_model=kw["nli_model"], no_nli=kw["no_nli"], nli_batch_size=kw["nli_batch_size"],
             nli_cache=kw["nli_cache"], device=kw["device"], judge=kw["judge"], judge_ctx=kw["judge_ctx"],

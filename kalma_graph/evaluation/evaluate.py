@@ -7,7 +7,10 @@ What is computed (docs/evaluate.md; the metric definitions are docs/metrics.md):
 
 - citation correctness, precision, recall, F1, micro and macro (`citation_quality`); without a gold
   file only correctness, and the result says so;
-- text–citation alignment with an NLI model (`alignment`), when one is given;
+- text–citation alignment (`alignment`): by default the graph-grounded verifier's share of citations judged
+  supported (`kalma_graph.verification`; no model needed), with each citation's score, verdict and reason and
+  each sentence's claims; the paper's NLI alignment with `alignment="nli"` and a model, and beside the
+  verifier's as `alignment_nli` whenever an NLI model is given;
 - `[NA]` precision / recall / F1 (`na_quality`) when the answers were produced with knowledge withheld
   (records whose `removed` list is non-empty), or with `absent_set="gold_not_cited"` and a gold file;
 - G-Eval coherence / consistency / fluency / relevance (`geval`), when a judge is given;
@@ -56,6 +59,7 @@ from kalma_graph.evaluation.metrics import (
     na_quality,
 )
 from kalma_graph.evaluation.metrics.alignment import answers_evaluated
+from kalma_graph.evaluation.metrics.verified_alignment import verified_alignment
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
 from kalma_graph.evaluation_result import (
@@ -79,6 +83,7 @@ from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.store.base import Entity, Triple
 
 Progress = Callable[[str, int, int], None]
+ALIGNMENT_METHODS = ("verifier", "nli")
 _LIBRARIES = ("kalma-graph", "torch", "transformers", "llama-cpp-python", "numpy", "matplotlib", "ladybug",
               "neo4j", "spacy")
 
@@ -92,6 +97,7 @@ class EvaluateOptions:
     """Every evaluation choice; all of them are named in the report header."""
 
     matching: MatchMode = "strict"
+    alignment: str = "verifier"  # who judges alignment: the graph-grounded verifier, or the paper's NLI model
     hypothesis_format: HypothesisFormat = "prop_value"
     absent_set: AbsentSet = "removed"
     threshold: float = 0.5  # NLI entailment probability counted as entailed
@@ -101,6 +107,8 @@ class EvaluateOptions:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        if self.alignment not in ALIGNMENT_METHODS:
+            raise ValueError(f"unknown alignment method {self.alignment!r}; expected one of {ALIGNMENT_METHODS}")
         if self.matching not in MATCH_MODES:
             raise ValueError(f"unknown matching mode {self.matching!r}; expected one of {MATCH_MODES}")
         if self.hypothesis_format not in HYPOTHESIS_FORMATS:
@@ -241,10 +249,12 @@ def evaluate_records(
     options: EvaluateOptions = EvaluateOptions(),
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    verifier: Any | None = None,
 ) -> EvaluationResult:
     """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
     `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
-    `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None."""
+    `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None. `verifier` is a
+    `kalma_graph.verification.Verifier` (default: one without a store) for `options.alignment == "verifier"`."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     checked = [answer_record(r, f"record {i}") for i, r in enumerate(records)]
@@ -265,8 +275,18 @@ def evaluate_records(
     notes += gold_notes(answers, gold, gold_for)
 
     entail = _TimedEntail(nli, options.nli_batch_size) if nli is not None else None
-    if entail is None:
-        skipped["alignment"] = "no NLI model given (--nli)"
+    checks = None
+    if options.alignment == "verifier":
+        from kalma_graph.verification import Verifier
+
+        verifier = verifier or Verifier()
+        checks = timed("verification", lambda: verify_part(answers, verifier, progress))
+        metrics["alignment"] = verified_alignment(checks, first_n_answers=options.alignment_first_n,
+                                                  describe=verifier.describe())
+        if entail is not None:
+            metrics["alignment_nli"] = timed("alignment_nli", lambda: alignment_part(answers, entail, options, progress))
+    elif entail is None:
+        skipped["alignment"] = "--alignment nli needs an NLI model (--nli)"
     else:
         metrics["alignment"] = timed("alignment", lambda: alignment_part(answers, entail, options, progress))
 
@@ -286,12 +306,12 @@ def evaluate_records(
     metrics["answer_descriptives"] = descriptives_part(answers)
     notes += parse_notes(answers)
 
-    verdicts = AnswerVerdicts.collect(answers, metrics, eligible)
+    verdicts = AnswerVerdicts.collect(answers, metrics, eligible, checks)
     aspects = tuple(judge.aspects) if judge is not None else ()
     rows = [per_answer_row(a, v, aspects) for a, v in zip(answers, verdicts)]
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
-    self_scored = _self_scored(answers, nli)
+    self_scored = _self_scored(answers, nli) if options.alignment == "nli" else False
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
     if self_scored:
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
@@ -307,7 +327,7 @@ def evaluate_records(
         skipped=skipped,
         notes=notes,
         timings={k: round(v, 4) for k, v in timings.items()},
-        throughput=_throughput(len(answers), timings["total"], entail),
+        throughput=_throughput(len(answers), timings["total"], entail, checks, timings.get("verification")),
         per_answer=rows,
         answers=details,
     )
@@ -321,6 +341,18 @@ def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], opti
     cases = [CitationCase(a.parsed.citations, a.shown + name_triples(a.shown, a.subject_names), g)
              for a, g in zip(answers, gold_for)]
     return citation_quality(cases, matching=options.matching)
+
+
+def verify_part(answers: Sequence[ScoredAnswer], verifier: Any, progress: Progress | None = None) -> list:
+    """The verifier's check of every answer (`AnswerCheck`s, in answer order)."""
+    from kalma_graph.verification.verifier import from_scored
+
+    out = []
+    for i, a in enumerate(answers):
+        out.append(verifier.verify(from_scored(a)))
+        if progress and (i + 1 == len(answers) or (i + 1) % 50 == 0):
+            progress("verification", i + 1, len(answers))
+    return out
 
 
 def gold_notes(answers: Sequence[ScoredAnswer], gold: GoldSets | None, gold_for: Sequence[Any]) -> list[str]:
@@ -420,15 +452,20 @@ class AnswerVerdicts:
     alignment: Mapping[str, Any] | None = None
     na: Mapping[str, Any] | None = None
     geval: Mapping[str, Any] | None = None
+    check: Any | None = None  # the verifier's AnswerCheck
+    nli: Mapping[str, Any] | None = None  # the NLI alignment row, whichever method the alignment used
 
     @classmethod
     def collect(cls, answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict],
-                na_eligible: Sequence[int]) -> list["AnswerVerdicts"]:
+                na_eligible: Sequence[int], checks: Sequence[Any] | None = None) -> list["AnswerVerdicts"]:
         align_rows = metrics["alignment"]["per_answer"] if "alignment" in metrics else []
+        nli_part = metrics.get("alignment_nli") or (metrics.get("alignment") if checks is None else None)
+        nli_rows = nli_part["per_answer"] if nli_part else []
         na_rows = dict(zip(na_eligible, metrics["na_quality"]["per_answer"])) if "na_quality" in metrics else {}
         geval_rows = {row["id"]: row for row in metrics["geval"]["per_answer"]} if "geval" in metrics else {}
         return [cls(quality=q, alignment=align_rows[i] if i < len(align_rows) else None, na=na_rows.get(i),
-                    geval=geval_rows.get(a.id))
+                    geval=geval_rows.get(a.id), check=checks[i] if checks is not None else None,
+                    nli=nli_rows[i] if i < len(nli_rows) else None)
                 for i, (a, q) in enumerate(zip(answers, metrics["citation_quality"]["per_answer"]))]
 
 
@@ -462,6 +499,7 @@ def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[s
         parse_issues=len(a.parsed.errors),
         truncated=a.record.was_truncated,
         finish_reason=a.record.finish_reason,
+        **(_claim_columns(v.check) if v.check is not None else {}),
         **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
     )
 
@@ -470,27 +508,34 @@ def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> Score
     """One line of answers_scored.jsonl: each sentence and citation with its verdicts."""
     correct = list(v.quality.get("correct_flags") or [])
     precise = list(v.quality.get("precise_flags") or [])
-    probs = v.alignment["probabilities"] if v.alignment else []
+    probs = v.nli["probabilities"] if v.nli else []
+    checked = v.check.sentences if v.check is not None else []
     na_flags = v.na["sentence_correct"] if v.na else []
     sentences, k, na_index = [], 0, 0
     for position, s in enumerate(a.parsed.sentences):
         citations = []
         for c in s.citations:
             p = probs[k] if k < len(probs) else None
+            judged = checked[position].citations[len(citations)] if position < len(checked) else None
             citations.append(CitationVerdicts(
                 qid=c.qid, prop=c.prop, value=c.value, sloppy=c.sloppy,
                 correct=correct[k] if k < len(correct) else None,
                 precise=precise[k] if k < len(precise) else None,
                 entailment=p, entailed=(p >= threshold) if p is not None else None,
+                **({"support": judged.score, "verdict": judged.verdict, "reason": judged.reason} if judged else {}),
             ))
             k += 1
         na_ok = None
         if s.na:
             na_ok = na_flags[na_index] if na_index < len(na_flags) else None
             na_index += 1
+        extra = {}
+        if position < len(checked):
+            extra = {"fully_supported": checked[position].fully_supported,
+                     "claims": [c.model_dump(exclude_none=True) for c in checked[position].claims]}
         sentences.append(SentenceVerdicts(position=position, text=s.text, clean_text=s.clean_text, na=s.na,
                                           na_entails_absent=na_ok, entity_only=list(s.entity_only),
-                                          citations=citations))
+                                          citations=citations, **extra))
     return ScoredAnswerDetail(id=a.id, question=a.question, variant=a.variant, answer=a.text, sentences=sentences,
                               geval=dict(v.geval) if v.geval else None)
 
@@ -499,7 +544,7 @@ def evaluation_choices(options: EvaluateOptions) -> dict[str, Any]:
     """The evaluation's own choices (the metrics add theirs): the `evaluation.*` keys of the header."""
     return {
         **{f"evaluation.{name}": getattr(options, name)
-           for name in ("matching", "hypothesis_format", "absent_set", "threshold")},
+           for name in ("alignment", "matching", "hypothesis_format", "absent_set", "threshold")},
         "evaluation.shown_graph": "record 'shown', else 'retrieved' minus 'removed'",
         "evaluation.name_citations": "'name: <entity name>' matches the knowledge block's name",
         "evaluation.seed": options.seed,
@@ -698,8 +743,22 @@ def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
     return nli is not None and getattr(nli, "model_hash", None) in placed_by
 
 
-def _throughput(answers: int, seconds: float, entail: _TimedEntail | None) -> Throughput:
-    return Throughput(
+def _claim_columns(check: Any) -> dict[str, int]:
+    """per_answer.csv's verifier columns: citations by verdict, claims by status, sentences fully supported."""
+    counts = check.counts()
+    return {"partial_citations": counts["partial"], "unsupported_citations": counts["unsupported"],
+            "fully_supported_sentences": counts["fully_supported"],
+            "claims_absent": counts["claims_absent"], "claims_contradicted": counts["claims_contradicted"]}
+
+
+def _throughput(answers: int, seconds: float, entail: _TimedEntail | None, checks: Sequence[Any] | None = None,
+                verify_seconds: float | None = None) -> Throughput:
+    extra = {}
+    if checks is not None and verify_seconds:
+        cites = sum(len(c.citations) for c in checks)
+        extra = {"verified_citations": cites, "verifier_seconds": round(verify_seconds, 4),
+                 "verified_citations_per_second": round(cites / verify_seconds, 1) if verify_seconds > 0 else None}
+    return Throughput(**extra,
         answers_per_second=answers / seconds if seconds > 0 else None,
         nli_pairs=entail.pairs if entail else 0,
         nli_seconds=entail.seconds if entail else 0.0,
@@ -721,6 +780,16 @@ def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer], self_
         "na_recall": metrics.get("na_quality", {}).get("recall"),
         "na_f1": metrics.get("na_quality", {}).get("f1"),
     }
+    al = metrics.get("alignment") or {}
+    if al.get("choices", {}).get("method") == "verifier":
+        claims = al.get("claims") or {}
+        out |= {"alignment_method": "verifier",
+                "alignment_nli_micro": metrics.get("alignment_nli", {}).get("alignment_micro"),
+                "fully_supported_share": al.get("fully_supported_share"),
+                "claims_absent": claims.get("absent"), "claims_contradicted": claims.get("contradicted"),
+                "citations_unsupported": al.get("unsupported"), "citations_partial": al.get("partial")}
+    elif al:
+        out["alignment_method"] = "nli"
     for aspect, row in (metrics.get("geval", {}).get("aspects") or {}).items():
         out[f"geval_{aspect}"] = row["mean"]
         out[f"geval_{aspect}_missing"] = row["missing"]

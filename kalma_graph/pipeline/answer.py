@@ -39,7 +39,7 @@ from kalma_graph.pipeline.cite import (
     MAX_CITED,
     POSTHOC_THRESHOLD,
     from_attribute_first,
-    keep_stated,
+    keep_verified,
     place_citations,
 )
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
@@ -498,7 +498,8 @@ def answer_one(
     if run.cite in MARKS_FIRST:
         answer = from_attribute_first(completion.text)
         if run.cite == "verified":
-            answer = keep_stated(answer, props, pairs)
+            answer = keep_verified(answer, question=text, shown=shown, entities=[*found.entities, *shown_entities],
+                                   known_props=props, known_pairs=pairs)
     elif run.cite == "posthoc":
         answer, placements = place_citations(completion.text, shown_entities, shown, run.nli.entailment_prob)
     citing_s = time.perf_counter() - t1 - generation_s

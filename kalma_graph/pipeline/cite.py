@@ -8,9 +8,11 @@
 - `attribute-first`: the grammar makes the model choose the mark of each sentence (a shown triple
   or `[NA]`) *before* writing the sentence, so a small model cannot forget to cite; its output
   `[Q1, p: v] Sentence.` is rewritten to the canonical `Sentence [Q1, p: v].` for parsing.
-- `verified`: attribute-first, then each cited triple whose value the sentence does not state on its
-  face (`states_value`: every word of the value, or an ISO date's year) is dropped, and a sentence
-  left with no triple gets `[NA]`. The 1.5B model often chose a triple and then wrote about something
+- `verified`: attribute-first, then each cited triple the graph-grounded verifier does not judge
+  supported by its sentence is dropped (`keep_verified`), and a sentence left with no triple, or with a
+  claim the graph does not hold or contradicts, gets `[NA]`. (Until issue 31 the check was lexical,
+  `keep_stated`: every word of the value on the sentence's face; it let through values said of someone
+  else and inverted relations.) The 1.5B model often chose a triple and then wrote about something
   else (`[Q1, languages spoken: English] He was an American author.`); the check, lexical and
   independent of any NLI model, removes such citations instead of showing them as support.
 
@@ -126,6 +128,34 @@ def keep_stated(answer: str, known_props: Any = None, known_pairs: Any = None) -
         kept = list(dict.fromkeys(stated))
         marks = render_marks(kept)
         if sentence.na or (sentence.citations and not kept):
+            marks.insert(0, "[NA]")
+        out.append(" ".join(marks + [sentence.clean_text]))
+    return from_attribute_first(" ".join(out))
+
+
+def keep_verified(answer: str, *, question: str, shown: Sequence[Triple], entities: Sequence[Entity],
+                  known_props: Any = None, known_pairs: Any = None, verifier: Any = None) -> str:
+    """A canonical answer with each cited triple kept only where the graph-grounded verifier judges it
+    supported by its sentence (subject, relation, value and direction; `kalma_graph.verification`), once per
+    sentence; a sentence left without a triple, or holding a claim the graph does not hold or contradicts,
+    gets `[NA]`."""
+    from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, Verifier
+    from kalma_graph.verification.verifier import graph_triple
+
+    parsed = parse_answer(answer, known_props, known_pairs)
+    checked = (verifier or Verifier()).verify(AnswerInput(
+        question=question,
+        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
+                   for s in parsed.sentences],
+        shown=[graph_triple(t) for t in shown],
+        entities=[GraphEntity(id=e.id, name=e.name, aliases=tuple(e.aliases)) for e in entities],
+    ))
+    out = []
+    for sentence, check in zip(parsed.sentences, checked.sentences):
+        kept = list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))
+        marks = render_marks(kept)
+        unheld = any(claim.status in ("absent", "contradicted") for claim in check.claims)
+        if sentence.na or (sentence.citations and not kept) or unheld:
             marks.insert(0, "[NA]")
         out.append(" ".join(marks + [sentence.clean_text]))
     return from_attribute_first(" ".join(out))

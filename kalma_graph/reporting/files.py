@@ -14,6 +14,7 @@ from kalma_graph.reporting.markdown import summary_markdown
 
 CSV_NAME = "per_answer.csv"
 CITATIONS_CSV_NAME = "per_citation.csv"
+SENTENCES_CSV_NAME = "per_sentence.csv"
 JSON_NAME = "results.json"
 DETAILS_NAME = "answers_scored.jsonl"
 MARKDOWN_NAME = "summary.md"
@@ -30,6 +31,7 @@ def write_report(results: EvaluationResult, out_dir: str | os.PathLike[str], *, 
         "json": out / JSON_NAME,
         "csv": out / CSV_NAME,
         "citations_csv": out / CITATIONS_CSV_NAME,
+        "sentences_csv": out / SENTENCES_CSV_NAME,
         "details": out / DETAILS_NAME,
         "markdown": out / MARKDOWN_NAME,
     }
@@ -44,6 +46,7 @@ def write_report(results: EvaluationResult, out_dir: str | os.PathLike[str], *, 
     atomic_write_json(files["json"], view.model_dump())
     atomic_write_text(files["csv"], per_answer_csv([row.model_dump() for row in results.per_answer]))
     atomic_write_text(files["citations_csv"], per_answer_csv(per_citation_rows(results.answers)))
+    atomic_write_text(files["sentences_csv"], per_answer_csv(per_sentence_rows(results.answers)))
     atomic_write_text(files["details"], "".join(json.dumps(a.model_dump(), ensure_ascii=False, default=str) + "\n"
                                                 for a in results.answers))
     atomic_write_text(files["markdown"], summary_markdown(view))
@@ -59,6 +62,25 @@ def per_citation_rows(answers: Sequence[ScoredAnswerDetail]) -> list[dict[str, A
             for k, citation in enumerate(sentence.citations):
                 rows.append({"answer_id": answer.id, "sentence": sentence.position, "citation": k,
                              "sentence_text": sentence.clean_text, **citation.model_dump()})
+    return rows
+
+
+def per_sentence_rows(answers: Sequence[ScoredAnswerDetail]) -> list[dict[str, Any]]:
+    """One row per sentence: whether its own citations support every claim it makes (the verifier's
+    `fully_supported`; empty when the verifier did not run), its claims with their status, and counts."""
+    rows: list[dict[str, Any]] = []
+    for answer in answers:
+        for sentence in answer.sentences:
+            extra = sentence.model_extra or {}
+            claims = extra.get("claims") or []
+            rows.append({"answer_id": answer.id, "sentence": sentence.position, "sentence_text": sentence.clean_text,
+                         "citations": len(sentence.citations), "na": sentence.na,
+                         "fully_supported": extra.get("fully_supported"),
+                         "claims_supported": sum(1 for c in claims if c.get("status") == "supported"),
+                         "claims_supported_uncited": sum(1 for c in claims if c.get("status") == "supported_uncited"),
+                         "claims_absent": sum(1 for c in claims if c.get("status") == "absent"),
+                         "claims_contradicted": sum(1 for c in claims if c.get("status") == "contradicted"),
+                         "claims": "; ".join(f"{c.get('text')} [{c.get('status')}]" for c in claims)})
     return rows
 
 

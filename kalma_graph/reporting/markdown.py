@@ -83,8 +83,19 @@ def summary_markdown(results: EvaluationResult) -> str:
     lines += ["", f"{q.get('citations', 0)} citations in {q.get('answers', 0)} answers; {q.get('correct', 0)} correct"
               + (f"; {q.get('precise')} in the gold sets; {q.get('gold_hit')} of {q.get('gold_triples')} gold triples hit"
                  if q.get("gold_triples") is not None else "") + "."]
-    if al:
-        lines.append(f"Alignment: {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
+    if al.get("choices", {}).get("method") == "verifier":
+        claims = al.get("claims") or {}
+        nli_al = getattr(metrics, "alignment_nli", None) or (metrics.model_extra or {}).get("alignment_nli") or {}
+        lines.append(f"Alignment (graph-grounded verifier): {al.get('supported')} of {al.get('pairs')} citations supported by "
+                     f"their sentence, {al.get('partial')} partly, {al.get('unsupported')} not "
+                     f"(macro {pct(al.get('alignment_macro'))}); "
+                     + (f"the paper's NLI alignment: {pct(nli_al.get('alignment_micro'))} %. " if nli_al else "no NLI model: no NLI column. ")
+                     + f"{al.get('fully_supported_sentences')} of {al.get('cited_sentences')} cited sentences fully supported by "
+                     f"their citations. Claims: {claims.get('supported', 0)} supported by a citation, "
+                     f"{claims.get('supported_uncited', 0)} held by the graph but uncited, {claims.get('absent', 0)} absent from "
+                     f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
+    elif al:
+        lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
         if results.summary.alignment_self_scored:
             lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "

@@ -133,17 +133,23 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
     if cite == "verified":  # what stays cited is stated; the rest of the model's choice is in raw_answer
         for record in records:
             labels = {t["label"] for t in record["retrieved"]}
-            assert record["answer"] == keep_stated(from_attribute_first(record["raw_answer"]), labels)
-            for sentence in record["sentences"]:
-                assert all(states_value(sentence["clean_text"], c["value"]) for c in sentence["citations"])
+            # every citation kept is one the graph-grounded verifier judges supported by its sentence
+            from kalma_graph.evaluation.verify import verifier_input
+            from kalma_graph.verification import Verifier
+
+            check = Verifier().verify(verifier_input(record))
+            assert all(c.verdict == "supported" for c in check.citations), record["answer"]
+            assert len(check.citations) <= len(parse_answer(from_attribute_first(record["raw_answer"]), labels).citations)
     if cite == "posthoc":
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited
         # Alignment scored by the NLI that placed the citations is flagged, never silent.
         from kalma_graph.evaluation.evaluate import evaluate_records
 
-        results = evaluate_records(records, nli=nli)
+        from kalma_graph.evaluation.evaluate import EvaluateOptions
+
+        results = evaluate_records(records, nli=nli, options=EvaluateOptions(alignment="nli"))
         assert results.summary.alignment_self_scored is True
         assert results.header.alignment_nli_placed_citations is True
         assert any("placed the post-hoc citations" in note for note in results.notes)
-        assert evaluate_records(records).summary.alignment_self_scored is None  # no NLI, no alignment
+        assert evaluate_records(records, options=EvaluateOptions(alignment="nli")).summary.alignment_self_scored is None

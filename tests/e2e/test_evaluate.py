@@ -77,7 +77,9 @@ def test_exact_citation_metrics_end_to_end(answers_file, gold_file, tmp_path):
     d = results.metrics.answer_descriptives
     assert (d["answers_without_citation"], d["citations_per_answer"], d["sloppy_citations"]) == (1, 31 / 5, 1)
     assert results.summary.sloppy_share == pytest.approx(1 / 31)
-    assert set(results.skipped) == {"alignment", "na_quality", "geval"}
+    assert set(results.skipped) == {"na_quality", "geval"}  # alignment: the verifier, which needs no model
+    assert results.metrics.alignment["choices"]["method"] == "verifier"
+    assert results.metrics.alignment["pairs"] == 31
 
     header = results.header
     assert header.choices["citation_quality.matching"] == "strict"
@@ -131,7 +133,11 @@ def test_report_files_exist_and_parse(answers_file, gold_file, tmp_path):
     assert len(details) == 5 and details[0]["sentences"][0]["citations"][0]["qid"] == "Q206534"
     md = files["markdown"].read_text()
     assert "| citation_quality.matching | strict |" in md and "| 96.8 |" in md
-    assert "alignment skipped: no NLI model given" in md.replace("**", "")
+    assert "Alignment (graph-grounded verifier)" in md and "no NLI model: no NLI column" in md
+    assert {"support", "verdict", "reason"} <= set(cited[0]) and all(c["verdict"] for c in cited)
+    with files["sentences_csv"].open() as handle:
+        sentences = list(csv.DictReader(handle))
+    assert sentences and {"fully_supported", "claims", "claims_contradicted"} <= set(sentences[0])
     pngs = [p for k, p in files.items() if k.startswith("plot_")]
     assert {p.name for p in pngs} == {"citation_quality.png", "citations_per_answer.png"}
     assert all(p.read_bytes()[:8] == PNG_MAGIC for p in pngs)

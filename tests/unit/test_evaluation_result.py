@@ -41,7 +41,7 @@ def test_an_evaluation_round_trips_and_writes_only_the_keys_it_has():
     assert list(dumped) == ["kind", "version", "header", "summary", "metrics", "skipped", "notes", "timings",
                             "throughput", "per_answer"]
     assert "evaluated_at" not in dumped["header"] and "gold" not in dumped["header"]
-    assert list(dumped["metrics"]) == ["citation_quality", "answer_descriptives"]  # the parts that ran
+    assert list(dumped["metrics"]) == ["citation_quality", "alignment", "answer_descriptives"]  # the parts that ran (the verifier needs no model)
     again = EvaluationResult.model_validate(dumped)
     assert again.model_dump(mode="json") == dumped and again.summary == result.summary
     assert again.per_answer == result.per_answer

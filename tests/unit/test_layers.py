@@ -27,7 +27,8 @@ ALLOWED: dict[str, set[str]] = {
     "ingest": INFRA,
     "retrieval": INFRA | {"models"},
     "generation": INFRA | {"models", "prompts", "retrieval"},
-    "evaluation": INFRA | {"ingest", "models", "prompts", "reporting", "retrieval"},
+    "verification": INFRA | {"retrieval"},  # the graph-grounded verifier (no model in stage one)
+    "evaluation": INFRA | {"ingest", "models", "prompts", "reporting", "retrieval", "verification"},
 }
 BELOW_FEATURES = set(ALLOWED)
 FEATURES = {"pipeline", "caqa", "sck", "nli", "biokalma"}

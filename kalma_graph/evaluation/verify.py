@@ -1,0 +1,140 @@
+"""`kalma-graph verify`: check answers from any LLM against the loaded graph.
+
+    checks = verify_answers(read_items("answers.jsonl"), store=store)   # JSONL or CSV of (question, answer)
+    report = verify_report(checks)                                       # counts, and each check as JSON
+
+An item is an answers-file record of `kalma-graph answer` (its own shown graph is used) or any object with
+`answer` (and optionally `question`, `id`): the graph is then what the store holds about the entities the
+question and answer name. Reading never guesses: a line that is not an object with an `answer` is an error
+naming `file:line`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from kalma_graph.verification import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, Verifier
+from kalma_graph.verification.verifier import from_scored, graph_triple
+
+MAX_ANSWER_CHARS = 20000  # longer answers are checked up to here
+
+
+class VerifyInputError(ValueError):
+    """An input the verify command cannot read; the message starts with `file:line:`."""
+
+
+def read_items(path: str | Path) -> list[dict[str, Any]]:
+    """(question, answer) items from a JSONL file (answers-file records too) or a CSV with an `answer` column."""
+    path = Path(path)
+    if not path.is_file():
+        raise VerifyInputError(f"{path}: no such file")
+    items = []
+    if path.suffix.lower() in (".csv", ".tsv"):
+        with path.open(encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+            if not reader.fieldnames or "answer" not in reader.fieldnames:
+                raise VerifyInputError(f"{path}:1: a CSV needs an 'answer' column (and optionally 'question', 'id')")
+            for line, row in enumerate(reader, start=2):
+                items.append(_item(row, f"{path}:{line}", len(items)))
+        return items
+    for line, raw in _lines(path):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise VerifyInputError(f"{path}:{line}: not JSON ({exc.msg})") from None
+        items.append(_item(value, f"{path}:{line}", len(items)))
+    return items
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open(encoding="utf-8") as f:
+        for n, raw in enumerate(f, start=1):
+            if raw.strip():
+                yield n, raw
+
+
+def _item(value: Any, where: str, index: int) -> dict[str, Any]:
+    if not isinstance(value, dict) or not isinstance(value.get("answer"), str):
+        raise VerifyInputError(f"{where}: expected an object with a text 'answer' (and optionally 'question', 'id')")
+    out = dict(value)
+    out["id"] = str(value.get("id") or f"answer-{index + 1}")
+    out["question"] = str(value.get("question") or "")
+    out["_where"] = where
+    return out
+
+
+def to_input(item: dict[str, Any], store: Any | None) -> AnswerInput:
+    """An answers-file record keeps the graph it was shown; any other answer is checked against the store."""
+    if item.get("retrieved") or item.get("shown"):
+        record = {k: v for k, v in item.items() if not k.startswith("_")}
+        return verifier_input(record)
+    return text_input(item["answer"], question=item["question"], store=store, answer_id=item["id"])
+
+
+def verify_answers(items: Sequence[dict[str, Any]], *, store: Any | None = None, verifier: Verifier | None = None,
+                   progress: Any | None = None) -> list[AnswerCheck]:
+    verifier = verifier or Verifier(store)
+    out = []
+    for i, item in enumerate(items):
+        out.append(verifier.verify(to_input(item, store)))
+        if progress:
+            progress(i + 1, len(items))
+    return out
+
+
+def verify_report(checks: Sequence[AnswerCheck]) -> dict[str, Any]:
+    """Counts over all checks (citations by verdict, claims by status) and every check."""
+    totals: dict[str, int] = {}
+    for check in checks:
+        for k, v in check.counts().items():
+            totals[k] = totals.get(k, 0) + v
+    cites = totals.get("supported", 0) + totals.get("partial", 0) + totals.get("unsupported", 0)
+    return {
+        "kind": "kalma-graph.verification",
+        "version": 1,
+        "answers": len(checks),
+        "citations": cites,
+        "alignment": totals.get("supported", 0) / cites if cites else None,
+        "counts": totals,
+        "verifier": checks[0].verifier if checks else {},
+        "checks": [c.model_dump() for c in checks],
+    }
+
+
+def verifier_input(record: Any, extra_names: dict[str, str] | None = None) -> AnswerInput:
+    """An answers-file record (`AnswerRecord` or its dict) as the verifier reads it: its sentences as the
+    evaluation parses them, the graph shown to the model and the names of its entities."""
+    from kalma_graph.evaluation.evaluate import scored_answer
+
+    return from_scored(scored_answer(record, extra_names))
+
+
+def text_input(answer: str, *, question: str = "", store: Any | None = None, answer_id: str = "answer",
+               shown: Sequence[Any] | None = None) -> AnswerInput:
+    """Any answer, from any LLM, as an `AnswerInput`: citation marks are read when present; the graph is
+    `shown` when given, else the one-hop statements of the entities that the question and the answer name
+    (graph-aware mention detection over the store's names, no NER model needed)."""
+    from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
+    from kalma_graph.store.base import Entity
+
+    answer = answer[:MAX_ANSWER_CHARS]
+    triples = [graph_triple(t) for t in shown] if shown is not None else []
+    names: dict[str, str] = {}
+    if shown is None and store is not None:
+        from kalma_graph.retrieval.retrieve import retrieve
+
+        found = retrieve(store, f"{question}\n{answer}".strip(), None, type_policy="graph", graph_mentions=True)
+        names = {e.id: e.name for e in found.entities if e.name}
+        triples = [graph_triple(t) for t in found.triples]
+    subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in triples)]
+    parsed = parse_answer(answer, known_props(subjects, triples) or None, known_pairs(subjects, triples) or None)
+    return AnswerInput(
+        id=answer_id, question=question,
+        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
+                   for s in parsed.sentences],
+        shown=triples,
+        entities=[GraphEntity(id=i, name=n) for i, n in names.items()],
+    )

@@ -1,0 +1,258 @@
+"""Each sentence's claims and their status against the graph, and the answer-level walk that carries who
+the answer is talking about from one sentence to the next (pronouns, "the two")."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .lexicon import Lexicon, load_lexicon
+from .records import AnswerCheck, AnswerInput, CitationCheck, CitedTriple, Claim, GraphTriple, SentenceCheck
+from .structure import (
+    MAX_SENTENCE_CHARS,
+    GraphView,
+    Mention,
+    _Context,
+    _cue_spans,
+    _stop_words,
+    check_citation,
+    entity_mentions,
+    holders,
+    name_mentions,
+    pronoun_mentions,
+    value_hits,
+)
+from .text import covered, dates_in, find_stem, fold, numbers_in, phrase, spans_overlap, tokenize
+
+_SINGULAR_NOMINATIVE = frozenset("he she his her hers him himself herself".split())
+
+
+_PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "himself": "m", "she": "f", "her": "f", "hers": "f", "herself": "f"}
+
+
+def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent: list[str], view: GraphView,
+             said: dict[str, str]) -> list[Mention]:
+    """Pronouns refer to the person the sentence is evidently about: the first person named earlier in
+    this sentence, else the one the previous sentences were about (a `he` skips a person the graph says is
+    female, and the other way round); plural ones to the persons named together last."""
+    out = []
+    first_subject = None
+    for m in mentions:
+        if m.kind == "entity" and m.subject and first_subject is None:
+            first_subject = m.ids[0]
+        if m.kind != "pronoun":
+            out.append(m)
+            continue
+        word = m.text.casefold()
+        if word in _SINGULAR_NOMINATIVE:
+            candidates = list(dict.fromkeys([*([first_subject] if first_subject else []), *focus, *recent]))
+            gender = _PRONOUN_GENDER.get(word)
+            fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)]
+            ids = tuple((fitting or candidates)[:1])
+            if ids and gender and ids[0] not in said and view.gender(ids[0]) is None:
+                said[ids[0]] = gender  # the answer called this person "she": a later "he" is someone else
+        else:
+            ids = tuple(group) if len(group) > 1 else tuple(focus[:1])
+        out.append(Mention(m.start, m.end, "pronoun", ids, m.text, True))
+    return out
+
+
+def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
+                     store_triples: dict[str, list[GraphTriple]] | None = None) -> AnswerCheck:
+    """Stage one over a whole answer. `store_triples` (subject id → every statement the store holds for
+    it) widens what counts as held or contradicted beyond the graph shown to the model."""
+    lexicon = lexicon or load_lexicon()
+    view = GraphView.build(answer.shown, answer.entities)
+    shown_keys = {(t.subject, fold(t.label), fold(t.value)) for t in answer.shown}
+    object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}
+    question_words = frozenset(t.norm for t in tokenize(answer.question) if t.word)
+    question_tokens = tokenize(answer.question)
+    focus = [m.ids[0] for m in entity_mentions(question_tokens, view) if m.subject][:1] or view.subjects[:1]
+    group = list(dict.fromkeys(m.ids[0] for m in entity_mentions(question_tokens, view) if m.subject))
+    recent = list(group)
+    said: dict[str, str] = {}
+    sentences = []
+    for position, (text, cited) in enumerate(answer.sentences):
+        tokens = tokenize(text[:MAX_SENTENCE_CHARS])
+        found = entity_mentions(tokens, view)
+        taken = covered((m.start, m.end) for m in found)
+        pronouns = pronoun_mentions(tokens, taken)
+        taken |= covered((m.start, m.end) for m in pronouns)
+        names = name_mentions(tokens, taken, lexicon)
+        mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said)
+        ctx = _Context(tokens, mentions, view, lexicon, dates_in(tokens), question_words)
+        checks, accounted, values = [], [], []
+        for c in cited:
+            key = (c.subject, fold(c.relation), fold(c.value))
+            check, spans = check_citation(ctx, c, key in shown_keys, object_ids.get(key))
+            if not check.in_graph:
+                check = check.model_copy(update={"reason": check.reason + "; the triple is not in the graph shown"})
+            checks.append(check)
+            if check.verdict == "supported":
+                accounted += spans
+                values.append((spans[0] if spans else None, c))
+        claims = sentence_claims(ctx, values, accounted, store_triples or {})
+        about = list(dict.fromkeys(i for m in mentions if m.subject for i in m.ids))
+        sentences.append(SentenceCheck(position=position, text=text, citations=checks, claims=claims,
+                                       fully_supported=all(c.status == "supported" for c in claims) and bool(text.strip()),
+                                       about=about))
+        subjects_here = [m.ids[0] for m in mentions if m.kind == "entity" and m.subject]
+        leading = next((m for m in mentions if m.subject), None)
+        if leading is not None and leading.ids:  # the sentence's first person (a pronoun keeps the focus)
+            focus = [leading.ids[0]]
+        recent = list(dict.fromkeys([*subjects_here, *recent]))
+        if len(set(subjects_here)) > 1:
+            group = list(dict.fromkeys(subjects_here))
+    return AnswerCheck(id=answer.id, question=answer.question, sentences=sentences)
+
+
+def sentence_claims(ctx: _Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+                    accounted: list[tuple[int, int]], store_triples: dict[str, list[GraphTriple]]) -> list[Claim]:
+    """What the sentence states beyond naming who it is about, each with its status. `values` are the
+    value spans of the citations judged supported."""
+    tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
+    # who the sentence is about: the persons named (or pronouns) before its first verb-like word, joined by "and"
+    leading = _leading_group(ctx)
+    cited_subjects = {c.subject for _, c in values}
+    subject_spans = [(m.start, m.end) for m in ctx.mentions
+                     if m.kind == "pronoun" or (m.subject and (m in leading or set(m.ids) & cited_subjects))]
+    claims: list[Claim] = []
+    used: set[int] = covered(subject_spans)
+
+    judged: dict[tuple[str, str, str], tuple[str, list]] = {}
+
+    def holds(t: GraphTriple, span: tuple[int, int]) -> bool:
+        """The uncited triple `t` is stated at `span`: the same check a citation of it would get."""
+        key = (t.subject, t.label, t.value)
+        if key not in judged:
+            check, spans = check_citation(ctx, CitedTriple(subject=t.subject, relation=t.label, value=t.value), True, t.object_id)
+            judged[key] = (check.verdict, spans)
+        verdict, spans = judged[key]
+        return verdict == "supported" and any(spans_overlap(s, span) for s in spans[:1])
+
+    def held_by(span: tuple[int, int], who: set[str]) -> tuple[str, GraphTriple | None]:
+        for value_span, c in values:
+            if value_span is not None and spans_overlap(value_span, span):
+                return "supported", GraphTriple(subject=c.subject, label=c.relation, value=c.value)
+        for sid in (who or set(view.subjects)):
+            for t in list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ())):
+                if t.label != "name" and holds(t, span):
+                    return "supported_uncited", t
+        return "absent", None
+
+    def contradiction(span: tuple[int, int], who: set[str], lo: int) -> GraphTriple | None:
+        for sid in who:
+            triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
+            for label in {fold(t.label) for t in triples}:
+                rel = lex.relation(label)
+                if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
+                    continue
+                held = [t for t in triples if fold(t.label) == label]
+                if held and not any(ctx.hits(t.value, t.object_id) for t in held):
+                    same_kind = [t for t in held if (t.object_id is None) == (ctx_kind(tokens, span) == "literal")]
+                    if same_kind:
+                        return same_kind[0]
+        return None
+
+    def add(span: tuple[int, int], kind: str) -> None:
+        if any(k in used for k in range(*span)):
+            return
+        found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span)
+        who = {i for m in found for i in m.ids}
+        text = " ".join(t.text for t in tokens[span[0]:span[1]]).rstrip(".")
+        status, evidence = held_by(span, who)
+        reason = ""
+        if status == "absent":
+            bad = contradiction(span, who, max((m.end for m in found), default=0))
+            if bad is not None:
+                status, evidence = "contradicted", bad
+                reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
+            elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
+                return  # a name the question itself gives: restating the premise
+            else:
+                reason = "the graph shown holds no such statement" + (f" about {', '.join(view.label(i) for i in who)}" if who else "")
+        elif status == "supported_uncited":
+            reason = "held by the graph but not cited"
+        used.update(range(*span))
+        claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
+                            relation=evidence.label if evidence else None, status=status,
+                            evidence=f"{evidence.subject}, {evidence.label}: {evidence.value}" if evidence else None,
+                            reason=reason))
+
+    # values of the graph (cited ones first), dates, numbers, names the graph does not hold
+    spans: list[tuple[tuple[int, int], str]] = []
+    for value_span, _ in values:
+        if value_span is not None:
+            spans.append((value_span, "value"))
+    for sid in view.subjects:
+        for t in view.by_subject.get(sid, ()):
+            if t.label == "name":
+                continue
+            for hit in ctx.hits(t.value, t.object_id):
+                if hit.how != "vaguer":
+                    spans.append((hit.span, "value"))
+    for a, b, _ in ctx.dates:
+        spans.append(((a, b), "date"))
+    for a, b, _ in numbers_in(tokens):
+        spans.append(((a, b), "number"))
+    for m in ctx.mentions:
+        if m.kind == "name" or (m.kind == "entity" and (not m.subject or m not in leading)):
+            spans.append(((m.start, m.end), "name"))
+    for span, kind in sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0]))):
+        add(span, kind)
+    used |= covered(accounted)
+    # evaluations ("prestigious", "known for") the graph never holds, unless the question says them
+    for cue in lex.evaluative:
+        for span in find_stem(tokens, tuple(w for w in cue), 0, len(tokens)):
+            if any(k in used for k in range(*span)) or all(t.norm in ctx.question_words for t in tokens[span[0]:span[1]]):
+                continue
+            if len(cue) == 1 and tokens[span[0]].norm != cue[0] and not tokens[span[0]].norm.startswith(cue[0] + "l"):
+                continue  # a stem inside another word ("greatest" is kept by "great"; "keyboard" is not "key")
+            used.update(range(*span))
+            claims.append(Claim(text=" ".join(t.text for t in tokens[span[0]:span[1]]), kind="evaluation",
+                                status="absent", reason="an evaluation: the graph holds none"))
+    # the rest: content words nothing above accounts for
+    stop = _stop_words()
+    cue_words = _all_cue_stems(lex)
+    rest = [t.text for i, t in enumerate(tokens) if t.word and i not in used and t.norm not in stop
+            and t.norm not in ctx.question_words and not t.norm.isdigit()
+            and not any(t.norm.startswith(c) for c in cue_words)]
+    if rest:
+        claims.append(Claim(text=" ".join(rest).rstrip("."), kind="words", status="absent",
+                            reason="words no cited triple accounts for"))
+    return claims
+
+
+def _leading_group(ctx: _Context) -> list[Mention]:
+    """The mentions that open the sentence as its subject: the first person (or pronoun) and those joined
+    to it by "and" or commas ("Both Pushkin and Keats", "J. R. R. Tolkien and C. S. Lewis")."""
+    people = [m for m in ctx.mentions if m.subject or m.kind == "pronoun"]
+    if not people:
+        return []
+    group = [people[0]]
+    for m in people[1:]:
+        gap = ctx.tokens[group[-1].end:m.start]
+        if gap and all((not g.word and g.text == ",") or g.norm in ("and", "&") for g in gap):
+            group.append(m)
+        else:
+            break
+    return group
+
+
+def ctx_kind(tokens, span) -> str:
+    return "literal" if all(t.norm.isdigit() or t.norm in _MONTHS for t in tokens[span[0]:span[1]]) else "entity"
+
+
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+
+_CUE_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+def _all_cue_stems(lex: Lexicon) -> tuple[str, ...]:
+    """Single-word relation cues ("born", "studied", "influenced"): relation words, not claims of their
+    own — the value they introduce is the claim."""
+    if lex.sha256 not in _CUE_CACHE:
+        stems = {c[0] for r in lex.relations.values() for c in r.cues if len(c) == 1 and len(c[0]) >= 4}
+        stems |= {w for ws in lex.kin_words.values() for w in ws}
+        _CUE_CACHE[lex.sha256] = tuple(sorted(stems))
+    return _CUE_CACHE[lex.sha256]

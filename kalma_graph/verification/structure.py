@@ -1,0 +1,551 @@
+"""Stage one of the verifier: structure, no model.
+
+For each sentence of an answer it finds who the sentence speaks of (names and aliases of the graph's
+entities, surnames, pronouns resolved to the person the answer is talking about), where each value of
+the graph occurs (names, aliases, names of nations, dates with their precision, numbers), and which
+relation words stand between a value and the one it is said of. A cited triple is then
+
+- **supported** when its value is said of its subject with its relation (a cue such as "studied at" for
+  `educated at`, or a value that states the relation by itself, such as "was a poet"), in the right
+  direction;
+- **partial** when the value is said of the subject with a near or looser relation ("taught at" for
+  `educated at`), without any relation word where one is needed, or a vaguer value ("Oxford" for
+  "University of Oxford", a wrong full date in the right year);
+- **unsupported** when the value is absent, said of someone else ("influenced by Camus, a French writer"
+  does not state the subject's `occupation: writer`), inverted ("X's son, Y" for `X father: Y`), or a
+  name cited as a fact (`given name`), or `instance of: human` where the sentence never says "person".
+
+Every claim of the sentence (each value, name, date, number and evaluation it states) gets a status:
+supported by a cited triple, supported by a shown but uncited triple, absent from the graph, or
+contradicted (the graph holds another value for a single-valued relation of that subject).
+Rules: ../shared/docs/alignment-labels.md. Scores: supported ≥ 0.5 > partial, unsupported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from .lexicon import Lexicon, RelationCues, load_lexicon
+from .records import AnswerCheck, AnswerInput, CitationCheck, CitedTriple, Claim, GraphEntity, GraphTriple, SentenceCheck
+from .text import (
+    DateValue,
+    Token,
+    covered,
+    dates_in,
+    find_phrase,
+    find_stem,
+    fold,
+    number_of,
+    numbers_in,
+    parse_iso_date,
+    phrase,
+    spans_overlap,
+    tokenize,
+)
+
+MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per clause anyway
+_SINGULAR = frozenset("he she his her hers him himself herself".split())
+_SUBJECT_PRONOUNS = frozenset("he she his her hers they their both".split())
+_PLURAL = frozenset("they their them both".split())
+_RELATIVE = frozenset("who whose which whom that".split())
+_ARTICLES = frozenset("a an the".split())
+_COPULAS = frozenset("is was were are be been being became becomes has had have".split())
+_COORD = frozenset(["and", "&", ","])
+_NAME_CONNECTORS = frozenset("of the de von van der da di du la le al bin ibn y".split())
+_GENERIC_HEADS = frozenset(
+    "university college school institute academy party church society museum city county state "
+    "kingdom empire republic of the and for in at de la le province district river".split())
+_PLACE_WORDS = frozenset("city town municipality village commune borough county district province kingdom republic "
+                         "state empire region prefecture of the".split())
+_GLUE = frozenset(
+    "also both later then there which who whose whom that this these those its it itself one two "
+    "became become becomes well known as being beings been such other another many several some held".split())
+
+# A noun right after a value that names the relation the value is used for ("a German citizen").
+_ADJACENT_NOUNS = {"citizen": "country of citizenship", "citizens": "country of citizenship",
+                   "citizenship": "country of citizenship", "nationality": "country of citizenship",
+                   "speaker": "languages spoken, written or signed", "speakers": "languages spoken, written or signed",
+                   "descent": "ethnic group", "ancestry": "ethnic group", "heritage": "ethnic group"}
+
+# Score of each outcome (the calibrated second stage refines them when a model is given).
+SCORE = {
+    "supported_cue": 0.95,
+    "supported_implied": 0.82,
+    "supported_demonym": 0.72,
+    "partial_near": 0.4,
+    "partial_no_cue": 0.32,
+    "partial_vaguer": 0.3,
+    "partial_date": 0.3,
+    "unsupported_bystander": 0.1,
+    "unsupported_inverted": 0.08,
+    "unsupported_naming": 0.05,
+    "unsupported_person": 0.06,
+    "unsupported_absent_near": 0.08,
+    "unsupported_absent": 0.03,
+}
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    return load_lexicon().stop_words | _GLUE
+
+
+# --- mentions -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    kind: str  # "entity" (a graph entity), "pronoun", "name" (a capitalised name the graph does not hold)
+    ids: tuple[str, ...] = ()  # the entity ids it refers to (pronouns: resolved)
+    text: str = ""
+    subject: bool = False  # refers to an entity the answer is about (a subject of the shown graph)
+
+
+@dataclass
+class GraphView:
+    """The graph an answer may rest on, indexed for the checks."""
+
+    triples: list[GraphTriple]
+    names: dict[str, str]  # entity id -> name
+    aliases: dict[str, tuple[str, ...]]
+    subjects: list[str]  # the entities the answer is about, in order of first appearance
+    by_subject: dict[str, list[GraphTriple]] = field(default_factory=dict)
+    name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
+
+    @classmethod
+    def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity]) -> "GraphView":
+        names: dict[str, str] = {}
+        aliases: dict[str, tuple[str, ...]] = {}
+        for e in entities:
+            if e.name:
+                names[e.id] = e.name
+            if e.aliases:
+                aliases[e.id] = tuple(e.aliases)
+        subjects: list[str] = []
+        by_subject: dict[str, list[GraphTriple]] = {}
+        for t in shown:
+            if t.subject not in by_subject:
+                subjects.append(t.subject)
+                by_subject[t.subject] = []
+            by_subject[t.subject].append(t)
+            if t.label == "name" and t.value and t.subject not in names:
+                names[t.subject] = t.value
+            if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
+                names[t.object_id] = t.value
+        view = cls(list(shown), names, aliases, subjects, by_subject)
+        view.name_variants = view._variants()
+        return view
+
+    def _variants(self) -> list[tuple[tuple[str, ...], str, bool]]:
+        out: dict[tuple[str, ...], tuple[str, bool]] = {}
+        surnames: dict[tuple[str, ...], set[str]] = {}
+        firsts: dict[tuple[str, ...], set[str]] = {}
+        subject_set = set(self.subjects)
+        for eid, name in self.names.items():
+            for variant in (name, *self.aliases.get(eid, ())):
+                words = phrase(_without_parenthesis(variant))
+                if words and not (len(words) == 1 and len(words[0]) < 3):
+                    out.setdefault(words, (eid, True))
+            words = phrase(_without_parenthesis(name))
+            if eid in subject_set and len(words) >= 2 and len(words[-1]) >= 3 and words[-1] not in _stop_words():
+                surnames.setdefault((words[-1],), set()).add(eid)
+            if eid in subject_set and len(words) >= 2 and len(words[0]) >= 3 and words[0] not in _stop_words():
+                firsts.setdefault((words[0],), set()).add(eid)
+        for words, ids in [*surnames.items(), *firsts.items()]:
+            if len(ids) == 1 and words not in out:
+                out[words] = (next(iter(ids)), False)
+        return sorted(((w, eid, full) for w, (eid, full) in out.items()), key=lambda v: -len(v[0]))
+
+    def gender(self, eid: str) -> str | None:
+        for t in self.by_subject.get(eid, ()):
+            if fold(t.label) == "sex or gender":
+                return {"male": "m", "female": "f", "trans woman": "f", "trans man": "m"}.get(fold(t.value))
+        return None
+
+    def label(self, eid: str) -> str:
+        return self.names.get(eid) or eid
+
+
+@lru_cache(maxsize=65536)
+def _without_parenthesis(text: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", text).strip() or text
+
+
+def entity_mentions(tokens: Sequence[Token], view: GraphView) -> list[Mention]:
+    """Longest-first, non-overlapping mentions of the graph's entities (names, aliases, surnames)."""
+    taken: set[int] = set()
+    out = []
+    subject_set = set(view.subjects)
+    first_words: dict[str, list[int]] = {}
+    for i, t in enumerate(tokens):
+        if t.word:
+            first_words.setdefault(t.norm, []).append(i)
+    for words, eid, full in view.name_variants:
+        for i in first_words.get(words[0], ()):
+            span = (i, i + len(words))
+            if span[1] > len(tokens) or any(k in taken for k in range(*span)):
+                continue
+            if find_phrase(tokens[i:span[1]], words) != [(0, len(words))]:
+                continue
+            if not full and not tokens[i].capital:
+                continue
+            taken.update(range(*span))
+            out.append(Mention(span[0], span[1], "entity", (eid,), " ".join(t.text for t in tokens[slice(*span)]),
+                               eid in subject_set))
+    return sorted(out, key=lambda m: m.start)
+
+
+def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) -> list[Mention]:
+    """Runs of capitalised words the graph does not name (`Doris Lessing`): someone or something the
+    sentence speaks of. A capital at the start of the sentence alone does not make a name."""
+    demonym_words = _demonym_words(lexicon)
+    stop = _stop_words()
+    out = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        t = tokens[i]
+        if not (t.word and t.capital and i not in taken) or t.norm in demonym_words or (t.norm in stop and t.norm not in ("may",)):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and j not in taken and tokens[j].word and (
+                tokens[j].capital or (tokens[j].norm in _NAME_CONNECTORS and j + 1 < n and tokens[j + 1].capital)):
+            if tokens[j - 1].possessive:
+                break
+            j += 1
+        while j > i + 1 and tokens[j - 1].norm in _NAME_CONNECTORS:
+            j -= 1
+        if not (i == 0 and j == i + 1 and t.norm in stop) and not t.norm.isdigit():
+            if not (i == 0 and j == i + 1 and _looks_common(t.norm)):
+                out.append(Mention(i, j, "name", (), " ".join(x.text for x in tokens[i:j])))
+        i = j
+    return out
+
+
+def _looks_common(word: str) -> bool:
+    return word in _stop_words()
+
+
+@lru_cache(maxsize=1)
+def _demonym_words_cache() -> dict[str, frozenset[str]]:
+    return {}
+
+
+def _demonym_words(lexicon: Lexicon) -> frozenset[str]:
+    cache = _demonym_words_cache()
+    if lexicon.sha256 not in cache:
+        cache[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values() for d in ws for w in d.split())
+    return cache[lexicon.sha256]
+
+
+def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
+    out = []
+    for i, t in enumerate(tokens):
+        if i in taken or not t.word:
+            continue
+        if t.norm in _SINGULAR or t.norm in _PLURAL:
+            out.append(Mention(i, i + 1, "pronoun", (), t.text))
+        elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (i + 1 >= len(tokens) or not tokens[i + 1].word
+                                                                             or tokens[i + 1].norm in _COPULAS):
+            out.append(Mention(i - 1, i + 1, "pronoun", (), "the two"))
+    return out
+
+
+# --- who a value is said of ---------------------------------------------------------------------
+
+
+def _opens_clause(tokens: Sequence[Token], end: int) -> bool:
+    """The words right after a mention say something of it: a relative or appositive clause, a verb,
+    a possessive (`M, who`, `M, a poet`, `M was`, `M's father`)."""
+    if end >= len(tokens):
+        return False
+    t = tokens[end]
+    if t.text == "(":
+        return True
+    if t.text == ",":
+        nxt = tokens[end + 1] if end + 1 < len(tokens) else None
+        return nxt is not None and nxt.word and (nxt.norm in _RELATIVE or nxt.norm in _ARTICLES)
+    if not t.word:
+        return False
+    return t.norm in _RELATIVE or t.norm in _COPULAS or t.norm.endswith("ed") or t.norm in (
+        "also", "later", "served", "spoke", "wrote", "won", "died", "lived", "taught", "studied", "worked", "held",
+        "received", "attended", "played", "joined", "remained", "belonged", "grew")
+
+
+def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[int, int]) -> tuple[list[Mention], str]:
+    """The mention(s) the value at `span` is said of, and how they were found. Scanning left from the
+    value, the first mention that opens a clause (a subject, a possessive, a name followed by `, who` or
+    `, a`) holds it; names joined by `and` hold it together. A value before any mention is said of the
+    first person named after it."""
+    nxt = [m for m in mentions if m.start == span[1] and m.kind != "pronoun" and tokens[m.start].capital]
+    if nxt:  # "the Romantic poets John Milton": the value describes the name right after it
+        return [nxt[0]], "apposed"
+    before = [m for m in mentions if m.end <= span[0] and (m.kind == "pronoun" or m.subject or tokens[m.start].capital)]
+    for m in reversed(before):
+        if m.kind == "pronoun" and m.text.casefold() in ("him", "them"):
+            continue
+        if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" or _opens_clause(tokens, m.end) \
+                or (m.kind == "pronoun" and m.text.casefold() in _SUBJECT_PRONOUNS):
+            group = [m]
+            k = before.index(m)
+            while k > 0:
+                prev = before[k - 1]
+                gap = tokens[prev.end:group[0].start]
+                if gap and all((not g.word and g.text == ",") or g.norm in ("and", "&") for g in gap):
+                    group.insert(0, prev)
+                    k -= 1
+                else:
+                    break
+            return group, "left"
+    after = [m for m in mentions if m.start >= span[1] and (m.subject or m.kind == "pronoun")]
+    if after:
+        return [after[0]], "right"
+    return [], "none"
+
+
+# --- the check ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _ValueHit:
+    span: tuple[int, int]
+    how: str  # "name", "alias", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
+
+
+def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view: GraphView, lexicon: Lexicon,
+               dates: Sequence[tuple[int, int, DateValue]]) -> list[_ValueHit]:
+    """Where the sentence states `value`: its name, aliases, a nation's adjective, a date (to its
+    precision), a number; or, failing those, the distinctive part of a longer name (vaguer)."""
+    hits: list[_ValueHit] = []
+    date = parse_iso_date(value)
+    if date is not None:
+        for a, b, d in dates:
+            if d.year != date.year:
+                continue
+            if d.month is None or date.month is None:
+                hits.append(_ValueHit((a, b), "date" if (d.month is None) == (date.month is None) or d.month is None else "date_year"))
+            elif d.month == date.month and (d.day is None or date.day is None or d.day == date.day):
+                hits.append(_ValueHit((a, b), "date"))
+            else:
+                hits.append(_ValueHit((a, b), "date_wrong"))
+        return hits
+    number = number_of(value)
+    if number is not None:
+        return [_ValueHit((a, b), "number") for a, b, x in numbers_in(tokens) if abs(x - number) < 1e-9]
+    names = [value]
+    if object_id:
+        if view.names.get(object_id):
+            names.append(view.names[object_id])
+        names += list(view.aliases.get(object_id, ()))
+    seen: set[tuple[str, ...]] = set()
+    for k, name in enumerate(names):
+        words = phrase(_without_parenthesis(name))
+        if not words or words in seen:
+            continue
+        seen.add(words)
+        for span in find_phrase(tokens, words):
+            hits.append(_ValueHit(span, "name" if k == 0 else "alias"))
+    if not hits:
+        for name in names[:2]:
+            for adjective in lexicon.demonyms.get(fold(_without_parenthesis(name)), ()):
+                for span in find_phrase(tokens, phrase(adjective)):
+                    hits.append(_ValueHit(span, "demonym"))
+    if not hits:
+        words = phrase(_without_parenthesis(value))
+        core = tuple(w for w in words if w not in _PLACE_WORDS)
+        if core and core != words:  # "City of Brussels" is named by "Brussels"
+            hits += [_ValueHit(span, "name") for span in find_phrase(tokens, core)]
+        for variant in _word_forms(words):
+            hits += [_ValueHit(span, "name") for span in find_phrase(tokens, variant)]
+    if not hits:
+        words = phrase(_without_parenthesis(value))
+        if len(words) >= 2:
+            for w in words:
+                if w in _GENERIC_HEADS or w in _stop_words() or len(w) < 4:
+                    continue
+                for a, b in find_phrase(tokens, (w,)):
+                    if tokens[a].capital:
+                        hits.append(_ValueHit((a, b), "vaguer"))
+    return hits
+
+
+def _word_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Other forms of a one-word value: atheism/atheist, actor/actress."""
+    if len(words) != 1:
+        return []
+    w = words[0]
+    out = []
+    if w.endswith("ism"):
+        out.append(w[:-3] + "ist")
+    if w.endswith("tor"):
+        out.append(w[:-2] + "ress")
+    return [(x,) for x in out]
+
+
+def _cue_spans(tokens: Sequence[Token], rel: RelationCues, lo: int, hi: int) -> list[tuple[int, int]]:
+    out = []
+    for cue in rel.cues:
+        out += find_stem(tokens, cue, lo, hi)
+    return out
+
+
+@dataclass
+class _Context:
+    tokens: list[Token]
+    mentions: list[Mention]
+    view: GraphView
+    lexicon: Lexicon
+    dates: list[tuple[int, int, DateValue]]
+    question_words: frozenset[str]
+    _hits: dict = field(default_factory=dict)
+
+    def hits(self, value: str, object_id: str | None) -> list["_ValueHit"]:
+        """`value_hits` for this sentence, computed once per value."""
+        key = (value, object_id)
+        found = self._hits.get(key)
+        if found is None:
+            found = self._hits[key] = value_hits(self.tokens, value, object_id, self.view, self.lexicon, self.dates)
+        return found
+
+
+def check_citation(ctx: _Context, cited: CitedTriple, in_graph: bool, object_id: str | None) -> tuple[CitationCheck, list[tuple[int, int]]]:
+    """The verdict on one cited triple, and the token spans (value and cue) it accounts for."""
+    lex, tokens, view = ctx.lexicon, ctx.tokens, ctx.view
+    rel = lex.relation(cited.relation)
+    subject_name = view.label(cited.subject)
+
+    def verdict(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
+        v = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
+        return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=v,
+                             score=SCORE[kind], reason=reason, in_graph=in_graph), list(spans)
+
+    hits = ctx.hits(cited.value, object_id)
+    if rel.naming:
+        cue = _cue_spans(tokens, rel, 0, len(tokens))
+        if hits and cue:
+            return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'", [hits[0].span, cue[0]])
+        return verdict("unsupported_naming", f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
+    if fold(cited.relation) == "instance of" and fold(cited.value) in ("human", "person", "human being"):
+        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w))]
+        if not found:
+            return verdict("unsupported_person", "being about a person does not state 'instance of: human' (the sentence never says so)")
+        hits = [_ValueHit(found[0], "name")]
+    if not hits:
+        partial_words = [w for w in phrase(_without_parenthesis(cited.value)) if w not in _stop_words() and len(w) > 3]
+        near = any(find_phrase(tokens, (w,)) for w in partial_words)
+        return verdict("unsupported_absent_near" if near else "unsupported_absent",
+                       f"the value '{cited.value}' is not stated")
+    best: tuple[CitationCheck, list] | None = None
+    for hit in hits:
+        result = _judge_hit(ctx, cited, rel, hit, subject_name)
+        if best is None or result[0].score > best[0].score:
+            best = result
+    assert best is not None
+    return best[0].model_copy(update={"in_graph": in_graph}), best[1]
+
+
+def _judge_hit(ctx: _Context, cited: CitedTriple, rel: RelationCues, hit: _ValueHit, subject_name: str) -> tuple[CitationCheck, list]:
+    tokens, lex = ctx.tokens, ctx.lexicon
+    in_graph = True  # set by check_citation
+
+    def out(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
+        v = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
+        return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=v,
+                             score=SCORE[kind], reason=reason, in_graph=in_graph), list(spans)
+
+    found, how = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), hit.span)], hit.span)
+    ids = {i for m in found for i in m.ids}
+    if found and cited.subject not in ids:
+        other = ", ".join(ctx.view.label(m.ids[0]) if m.ids else m.text for m in found)
+        return out("unsupported_bystander", f"'{cited.value}' is said of {other}, not of {subject_name}")
+    if not found and ctx.view.subjects and cited.subject not in ctx.view.subjects[:1]:
+        return out("unsupported_bystander", f"the sentence does not speak of {subject_name}")
+    if how == "left":
+        lo, hi = max(m.end for m in found), hit.span[0]
+    elif how == "right":
+        lo, hi = hit.span[1], min(m.start for m in found)
+    else:
+        lo, hi = 0, len(tokens)
+    spans = [hit.span]
+    if hit.how == "date_wrong":
+        return out("partial_date", f"another full date in the year of {cited.value}", spans)
+    if rel.kin:
+        return _judge_kin(ctx, cited, rel, lo, hi, spans, out, how == "right")
+    own = _cue_spans(tokens, rel, lo, min(hi + 0, len(tokens)))
+    if how == "left" and not own:  # "... in Jena, where he was born": a cue right after the value
+        own = _cue_spans(tokens, rel, hit.span[1], min(hit.span[1] + 4, len(tokens)))
+    if rel.active_inverts and own and not _passive(tokens, own[0]):
+        return out("unsupported_inverted", f"the sentence says {subject_name} {tokens[own[0][0]].text} {cited.value}: "
+                   f"the inverse of '{cited.relation}'")
+    if hit.how == "vaguer":
+        return out("partial_vaguer", f"a vaguer value than '{cited.value}'", spans + own[:1])
+    after = tokens[hit.span[1]].norm if hit.span[1] < len(tokens) and tokens[hit.span[1]].word else ""
+    other = _ADJACENT_NOUNS.get(after)
+    if other and other != rel.label:
+        return out("partial_near", f"'{_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{other}', not '{cited.relation}'", spans)
+    if own:
+        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{_text(tokens, own[0])}'", spans + own[:1])
+    for near_label in rel.near:
+        near = _cue_spans(tokens, lex.relation(near_label), lo, hi)
+        if near:
+            return out("partial_near", f"'{_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
+    if hit.how == "demonym":
+        if rel.demonym:
+            return out("supported_demonym", f"'{_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
+        return out("partial_no_cue", f"'{_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
+    if rel.implied:
+        return out("supported_implied", f"'{cited.value}' is said of {subject_name}", spans)
+    return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _judge_kin(ctx: _Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
+               value_first: bool = False) -> tuple[CitationCheck, list]:
+    tokens, lex = ctx.tokens, ctx.lexicon
+    want = rel.kin
+    subject_name = ctx.view.label(cited.subject)
+    for i in range(max(lo, 0), min(hi, len(tokens))):
+        cls = lex.kin_class_of(tokens[i].norm) if tokens[i].word else None
+        if cls is None:
+            continue
+        # "S, son of V" / "S was the father of V": S is <word> of V, so V is S's inverse relative
+        of_follows = i + 1 < len(tokens) and tokens[i + 1].norm == "of"
+        if value_first:  # "V was a child of S", "V, S's son": V is S's <word>
+            stated = lex.kin_inverse.get(cls, cls) if (i > 0 and tokens[i - 1].possessive and i - 1 < lo) else cls
+        else:
+            stated = lex.kin_inverse.get(cls, cls) if of_follows else cls
+        if stated == want or want == "relative":
+            word = tokens[i].norm
+            exact = rel.label in ("father", "mother") and of_follows is False and word.startswith(("father", "mother")) \
+                and not word.startswith(rel.label[:4])
+            if exact:
+                return out("partial_near", f"'{tokens[i].text}' is not '{cited.relation}'", spans)
+            return out("supported_cue", f"'{cited.value}' is {subject_name}'s {tokens[i].text}", spans + [(i, i + 1)])
+        if stated == lex.kin_inverse.get(want) and want != stated:
+            return out("unsupported_inverted", f"the sentence makes {cited.value} {subject_name}'s {tokens[i].text} "
+                       f"({'of ' if of_follows else ''}the inverse of '{cited.relation}')")
+        return out("partial_near", f"'{tokens[i].text}' is another family relation than '{cited.relation}'", spans)
+    return out("partial_no_cue", f"'{cited.value}' is named without a family word for '{cited.relation}'", spans)
+
+
+def _passive(tokens: Sequence[Token], cue: tuple[int, int]) -> bool:
+    """`influenced by V`, `was a student of V`, `his influences included V`: the cue reads forward."""
+    word = tokens[cue[0]].norm
+    nxt = tokens[cue[1]].norm if cue[1] < len(tokens) else ""
+    prev = tokens[cue[0] - 1].norm if cue[0] > 0 else ""
+    if nxt in ("by", "of", "from", "under", "with") or word.startswith(("student", "pupil", "stud", "admir", "apprentic")):
+        return not word.startswith("teach")
+    if word.endswith(("ence", "ences")) and (prev in ("his", "her", "their") or tokens[cue[0] - 1].possessive if cue[0] else False):
+        return True
+    if word in ("influences", "influence", "inspiration", "inspirations") and nxt in ("include", "included", "were", "was", "is"):
+        return True
+    return word in ("influenced", "inspired") and prev in _COPULAS
+
+
+def _text(tokens: Sequence[Token], span: tuple[int, int]) -> str:
+    return " ".join(t.text for t in tokens[span[0]:span[1]])

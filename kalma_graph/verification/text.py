@@ -1,0 +1,199 @@
+"""Words of a sentence and where a name, value or cue occurs among them.
+
+The verifier works on word positions, not characters: a sentence becomes `Token`s (words with their
+case-folded, accent-free form, and the punctuation that separates clauses), and every match — a name, a
+value, a relation cue — is a span of token positions. Plurals and possessives are tolerated at the end
+of a phrase (`poets` states `poet`, `Pushkin's` names Pushkin).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+_TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
+_POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH_INDEX = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)}
+_ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
+_NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
+
+
+@lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Case-folded, accents removed, apostrophes straightened: `Brontë` and `bronte` are one word."""
+    text = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
+    return "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as written
+    norm: str  # folded, possessive and trailing dot removed
+    start: int  # character offsets in the sentence
+    end: int
+    word: bool  # False for clause punctuation
+    possessive: bool = False
+    capital: bool = False
+
+
+def tokenize(text: str) -> list[Token]:
+    out = []
+    for m in _TOKEN_RE.finditer(text):
+        raw = m.group()
+        if not raw[0].isalnum():
+            out.append(Token(raw, raw, m.start(), m.end(), False))
+            continue
+        norm = fold(raw).rstrip(".")
+        possessive = bool(_POSSESSIVE_RE.search(norm)) and len(norm) > 2 and ("'" in norm)
+        if possessive:
+            norm = _POSSESSIVE_RE.sub("", norm)
+        out.append(Token(raw, norm, m.start(), m.end(), True, possessive, raw[0].isupper()))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def phrase(text: str) -> tuple[str, ...]:
+    """The folded words of a name or value (`King's College London` → ('king's', 'college', 'london'))."""
+    return tuple(t.norm for t in tokenize(text) if t.word and t.norm)
+
+
+def _same(word: str, want: str, last: bool) -> bool:
+    if word == want:
+        return True
+    if not last or len(want) < 3:
+        return False
+    # a plural or a simple inflection of the last word: poet/poets, philosophy/philosophies
+    if word.startswith(want) and word[len(want):] in ("s", "es"):
+        return True
+    if want.startswith(word) and want[len(word):] in ("s", "es"):
+        return True
+    return want.endswith("y") and word == want[:-1] + "ies"
+
+
+def find_phrase(tokens: Sequence[Token], words: Sequence[str]) -> list[tuple[int, int]]:
+    """Every span (start, end) of token positions where `words` occur, tolerating a plural at the end."""
+    if not words:
+        return []
+    out = []
+    n = len(words)
+    head = words[0][:3]
+    for i in range(len(tokens) - n + 1):
+        if not tokens[i].word or not tokens[i].norm.startswith(head):
+            continue
+        ok = True
+        for k in range(n):
+            t = tokens[i + k]
+            if not t.word or not _same(t.norm, words[k], k == n - 1):
+                ok = False
+                break
+        if ok:
+            out.append((i, i + n))
+    return out
+
+
+def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """Spans in [lo, hi) where consecutive words start with the stems (`stud` matches `studied`)."""
+    hi = len(tokens) if hi is None else hi
+    n = len(stems)
+    out = []
+    for i in range(max(lo, 0), hi - n + 1):
+        if all(tokens[i + k].word and tokens[i + k].norm.startswith(stems[k]) for k in range(n)):
+            out.append((i, i + n))
+    return out
+
+
+# --- dates and numbers ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DateValue:
+    year: int
+    month: int | None = None
+    day: int | None = None
+
+
+def parse_iso_date(value: str) -> DateValue | None:
+    """`1879-03-14`, `+1879-03-14T00:00:00Z`, `1879-00-00` (year precision), `1879` → a DateValue."""
+    m = _ISO_DATE_RE.match(value.strip())
+    if not m:
+        return None
+    year = int(m.group(1))
+    month = int(m.group(2)) if m.group(2) and int(m.group(2)) else None
+    day = int(m.group(3)) if m.group(3) and month and int(m.group(3)) else None
+    if month is None and not (len(m.group(1)) >= 3 or value.strip().startswith(("+", "-"))):
+        return None  # a bare short number is not a date
+    return DateValue(year, month, day)
+
+
+def dates_in(tokens: Sequence[Token]) -> list[tuple[int, int, DateValue]]:
+    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`."""
+    out: list[tuple[int, int, DateValue]] = []
+    used: set[int] = set()
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        if not t.word or t.norm not in _MONTH_INDEX or (len(t.norm) == 3 and not t.capital):
+            continue
+        if t.norm == "may" and not t.capital:
+            continue
+        month = _MONTH_INDEX[t.norm]
+        # Month D, YYYY / Month YYYY
+        j = i + 1
+        day = None
+        if j < n and tokens[j].norm.isdigit() and len(tokens[j].norm) <= 2:
+            day = int(tokens[j].norm)
+            j += 1
+            if j < n and tokens[j].text == ",":
+                j += 1
+        if j < n and tokens[j].norm.isdigit() and 3 <= len(tokens[j].norm) <= 4:
+            start = i
+            if day is None and i > 0 and tokens[i - 1].norm.isdigit() and len(tokens[i - 1].norm) <= 2:
+                day, start = int(tokens[i - 1].norm), i - 1
+            out.append((start, j + 1, DateValue(int(tokens[j].norm), month, day)))
+            used.update(range(start, j + 1))
+    for i, t in enumerate(tokens):
+        if i in used or not t.word:
+            continue
+        if t.norm.isdigit() and len(t.norm) == 4 and 1000 <= int(t.norm) <= 2100:
+            out.append((i, i + 1, DateValue(int(t.norm))))
+        elif re.fullmatch(r"\d{3,4}s", t.norm):  # "the 1920s": a decade, kept as its first year
+            out.append((i, i + 1, DateValue(int(t.norm[:-1]))))
+    return sorted(out, key=lambda d: d[0])
+
+
+def number_of(value: str) -> float | None:
+    text = value.strip().lstrip("+")
+    if not _NUMBER_RE.match(text):
+        return None
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def numbers_in(tokens: Sequence[Token]) -> list[tuple[int, int, float]]:
+    out = []
+    for i, t in enumerate(tokens):
+        if t.word and _NUMBER_RE.match(t.norm):
+            value = number_of(t.norm)
+            if value is not None:
+                out.append((i, i + 1, value))
+    return out
+
+
+def words_between(tokens: Sequence[Token], lo: int, hi: int) -> list[Token]:
+    return [t for t in tokens[max(lo, 0):max(hi, 0)] if t.word]
+
+
+def spans_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def covered(spans: Iterable[tuple[int, int]]) -> set[int]:
+    out: set[int] = set()
+    for a, b in spans:
+        out.update(range(a, b))
+    return out

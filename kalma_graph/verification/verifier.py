@@ -1,0 +1,87 @@
+"""The one entry point: `Verifier.verify(AnswerInput) -> AnswerCheck`. The adapters that build an
+`AnswerInput` from an answers-file record or from any text live with the citation parser
+(`kalma_graph.evaluation.verify`), which sits above this package.
+
+A store, when given, widens the graph: the aliases of every entity the answer may name, and every
+statement the store holds about the answer's subjects (so that a claim the model was not shown can still
+be held or contradicted). Nothing is written to the store.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from .claims import verify_structure
+from .lexicon import Lexicon, load_lexicon
+from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
+
+VERIFIER_VERSION = "1"
+
+
+class Verifier:
+    """Graph-grounded checking of citations and claims. `store` (a `GraphStore`) is optional; `calibrator`
+    (stage two, `kalma_graph.verification.calibration.Calibrator`) refines citation scores with a model."""
+
+    def __init__(self, store: Any | None = None, *, calibrator: Any | None = None, lexicon: Lexicon | None = None) -> None:
+        self.store = store
+        self.calibrator = calibrator
+        self.lexicon = lexicon or load_lexicon()
+        self.citations = 0
+        self.seconds = 0.0
+
+    def describe(self) -> dict[str, Any]:
+        out = {"name": "kalma-graph verifier", "version": VERIFIER_VERSION, "stage": "structure",
+               "cues_sha256": self.lexicon.sha256, "store": getattr(self.store, "uri", None)}
+        if self.calibrator is not None:
+            out |= {"stage": "structure+model", "model": self.calibrator.describe()}
+        return out
+
+    def verify(self, answer: AnswerInput) -> AnswerCheck:
+        started = time.perf_counter()
+        entities = list(answer.entities)
+        store_triples: dict[str, list[GraphTriple]] = {}
+        if self.store is not None:
+            entities, store_triples = self._from_store(answer)
+            answer = answer.model_copy(update={"entities": entities})
+        check = verify_structure(answer, self.lexicon, store_triples)
+        if self.calibrator is not None:
+            check = self.calibrator.refine(answer, check)
+        check = check.model_copy(update={"verifier": self.describe()})
+        self.citations += len(check.citations)
+        self.seconds += time.perf_counter() - started
+        return check
+
+    def verify_many(self, answers: Sequence[AnswerInput]) -> list[AnswerCheck]:
+        return [self.verify(a) for a in answers]
+
+    def _from_store(self, answer: AnswerInput) -> tuple[list[GraphEntity], dict[str, list[GraphTriple]]]:
+        subjects = list(dict.fromkeys(t.subject for t in answer.shown))
+        ids = set(subjects) | {t.object_id for t in answer.shown if t.object_id}
+        known = {e.id: e for e in answer.entities}
+        for e in self.store.get_entities(sorted(ids)):
+            mine = known.get(e.id)
+            known[e.id] = GraphEntity(id=e.id, name=(mine.name if mine and mine.name else e.name),
+                                      aliases=tuple(dict.fromkeys((*(mine.aliases if mine else ()), *e.aliases))))
+        held = self.store.one_hop_many(subjects) if subjects else {}
+        triples = {s: [graph_triple(t) for t in ts] for s, ts in held.items()}
+        return list(known.values()), triples
+
+
+def graph_triple(t: Any) -> GraphTriple:
+    """A `store.base.Triple` or `records.TripleRecord` as the verifier reads it."""
+    return GraphTriple(subject=t.subject, label=t.label, value=str(t.value), pid=getattr(t, "pid", "") or "",
+                       object_id=getattr(t, "object_id", None), datatype=getattr(t, "datatype", None))
+
+
+def from_scored(scored: Any) -> AnswerInput:
+    """A `ScoredAnswer` (the evaluation's parse) as an `AnswerInput`."""
+    entities = [GraphEntity(id=i, name=n) for i, n in scored.subject_names.items() if n]
+    return AnswerInput(
+        id=scored.id,
+        question=scored.question,
+        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
+                   for s in scored.parsed.sentences],
+        shown=[graph_triple(t) for t in scored.shown],
+        entities=entities,
+    )

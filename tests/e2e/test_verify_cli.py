@@ -1,0 +1,40 @@
+"""`kalma-graph verify` on the real embedded store loaded from the bundled dumps: any answer's claims
+against the graph, bad input as a clear error, and the graph left unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from cli.main import cli
+
+DUMPS = Path(__file__).resolve().parents[2] / "dumps"
+
+
+def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
+    store = f"embedded:{tmp_path / 'graph.lbdb'}"
+    runner = CliRunner()
+    loaded = runner.invoke(cli, ["ingest", str(DUMPS / "wikidata_sample.jsonl.gz"), str(DUMPS / "biokalma_records.jsonl.gz"),
+                                 "--store", store])
+    assert loaded.exit_code == 0, loaded.output
+    before = runner.invoke(cli, ["stats", "--store", store, "--json"]).output
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"question": "Who influenced Joyce Carol Oates?",
+                                   "answer": "Joyce Carol Oates was influenced by Franz Kafka, who was a German writer. "
+                                             "MATCH (n) DETACH DELETE n; {\"x\": '1'}"}) + "\n" + "\n", encoding="utf-8")
+    result = runner.invoke(cli, ["verify", str(answers), "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    claims = [c for s in report["checks"][0]["sentences"] for c in s["claims"]]
+    kafka = [c for c in claims if c["text"] == "Franz Kafka"]
+    assert kafka and kafka[0]["status"] == "supported_uncited", claims  # the graph holds it, nobody cited it
+    assert any(c["status"] == "absent" for c in claims)
+    assert (tmp_path / "answers.verify.json").is_file()
+    assert runner.invoke(cli, ["stats", "--store", store, "--json"]).output == before  # nothing written
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"answer": "fine"}\n{"question": "no answer"}\n', encoding="utf-8")
+    failed = runner.invoke(cli, ["verify", str(bad), "--store", store])
+    assert failed.exit_code == 2 and "bad.jsonl:2" in failed.output

@@ -1,0 +1,158 @@
+"""The verifier's truth table (issue 31's cases and the labelling rules' examples), bad input, and its
+figures on the labelled dev set (real answers of our runs, two annotation passes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kalma_graph.evaluation.verify import text_input
+from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple, Verifier
+
+SHOWN = [
+    GraphTriple(subject="Q57643", label="father", value="Lee Kuan Yew", object_id="Q1"),
+    GraphTriple(subject="Q217557", label="occupation", value="poet", object_id="Q49757"),
+    GraphTriple(subject="Q217557", label="influenced by", value="Doris Lessing", object_id="Q40874"),
+    GraphTriple(subject="Q40909", label="educated at", value="King's College London", object_id="Q245247"),
+    GraphTriple(subject="Q10665", label="instance of", value="human", object_id="Q5"),
+    GraphTriple(subject="Q22670", label="ethnic group", value="Germans", object_id="Q42884"),
+    GraphTriple(subject="Q22670", label="place of birth", value="Marbach am Neckar", object_id="Q3806"),
+    GraphTriple(subject="Q22670", label="date of birth", value="1759-11-10", datatype="time"),
+    GraphTriple(subject="Q22670", label="occupation", value="poet", object_id="Q49757"),
+]
+ENTITIES = [GraphEntity(id="Q57643", name="Lee Hsien Loong"), GraphEntity(id="Q217557", name="Joyce Carol Oates"),
+            GraphEntity(id="Q40909", name="Virginia Woolf"), GraphEntity(id="Q10665", name="Kim Jong-il"),
+            GraphEntity(id="Q22670", name="Friedrich Schiller")]
+
+
+def check(sentence: str, *cited: tuple[str, str, str], previous: str = "", question: str = ""):
+    sentences = ([(previous, [])] if previous else []) + [(sentence, [CitedTriple(subject=s, relation=r, value=v)
+                                                                      for s, r, v in cited])]
+    answer = AnswerInput(question=question, sentences=sentences, shown=SHOWN, entities=ENTITIES)
+    return Verifier().verify(answer).sentences[-1]
+
+
+# (sentence, cited triple, expected verdict): the issue's failures, and what must still pass
+CASES = [
+    ("Lee Hsien Loong's son, Lee Kuan Yew, served in the Singapore Army.", ("Q57643", "father", "Lee Kuan Yew"), "unsupported"),
+    ("Lee Hsien Loong's father, Lee Kuan Yew, served in the Singapore Army.", ("Q57643", "father", "Lee Kuan Yew"), "supported"),
+    ("Lee Hsien Loong is the son of Lee Kuan Yew.", ("Q57643", "father", "Lee Kuan Yew"), "supported"),
+    ("Joyce Carol Oates was influenced by Doris Lessing, who was an English novelist and poet.",
+     ("Q217557", "occupation", "poet"), "unsupported"),
+    ("Joyce Carol Oates was influenced by Doris Lessing, who was an English novelist and poet.",
+     ("Q217557", "influenced by", "Doris Lessing"), "supported"),
+    ("Joyce Carol Oates influenced Doris Lessing.", ("Q217557", "influenced by", "Doris Lessing"), "unsupported"),
+    ("Joyce Carol Oates is an American poet.", ("Q217557", "occupation", "poet"), "supported"),
+    ("Virginia Woolf taught at King's College London.", ("Q40909", "educated at", "King's College London"), "partial"),
+    ("Virginia Woolf studied at King's College London.", ("Q40909", "educated at", "King's College London"), "supported"),
+    ("Kim Jong-il was a North Korean leader.", ("Q10665", "instance of", "human"), "unsupported"),
+    ("Kim Jong-il was a human being.", ("Q10665", "instance of", "human"), "supported"),
+    ("Friedrich Schiller was born in 1759.", ("Q22670", "date of birth", "1759-11-10"), "supported"),
+    ("Friedrich Schiller was born on March 3, 1759.", ("Q22670", "date of birth", "1759-11-10"), "partial"),
+    ("Friedrich Schiller was born on November 10, 1759.", ("Q22670", "date of birth", "1759-11-10"), "supported"),
+    ("Friedrich Schiller wrote plays.", ("Q22670", "place of birth", "Marbach am Neckar"), "unsupported"),
+    ("Friedrich Schiller was a German citizen.", ("Q22670", "ethnic group", "Germans"), "partial"),
+]
+
+
+@pytest.mark.parametrize("sentence,cited,expected", CASES)
+def test_citation_verdicts(sentence, cited, expected):
+    result = check(sentence, cited).citations[0]
+    assert result.verdict == expected, result.reason
+    assert (result.score >= 0.5) == (expected == "supported")
+    assert result.reason
+
+
+def test_a_pronoun_refers_to_the_person_the_answer_is_about():
+    assert check("She was a poet.", ("Q217557", "occupation", "poet"),
+                 previous="Joyce Carol Oates was born in New York.").citations[0].verdict == "supported"
+    # the previous sentence is about Schiller: "He" is not Oates
+    assert check("He was a poet.", ("Q217557", "occupation", "poet"),
+                 previous="Friedrich Schiller lived in Jena.").citations[0].verdict == "unsupported"
+
+
+def test_a_contradicted_claim_is_flagged_with_the_value_the_graph_holds():
+    sentence = check("Friedrich Schiller was a German poet and was born in Jena.", ("Q22670", "occupation", "poet"))
+    jena = [c for c in sentence.claims if c.text == "Jena"]
+    assert jena and jena[0].status == "contradicted"
+    assert "Marbach am Neckar" in (jena[0].evidence or "")
+    assert not sentence.fully_supported
+
+
+def test_an_invented_date_beside_a_trivial_citation_is_not_fully_supported():
+    sentence = check("Kim Jong-il was a human, born on January 8, 1982.", ("Q10665", "instance of", "human"))
+    assert sentence.citations[0].verdict == "supported"
+    assert [c.status for c in sentence.claims if c.kind == "date"] == ["absent"]
+    assert not sentence.fully_supported
+
+
+def test_a_sentence_that_says_only_its_citations_is_fully_supported():
+    sentence = check("Joyce Carol Oates was a poet.", ("Q217557", "occupation", "poet"))
+    assert sentence.fully_supported, sentence.claims
+    assert not check("Joyce Carol Oates was a prestigious poet.", ("Q217557", "occupation", "poet")).fully_supported
+
+
+def test_a_shown_but_uncited_fact_is_held_by_the_graph():
+    sentence = check("Joyce Carol Oates was a poet influenced by Doris Lessing.", ("Q217557", "occupation", "poet"))
+    lessing = [c for c in sentence.claims if "Lessing" in c.text]
+    assert lessing and lessing[0].status == "supported_uncited"
+
+
+@pytest.mark.parametrize("text", [
+    "",  # empty
+    "Friedrich Schiller war ein deutscher Dichter.",  # not English
+    "MATCH (n) DETACH DELETE n; RETURN '\"}{' // [Q1, x: y]",  # hostile
+    "Joyce Carol Oates was a poet. " * 400,  # ~12,000 characters
+])
+def test_bad_input_gets_a_verdict_never_a_traceback(text):
+    answer = text_input(text, question="who?", shown=[])
+    result = Verifier().verify(answer)
+    for s in result.sentences:
+        for c in s.citations:
+            assert c.verdict in ("supported", "partial", "unsupported") and c.reason
+
+
+def test_a_citation_to_an_entity_not_in_the_graph_is_unsupported_with_a_reason():
+    result = check("Joyce Carol Oates was a poet.", ("Q999999999", "occupation", "poet")).citations[0]
+    assert result.verdict == "unsupported" and not result.in_graph and "not in the graph shown" in result.reason
+
+
+LABELS = Path(__file__).resolve().parents[2] / "bench" / "results" / "verifier" / "labels"
+
+
+def test_the_verifier_separates_annotated_citations_on_the_dev_set():
+    """Real answers (Table 5 / 7 / Figure 5 runs), labelled by two independent passes (kappa 0.99): a
+    regression guard on the dev set (the held-out test set is reported by bench/verifier_eval.py only)."""
+    import csv
+
+    from kalma_graph.evaluation.evaluate import read_answers
+    from kalma_graph.evaluation.verify import verifier_input as answer_input
+
+    labels = {}
+    for name in ("A", "B"):
+        for row in csv.DictReader((LABELS / f"labels_dev_{name}.csv").open(encoding="utf-8")):
+            key = (row["item_id"], row["citation"])
+            labels[key] = min(labels.get(key, 9), int(row["label"]))
+    items = [json.loads(line) for line in (LABELS / "items.jsonl").open(encoding="utf-8")]
+    items = [i for i in items if i["split"] == "dev"]
+    root = LABELS.parents[2] / "results" / "paper"
+    records = {}
+    for run in {i["run"] for i in items}:
+        for r in read_answers(root / run / "answers.jsonl").records:
+            records[(run, str(r.id))] = r
+    verifier = Verifier()
+    checks = {k: verifier.verify(answer_input(records[k])) for k in {(i["run"], i["answer_id"]) for i in items}}
+    scores, truth = [], []
+    for item in items:
+        sentence = checks[(item["run"], item["answer_id"])].sentences[int(item["item_id"].rsplit("-", 1)[1])]
+        for c in item["citations"]:
+            scores.append(sentence.citations[c["index"]].score)
+            truth.append(labels[(item["item_id"], str(c["index"]))] == 2)
+    pos = [s for s, t in zip(scores, truth) if t]
+    neg = [s for s, t in zip(scores, truth) if not t]
+    auc = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg) / (len(pos) * len(neg))
+    accuracy = sum((s >= 0.5) == t for s, t in zip(scores, truth)) / len(truth)
+    assert len(truth) >= 200
+    assert auc >= 0.93 and accuracy >= 0.88, (auc, accuracy)
