@@ -181,7 +181,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default=None)
     parser.add_argument("--nli", default=os.environ.get("KALMA_NLI_MODEL") or str(REPO.parent / "shared/models/nli-minilm-l6-v1"))
-    parser.add_argument("--judge", choices=["nli", "llm"], default="nli")
+    parser.add_argument("--judge", choices=["nli", "llm", "verifier"], default="nli")
     parser.add_argument("--model", default=None, help="GGUF for --judge llm")
     parser.add_argument("--out", default=None, help="Output directory (default: a temporary one)")
     args = parser.parse_args()

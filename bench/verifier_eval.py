@@ -85,7 +85,7 @@ def main() -> None:
         from kalma_graph.models.nli import load_nli
         from kalma_graph.verification.calibration import Calibrator
 
-        calibrator = Calibrator.load_default(load_nli(args.nli))
+        calibrator = Calibrator.load(load_nli(args.nli, cache=None))
     verifier = Verifier(calibrator=calibrator)
     checks = {}
     started = time.perf_counter()

@@ -85,7 +85,8 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.argument("samples", type=click.Path(exists=True))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
 @click.option("--evaluator", "evaluators", multiple=True, required=True, metavar="NAME",
-              help="nli-2way, nli-3way, cot-nli, llm-zero-shot, llm-few-shot, cot-llm or finetuned:PATH (repeatable).")
+              help="nli-2way, nli-3way, cot-nli, llm-zero-shot, llm-few-shot, cot-llm, verifier (the graph-grounded "
+                   "verifier, no model) or finetuned:PATH (repeatable).")
 @nli_option
 @click.option("--nli-cache", default="default", show_default=True,
               help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")

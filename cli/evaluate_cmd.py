@@ -49,6 +49,10 @@ def nli_options(func):
                      show_default=True, help="Who judges text–citation alignment: the graph-grounded verifier (no model "
                                              "needed) or the paper's NLI model (--nli). With an NLI model the verifier's "
                                              "report also gives the NLI figure beside it."),
+        click.option("--verifier-nli", is_flag=True,
+                     help="Verifier stage two: combine its structural verdicts with the NLI model's entailment "
+                          "(weights fitted on graph-generated pairs for nli-minilm-l6-v1; docs/verifier.md: not "
+                          "better than stage one on held-out labels, so off by default)."),
         click.option("--no-nli", is_flag=True, help="Skip alignment and [NA] quality (no NLI model is loaded)."),
         click.option("--nli-batch-size", type=int, default=32, show_default=True),
         click.option("--nli-cache", type=click.Path(dir_okay=False), default=None,
@@ -141,7 +145,7 @@ def progress_printer(enabled: bool):
 def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_json, nli_model, no_nli,
              nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,
              geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed,
-             alignment_method):
+             alignment_method, verifier_nli):
     """Score an answers file: citation quality, text–citation alignment (the verifier; or NLI), [NA] quality, G-Eval.
 
     Writes OUT/results.json, OUT/per_answer.csv, OUT/answers_scored.jsonl, OUT/summary.md and
@@ -164,10 +168,18 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
             from kalma_graph.store import open_store
 
             store = open_store(store_uri)
+        verifier = None
+        if verifier_nli:
+            from kalma_graph.verification import Verifier
+            from kalma_graph.verification.calibration import Calibrator
+
+            if nli is None:
+                raise ValueError("--verifier-nli needs an NLI model (--nli MODEL)")
+            verifier = Verifier(store, calibrator=Calibrator.load(nli))
         try:
             results = evaluate_file(answers, out_dir=out, gold=gold, nli=nli, judge=judge_obj, options=options,
                                     store=store, run_id=run_id, plots=not no_plots,
-                                    progress=progress_printer(progress))
+                                    progress=progress_printer(progress), verifier=verifier)
         finally:
             if store is not None:
                 store.close()

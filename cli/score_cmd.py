@@ -36,8 +36,9 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Output directory; re-running with the same one skips answers already scored.")
 @store_option
-@click.option("--judge", type=click.Choice(["nli", "llm"]), default="nli", show_default=True,
-              help="KG-AttrScore judge: the NLI model, or the local LLM with the Figure 2 prompt.")
+@click.option("--judge", type=click.Choice(["nli", "llm", "verifier"]), default="nli", show_default=True,
+              help="KG-AttrScore judge: the NLI model, the local LLM with the Figure 2 prompt, or kalma-graph's "
+                   "graph-grounded verifier (no model).")
 @click.option("--intent", "intent", type=click.Choice(["nli", "llm", "rules"]), default="nli", show_default=True,
               help="Intent classifier: zero-shot NLI, the local LLM, or cue-phrase rules.")
 @click.option("--nli", "nli_path", default=None, metavar="PATH",

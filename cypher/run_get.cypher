@@ -9,4 +9,7 @@ RETURN r.id AS id, r.created_at AS created_at, r.answers_file AS answers_file, r
        r.f1_macro AS f1_macro, r.alignment_micro AS alignment_micro, r.alignment_macro AS alignment_macro,
        r.na_precision AS na_precision, r.na_recall AS na_recall, r.na_f1 AS na_f1,
        r.geval_coherence AS geval_coherence, r.geval_consistency AS geval_consistency,
-       r.geval_fluency AS geval_fluency, r.geval_relevance AS geval_relevance, r.header_json AS header_json
+       r.geval_fluency AS geval_fluency, r.geval_relevance AS geval_relevance, r.header_json AS header_json,
+       r.alignment_method AS alignment_method, r.alignment_nli_micro AS alignment_nli_micro,
+       r.fully_supported_share AS fully_supported_share, r.claims_absent AS claims_absent,
+       r.claims_contradicted AS claims_contradicted

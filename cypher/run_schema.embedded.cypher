@@ -1,6 +1,20 @@
-CREATE NODE TABLE IF NOT EXISTS Run(id STRING, created_at STRING, answers_file STRING, answers_sha256 STRING, records INT64, variants STRING[], matching STRING, hypothesis_format STRING, absent_set STRING, gold_file STRING, gold_sha256 STRING, nli_model STRING, nli_hash STRING, judge_model STRING, judge_sha256 STRING, citations INT64, answers_without_citation INT64, correctness DOUBLE, precision_micro DOUBLE, recall_micro DOUBLE, f1_micro DOUBLE, precision_macro DOUBLE, recall_macro DOUBLE, f1_macro DOUBLE, alignment_micro DOUBLE, alignment_macro DOUBLE, na_precision DOUBLE, na_recall DOUBLE, na_f1 DOUBLE, geval_coherence DOUBLE, geval_consistency DOUBLE, geval_fluency DOUBLE, geval_relevance DOUBLE, header_json STRING, PRIMARY KEY(id));
-CREATE NODE TABLE IF NOT EXISTS Answer(id STRING, run_id STRING, question_id STRING, question STRING, variant STRING, text STRING, sentences INT64, citations INT64, correct INT64, precise INT64, gold_triples INT64, gold_hit INT64, precision DOUBLE, recall DOUBLE, alignment DOUBLE, na_marks INT64, removed INT64, na_precision DOUBLE, na_recall DOUBLE, sloppy INT64, truncated BOOLEAN, finish_reason STRING, geval_coherence DOUBLE, geval_consistency DOUBLE, geval_fluency DOUBLE, geval_relevance DOUBLE, PRIMARY KEY(id));
-CREATE NODE TABLE IF NOT EXISTS Sentence(id STRING, run_id STRING, answer_id STRING, position INT64, text STRING, clean_text STRING, na BOOLEAN, na_entails_absent BOOLEAN, n_citations INT64, citations STRING[], PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Run(id STRING, created_at STRING, answers_file STRING, answers_sha256 STRING, records INT64, variants STRING[], matching STRING, hypothesis_format STRING, absent_set STRING, gold_file STRING, gold_sha256 STRING, nli_model STRING, nli_hash STRING, judge_model STRING, judge_sha256 STRING, citations INT64, answers_without_citation INT64, correctness DOUBLE, precision_micro DOUBLE, recall_micro DOUBLE, f1_micro DOUBLE, precision_macro DOUBLE, recall_macro DOUBLE, f1_macro DOUBLE, alignment_micro DOUBLE, alignment_macro DOUBLE, na_precision DOUBLE, na_recall DOUBLE, na_f1 DOUBLE, geval_coherence DOUBLE, geval_consistency DOUBLE, geval_fluency DOUBLE, geval_relevance DOUBLE, header_json STRING, alignment_method STRING, alignment_nli_micro DOUBLE, fully_supported_share DOUBLE, claims_absent INT64, claims_contradicted INT64, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Answer(id STRING, run_id STRING, question_id STRING, question STRING, variant STRING, text STRING, sentences INT64, citations INT64, correct INT64, precise INT64, gold_triples INT64, gold_hit INT64, precision DOUBLE, recall DOUBLE, alignment DOUBLE, na_marks INT64, removed INT64, na_precision DOUBLE, na_recall DOUBLE, sloppy INT64, truncated BOOLEAN, finish_reason STRING, geval_coherence DOUBLE, geval_consistency DOUBLE, geval_fluency DOUBLE, geval_relevance DOUBLE, claims_absent INT64, claims_contradicted INT64, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS Sentence(id STRING, run_id STRING, answer_id STRING, position INT64, text STRING, clean_text STRING, na BOOLEAN, na_entails_absent BOOLEAN, n_citations INT64, citations STRING[], fully_supported BOOLEAN, claims STRING[], claims_absent INT64, claims_contradicted INT64, PRIMARY KEY(id));
 CREATE REL TABLE IF NOT EXISTS HAS_ANSWER(FROM Run TO Answer);
 CREATE REL TABLE IF NOT EXISTS HAS_SENTENCE(FROM Answer TO Sentence, position INT64);
-CREATE REL TABLE IF NOT EXISTS CITES(FROM Sentence TO Entity, position INT64, prop STRING, value STRING, sloppy BOOLEAN, correct BOOLEAN, precise BOOLEAN, entailment DOUBLE, entailed BOOLEAN)
+CREATE REL TABLE IF NOT EXISTS CITES(FROM Sentence TO Entity, position INT64, prop STRING, value STRING, sloppy BOOLEAN, correct BOOLEAN, precise BOOLEAN, entailment DOUBLE, entailed BOOLEAN, support DOUBLE, verdict STRING, reason STRING);
+ALTER TABLE Run ADD IF NOT EXISTS alignment_method STRING;
+ALTER TABLE Run ADD IF NOT EXISTS alignment_nli_micro DOUBLE;
+ALTER TABLE Run ADD IF NOT EXISTS fully_supported_share DOUBLE;
+ALTER TABLE Run ADD IF NOT EXISTS claims_absent INT64;
+ALTER TABLE Run ADD IF NOT EXISTS claims_contradicted INT64;
+ALTER TABLE Answer ADD IF NOT EXISTS claims_absent INT64;
+ALTER TABLE Answer ADD IF NOT EXISTS claims_contradicted INT64;
+ALTER TABLE Sentence ADD IF NOT EXISTS fully_supported BOOLEAN;
+ALTER TABLE Sentence ADD IF NOT EXISTS claims STRING[];
+ALTER TABLE Sentence ADD IF NOT EXISTS claims_absent INT64;
+ALTER TABLE Sentence ADD IF NOT EXISTS claims_contradicted INT64;
+ALTER TABLE CITES ADD IF NOT EXISTS support DOUBLE;
+ALTER TABLE CITES ADD IF NOT EXISTS verdict STRING;
+ALTER TABLE CITES ADD IF NOT EXISTS reason STRING;

@@ -30,6 +30,6 @@ if [[ -n "${KALMA_NLI_MODEL:-}" ]]; then
 elif [[ -d ../shared/models/nli-minilm-l6-v1 ]]; then
   nli=(--nli ../shared/models/nli-minilm-l6-v1)
 else
-  echo "no NLI model found (set KALMA_NLI_MODEL): evaluating citations without text-citation alignment" >&2
+  echo "no NLI model found (set KALMA_NLI_MODEL): alignment by the graph-grounded verifier only (no NLI column, no [NA] quality)" >&2
 fi
 $KG evaluate --answers "$RUN/answers.jsonl" --gold "$DATASET.gold.jsonl" "${nli[@]}" --out "$RUN/report"

@@ -311,12 +311,16 @@ def evaluate_records(
     rows = [per_answer_row(a, v, aspects) for a, v in zip(answers, verdicts)]
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
-    self_scored = _self_scored(answers, nli) if options.alignment == "nli" else False
+    self_scored = _self_scored(answers, nli) if options.alignment == "nli" else _verifier_self_scored(answers, verifier)
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
-    if self_scored:
+    if self_scored and options.alignment == "nli":
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
                      f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
                      "score with another NLI model for an independent figure")
+    elif self_scored:
+        notes.append("alignment is scored by the verifier that kept these citations (`--cite verified`): it agrees "
+                     "with its own choices by construction; the NLI column (--nli) or a hand check is the independent "
+                     "figure. Claims and fully-supported sentences are still informative.")
     timings["total"] = time.perf_counter() - started
     return EvaluationResult(
         kind=RESULTS_KIND,
@@ -581,6 +585,7 @@ def evaluate_file(
     plots: bool = True,
     progress: Progress | None = None,
     reuse: bool = False,
+    verifier: Any | None = None,
 ) -> EvaluationResult:
     """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
     answers_scored.jsonl, summary.md, plots) and, when a store is given, write the run into the graph.
@@ -605,8 +610,12 @@ def evaluate_file(
         if stored is not None:
             return stored
     names = _store_names(store, file.records) if store is not None else None
+    if verifier is None and store is not None and options.alignment == "verifier":
+        from kalma_graph.verification import Verifier
+
+        verifier = Verifier(store)  # the store's aliases and statements widen what a claim can rest on
     results = evaluate_records(file.records, gold=gold_sets, nli=nli, judge=judge, options=options,
-                               subject_names=names, progress=progress)
+                               subject_names=names, progress=progress, verifier=verifier)
     results.header = results.header.model_copy(update={
         "evaluated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "answers": AnswersSource(
@@ -749,6 +758,16 @@ def _claim_columns(check: Any) -> dict[str, int]:
     return {"partial_citations": counts["partial"], "unsupported_citations": counts["unsupported"],
             "fully_supported_sentences": counts["fully_supported"],
             "claims_absent": counts["claims_absent"], "claims_contradicted": counts["claims_contradicted"]}
+
+
+def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Any | None) -> bool:
+    """`--cite verified` answers kept only the citations this very verifier (same version and cue tables)
+    judges supported: its alignment on them is 100 % by construction; say so, never silently."""
+    if verifier is None:
+        return False
+    described = verifier.describe()
+    mine = f"{described['version']}:{described['cues_sha256']}"
+    return any((a.record.params or {}).get("cite_verifier") == mine for a in answers)
 
 
 def _throughput(answers: int, seconds: float, entail: _TimedEntail | None, checks: Sequence[Any] | None = None,

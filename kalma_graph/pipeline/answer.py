@@ -270,6 +270,8 @@ class _Run:
             "knowledge_filter": self.filter_name,
             "cite": self.cite,
             "cite_nli_sha256": self.nli.model_hash if self.nli is not None else None,
+            # `verified` keeps the citations the verifier judges supported: its alignment is then self-scored
+            "cite_verifier": _verifier_id() if self.cite == "verified" else None,
         }
 
     def key(self) -> dict[str, Any]:
@@ -544,3 +546,11 @@ def answer_one(
 
 def _triple_record(t: Triple) -> TripleRecord:
     return TripleRecord.model_validate(t, from_attributes=True)
+
+
+def _verifier_id() -> str:
+    """The verifier that placed `verified` citations: its version and cue tables' sha256."""
+    from kalma_graph.verification import Verifier
+
+    described = Verifier().describe()
+    return f"{described['version']}:{described['cues_sha256']}"

@@ -94,6 +94,9 @@ def summary_markdown(results: EvaluationResult) -> str:
                      f"their citations. Claims: {claims.get('supported', 0)} supported by a citation, "
                      f"{claims.get('supported_uncited', 0)} held by the graph but uncited, {claims.get('absent', 0)} absent from "
                      f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
+        if results.summary.alignment_self_scored:
+            lines.append("**Self-scored:** the verifier that scored alignment also chose these (`--cite verified`) "
+                         "citations, so alignment agrees with its own choices by construction.")
     elif al:
         lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")

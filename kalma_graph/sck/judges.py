@@ -30,6 +30,13 @@ the triplet, not whether one triplet proves the whole sentence.
   caught).
 - *Extrapolatory* otherwise.
 
+**Verifier judge** (`VerifierAttributionJudge`, no model). The sentence is checked by the graph-grounded
+verifier (`kalma_graph.verification`) against the evidence triplets (between and context): *Contradictory*
+when a claim is contradicted (another value held for a single-valued relation: place or date of birth,
+father, ...); *Attributable* when at least one claim is held and every value, name, date and number the
+sentence states is held (evaluations and leftover words do not count here: the SCK score asks whether
+the sentence rests on the graph, not whether it adds colour); *Extrapolatory* otherwise.
+
 **LLM judge** (`LLMAttributionJudge`). One bounded chat call per sentence with numbered triplets
 (between-statements first, then context statements whose object the sentence names, then the
 rest, at most `max_triplets`); by default decoding is constrained by the prompt file's JSON
@@ -263,6 +270,49 @@ class NLIAttributionJudge:
 
 
 # --- LLM ------------------------------------------------------------------------------------------
+
+
+class VerifierAttributionJudge:
+    name = "verifier"
+    _FACT_KINDS = ("value", "name", "date", "number", "relation")
+
+    def __init__(self, verifier: Any | None = None) -> None:
+        from kalma_graph.verification import Verifier
+
+        self.verifier = verifier or Verifier()
+
+    def header(self) -> dict[str, Any]:
+        return {"judge": self.name, "verifier": self.verifier.describe()}
+
+    def judge(self, question: str, items: Sequence[tuple[str, SentenceEvidence]]) -> list[Judgement]:
+        from kalma_graph.verification import AnswerInput, GraphEntity
+        from kalma_graph.verification.verifier import graph_triple
+
+        out: list[Judgement] = []
+        for sentence, evidence in items:
+            triples = (*evidence.between, *evidence.context)
+            if not triples:
+                out.append(Judgement(EXTRAPOLATORY, NO_TRIPLETS))
+                continue
+            check = self.verifier.verify(AnswerInput(
+                question=question, sentences=[(sentence, [])], shown=[graph_triple(t) for t in triples],
+                entities=[GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n]))
+            claims = check.sentences[0].claims if check.sentences else []
+            facts = [c for c in claims if c.kind in self._FACT_KINDS]
+            held = [c for c in facts if c.status in ("supported", "supported_uncited")]
+            bad = [c for c in facts if c.status == "contradicted"]
+            relevant = tuple(t for t in triples if any(c.evidence == f"{t.subject}, {t.label}: {t.value}" for c in held + bad))
+            details = {"claims": [c.model_dump(exclude_none=True) for c in claims]}
+            if bad:
+                out.append(Judgement(CONTRADICTORY, "; ".join(f"'{c.text}': {c.reason}" for c in bad), relevant, details))
+            elif held and len(held) == len(facts):
+                out.append(Judgement(ATTRIBUTABLE, "held by the graph: " + "; ".join(f"{c.text} ({c.evidence})" for c in held),
+                                     relevant, details))
+            else:
+                missing = [c.text for c in facts if c.status == "absent"]
+                out.append(Judgement(EXTRAPOLATORY, ("not held by the graph: " + ", ".join(missing)) if missing
+                                     else "the sentence states nothing the graph holds", relevant, details))
+        return out
 
 
 def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list[int], str | None]:

@@ -142,11 +142,11 @@ def build_scorer(
     from kalma_graph.models.ner import load_ner
     from kalma_graph.sck.entities import GraphLinker
     from kalma_graph.sck.intent import LLMIntentClassifier, NLIIntentClassifier, RuleIntentClassifier
-    from kalma_graph.sck.judges import LLMAttributionJudge, NLIAttributionJudge
+    from kalma_graph.sck.judges import LLMAttributionJudge, NLIAttributionJudge, VerifierAttributionJudge
     from kalma_graph.sck.structure import load_structure_nlp
 
-    if judge not in ("nli", "llm"):
-        raise ValueError(f"judge must be 'nli' or 'llm', not {judge!r}")
+    if judge not in ("nli", "llm", "verifier"):
+        raise ValueError(f"judge must be 'nli', 'llm' or 'verifier', not {judge!r}")
     if intent not in ("nli", "llm", "rules"):
         raise ValueError(f"intent must be 'nli', 'llm' or 'rules', not {intent!r}")
     nli_model = llm = None
@@ -159,6 +159,7 @@ def build_scorer(
 
         llm = load_llm(model, n_ctx=llm_n_ctx)
     the_judge = (NLIAttributionJudge(nli_model, threshold=nli_threshold, premise=nli_premise) if judge == "nli"
+                 else VerifierAttributionJudge() if judge == "verifier"
                  else LLMAttributionJudge(llm, max_triplets=max_triplets))
     classifier = {"nli": lambda: NLIIntentClassifier(nli_model), "llm": lambda: LLMIntentClassifier(llm),
                   "rules": RuleIntentClassifier}[intent]()

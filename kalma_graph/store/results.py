@@ -1,8 +1,11 @@
 """Evaluation runs written back to the graph, so a run can be browsed next to the knowledge it cites:
 
     (:Run {id, answers_file, matching, …scores})-[:HAS_ANSWER]->(:Answer {question_id, text, …scores})
-        -[:HAS_SENTENCE {position}]->(:Sentence {text, clean_text, na, citations})
-        -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy}]->(:Entity)
+        -[:HAS_SENTENCE {position}]->(:Sentence {text, clean_text, na, citations, fully_supported, claims})
+        -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy, support, verdict, reason}]->(:Entity)
+
+`claims` holds the verifier's claims of the sentence as `status: text (evidence)` strings
+(`contradicted: Jena (Q22670, place of birth: Marbach am Neckar)`); CITES carries its verdict.
 
 Every statement is a named file in `cypher/` (`run_*.cypher`; the embedded store's tables are declared
 in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`); this module builds
@@ -34,21 +37,25 @@ RUN_COLUMNS = (
     ("f1_micro", F), ("precision_macro", F), ("recall_macro", F), ("f1_macro", F), ("alignment_micro", F),
     ("alignment_macro", F), ("na_precision", F), ("na_recall", F), ("na_f1", F), ("geval_coherence", F),
     ("geval_consistency", F), ("geval_fluency", F), ("geval_relevance", F), ("header_json", S),
+    ("alignment_method", S), ("alignment_nli_micro", F), ("fully_supported_share", F), ("claims_absent", I),
+    ("claims_contradicted", I),
 )
 ANSWER_COLUMNS = (
     ("id", S), ("run_id", S), ("question_id", S), ("question", S), ("variant", S), ("text", S), ("sentences", I),
     ("citations", I), ("correct", I), ("precise", I), ("gold_triples", I), ("gold_hit", I), ("precision", F),
     ("recall", F), ("alignment", F), ("na_marks", I), ("removed", I), ("na_precision", F), ("na_recall", F),
     ("sloppy", I), ("truncated", B), ("finish_reason", S), ("geval_coherence", F), ("geval_consistency", F),
-    ("geval_fluency", F), ("geval_relevance", F),
+    ("geval_fluency", F), ("geval_relevance", F), ("claims_absent", I), ("claims_contradicted", I),
 )
 SENTENCE_COLUMNS = (
     ("id", S), ("run_id", S), ("answer_id", S), ("position", I), ("text", S), ("clean_text", S), ("na", B),
     ("na_entails_absent", B), ("n_citations", I), ("citations", L),
+    # the verifier's: every claim as "status: text (evidence)", and whether the citations hold them all
+    ("fully_supported", B), ("claims", L), ("claims_absent", I), ("claims_contradicted", I),
 )
 CITE_COLUMNS = (
     ("position", I), ("prop", S), ("value", S), ("sloppy", B), ("correct", B), ("precise", B),
-    ("entailment", F), ("entailed", B),
+    ("entailment", F), ("entailed", B), ("support", F), ("verdict", S), ("reason", S),
 )
 RUN_FIELDS = tuple(n for n, _ in RUN_COLUMNS)
 # Deleting a run, children first: one list for both engines.
@@ -105,7 +112,13 @@ def run_rows(results: EvaluationResult) -> dict[str, list[dict]]:
         })
         for s in detail.sentences:
             sentence_id = f"{answer_id}/{s.position}"
+            extra = s.model_extra or {}
+            claims = extra.get("claims")
             sentences.append({
+                "fully_supported": extra.get("fully_supported"),
+                "claims": None if claims is None else [_claim_text(c) for c in claims],
+                "claims_absent": None if claims is None else sum(c.get("status") == "absent" for c in claims),
+                "claims_contradicted": None if claims is None else sum(c.get("status") == "contradicted" for c in claims),
                 "id": sentence_id, "run_id": run_id, "answer_id": answer_id, "position": s.position,
                 "text": s.text, "clean_text": s.clean_text, "na": s.na,
                 "na_entails_absent": s.na_entails_absent, "n_citations": len(s.citations),
@@ -113,10 +126,15 @@ def run_rows(results: EvaluationResult) -> dict[str, list[dict]]:
             })
             for position, c in enumerate(s.citations):
                 cites.append({"from": sentence_id, "to": c.qid, "position": position,
-                              **{k: getattr(c, k) for k in CITE_FIELDS if k != "position"}})
+                              **{k: getattr(c, k, None) for k in CITE_FIELDS if k != "position"}})
     return {"run": [_typed(run, RUN_COLUMNS)], "answers": [_typed(a, ANSWER_COLUMNS) for a in answers],
             "sentences": [_typed(s, SENTENCE_COLUMNS) for s in sentences],
             "cites": [{"from": c["from"], "to": c["to"], **_typed(c, CITE_COLUMNS)} for c in cites]}
+
+
+def _claim_text(claim: Mapping[str, Any]) -> str:
+    evidence = f" ({claim['evidence']})" if claim.get("evidence") else ""
+    return f"{claim.get('status')}: {claim.get('text')}{evidence}"
 
 
 def _typed(row: Mapping[str, Any], columns: Sequence[tuple[str, str]]) -> dict:

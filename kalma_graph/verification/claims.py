@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from .lexicon import Lexicon, load_lexicon
-from .records import AnswerCheck, AnswerInput, CitationCheck, CitedTriple, Claim, GraphTriple, SentenceCheck
+from .records import AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck
 from .structure import (
     MAX_SENTENCE_CHARS,
     GraphView,
     Mention,
-    _Context,
+    Context,
     _cue_spans,
     _stop_words,
     check_citation,
@@ -19,9 +19,8 @@ from .structure import (
     holders,
     name_mentions,
     pronoun_mentions,
-    value_hits,
 )
-from .text import covered, dates_in, find_stem, fold, numbers_in, phrase, spans_overlap, tokenize
+from .text import Token, covered, dates_in, find_stem, fold, numbers_in, phrase, spans_overlap, tokenize
 
 _SINGULAR_NOMINATIVE = frozenset("he she his her hers him himself herself".split())
 
@@ -79,7 +78,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
         mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said)
-        ctx = _Context(tokens, mentions, view, lexicon, dates_in(tokens), question_words)
+        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens), question_words)
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))
@@ -105,7 +104,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
     return AnswerCheck(id=answer.id, question=answer.question, sentences=sentences)
 
 
-def sentence_claims(ctx: _Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
                     accounted: list[tuple[int, int]], store_triples: dict[str, list[GraphTriple]]) -> list[Claim]:
     """What the sentence states beyond naming who it is about, each with its status. `values` are the
     value spans of the citations judged supported."""
@@ -146,9 +145,11 @@ def sentence_claims(ctx: _Context, values: Sequence[tuple[tuple[int, int] | None
                 rel = lex.relation(label)
                 if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
                     continue
+                if not _fits(label, tokens, span):
+                    continue  # "died in Moscow" states a place of death, not a cause of death
                 held = [t for t in triples if fold(t.label) == label]
                 if held and not any(ctx.hits(t.value, t.object_id) for t in held):
-                    same_kind = [t for t in held if (t.object_id is None) == (ctx_kind(tokens, span) == "literal")]
+                    same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span)]
                     if same_kind:
                         return same_kind[0]
         return None
@@ -197,6 +198,7 @@ def sentence_claims(ctx: _Context, values: Sequence[tuple[tuple[int, int] | None
     for m in ctx.mentions:
         if m.kind == "name" or (m.kind == "entity" and (not m.subject or m not in leading)):
             spans.append(((m.start, m.end), "name"))
+    spans += [(span, "relation") for span in _single_valued_objects(tokens, lex)]
     for span, kind in sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0]))):
         add(span, kind)
     used |= covered(accounted)
@@ -222,7 +224,52 @@ def sentence_claims(ctx: _Context, values: Sequence[tuple[tuple[int, int] | None
     return claims
 
 
-def _leading_group(ctx: _Context) -> list[Mention]:
+_SKIP_AFTER_CUE = frozenset("in at on of from near the a an by to".split())
+_STOP_OBJECT = frozenset(",;:()")
+
+
+def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:
+    """What follows a cue of a single-valued relation ("died of cholera", "born in jena"): up to three words,
+    so that a value written in lower case, or not a name of the graph, can still be contradicted."""
+    out = []
+    stop = _stop_words()
+    for rel in lex.relations.values():
+        if not rel.single:
+            continue
+        for _, end in _cue_spans(tokens, rel, 0, len(tokens)):
+            k = end
+            while k < len(tokens) and tokens[k].word and tokens[k].norm in _SKIP_AFTER_CUE:
+                k += 1
+            j = k
+            while j < len(tokens) and j - k < 3 and tokens[j].word and tokens[j].norm not in stop:
+                j += 1
+            if j > k and k > end:  # a preposition or article introduced it
+                out.append((k, j))
+    return out
+
+
+_PLACE_PREPOSITIONS = frozenset("in at near".split())
+_CAUSE_PREPOSITIONS = frozenset("of from".split())
+
+
+def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+    """Whether the value at `span` can be the value of relation `label`: a date only of a date relation;
+    after "in"/"at" a place, after "of"/"from" not a place ("died of pneumonia", "died in Moscow")."""
+    if label.startswith("date of") != _is_literal(tokens, span):
+        return False
+    k = span[0] - 1
+    while k >= 0 and tokens[k].norm in ("the", "a", "an"):
+        k -= 1
+    before = tokens[k].norm if k >= 0 else ""
+    place = "place" in label or label in ("residence", "work location")
+    if before in _PLACE_PREPOSITIONS:
+        return place or label.startswith("date of")
+    if before in _CAUSE_PREPOSITIONS:
+        return not place
+    return True
+
+
+def _leading_group(ctx: Context) -> list[Mention]:
     """The mentions that open the sentence as its subject: the first person (or pronoun) and those joined
     to it by "and" or commas ("Both Pushkin and Keats", "J. R. R. Tolkien and C. S. Lewis")."""
     people = [m for m in ctx.mentions if m.subject or m.kind == "pronoun"]
@@ -238,11 +285,12 @@ def _leading_group(ctx: _Context) -> list[Mention]:
     return group
 
 
-def ctx_kind(tokens, span) -> str:
-    return "literal" if all(t.norm.isdigit() or t.norm in _MONTHS for t in tokens[span[0]:span[1]]) else "entity"
-
-
 _MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+
+def _is_literal(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+    """A date or number: contradicted only by a literal the graph holds, not by an entity."""
+    return all(t.norm.isdigit() or t.norm in _MONTHS for t in tokens[span[0]:span[1]])
 
 
 _CUE_CACHE: dict[str, tuple[str, ...]] = {}

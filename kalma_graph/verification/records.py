@@ -73,6 +73,7 @@ class CitationCheck(_Model):
     reason: str
     in_graph: bool  # the triple is one the model was shown
     stage: Literal["structure", "model"] = "structure"
+    outcome: str = ""  # the structural outcome (`supported_cue`, `unsupported_bystander`, ...): stage two's feature
 
 
 class Claim(_Model):

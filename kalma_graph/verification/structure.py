@@ -29,12 +29,10 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
-from .records import AnswerCheck, AnswerInput, CitationCheck, CitedTriple, Claim, GraphEntity, GraphTriple, SentenceCheck
+from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple
 from .text import (
     DateValue,
     Token,
-    covered,
-    dates_in,
     find_phrase,
     find_stem,
     fold,
@@ -43,7 +41,6 @@ from .text import (
     parse_iso_date,
     phrase,
     spans_overlap,
-    tokenize,
 )
 
 MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per clause anyway
@@ -222,26 +219,19 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
         while j > i + 1 and tokens[j - 1].norm in _NAME_CONNECTORS:
             j -= 1
         if not (i == 0 and j == i + 1 and t.norm in stop) and not t.norm.isdigit():
-            if not (i == 0 and j == i + 1 and _looks_common(t.norm)):
-                out.append(Mention(i, j, "name", (), " ".join(x.text for x in tokens[i:j])))
+            out.append(Mention(i, j, "name", (), " ".join(x.text for x in tokens[i:j])))
         i = j
     return out
 
 
-def _looks_common(word: str) -> bool:
-    return word in _stop_words()
-
-
-@lru_cache(maxsize=1)
-def _demonym_words_cache() -> dict[str, frozenset[str]]:
-    return {}
+_DEMONYM_WORDS: dict[str, frozenset[str]] = {}  # per lexicon (by its sha256)
 
 
 def _demonym_words(lexicon: Lexicon) -> frozenset[str]:
-    cache = _demonym_words_cache()
-    if lexicon.sha256 not in cache:
-        cache[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values() for d in ws for w in d.split())
-    return cache[lexicon.sha256]
+    """Nation adjectives ("German", "American") are not names of someone the sentence speaks of."""
+    if lexicon.sha256 not in _DEMONYM_WORDS:
+        _DEMONYM_WORDS[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values() for d in ws for w in d.split())
+    return _DEMONYM_WORDS[lexicon.sha256]
 
 
 def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
@@ -375,6 +365,15 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
     return hits
 
 
+_NOUN_FOLLOWERS = frozenset("being beings who whom whose that and or with from of in at born".split())
+
+
+def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+    """"was a human" and "a human being" name a person; "human nature" and "human rights" do not."""
+    nxt = tokens[span[1]] if span[1] < len(tokens) else None
+    return nxt is None or not nxt.word or nxt.norm in _NOUN_FOLLOWERS
+
+
 def _word_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
     """Other forms of a one-word value: atheism/atheist, actor/actress."""
     if len(words) != 1:
@@ -396,7 +395,7 @@ def _cue_spans(tokens: Sequence[Token], rel: RelationCues, lo: int, hi: int) -> 
 
 
 @dataclass
-class _Context:
+class Context:
     tokens: list[Token]
     mentions: list[Mention]
     view: GraphView
@@ -414,16 +413,14 @@ class _Context:
         return found
 
 
-def check_citation(ctx: _Context, cited: CitedTriple, in_graph: bool, object_id: str | None) -> tuple[CitationCheck, list[tuple[int, int]]]:
+def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: str | None) -> tuple[CitationCheck, list[tuple[int, int]]]:
     """The verdict on one cited triple, and the token spans (value and cue) it accounts for."""
     lex, tokens, view = ctx.lexicon, ctx.tokens, ctx.view
     rel = lex.relation(cited.relation)
     subject_name = view.label(cited.subject)
 
     def verdict(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
-        v = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
-        return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=v,
-                             score=SCORE[kind], reason=reason, in_graph=in_graph), list(spans)
+        return _outcome(cited, kind, reason, spans, in_graph)
 
     hits = ctx.hits(cited.value, object_id)
     if rel.naming:
@@ -432,7 +429,7 @@ def check_citation(ctx: _Context, cited: CitedTriple, in_graph: bool, object_id:
             return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'", [hits[0].span, cue[0]])
         return verdict("unsupported_naming", f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
     if fold(cited.relation) == "instance of" and fold(cited.value) in ("human", "person", "human being"):
-        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w))]
+        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s)]
         if not found:
             return verdict("unsupported_person", "being about a person does not state 'instance of: human' (the sentence never says so)")
         hits = [_ValueHit(found[0], "name")]
@@ -450,14 +447,20 @@ def check_citation(ctx: _Context, cited: CitedTriple, in_graph: bool, object_id:
     return best[0].model_copy(update={"in_graph": in_graph}), best[1]
 
 
-def _judge_hit(ctx: _Context, cited: CitedTriple, rel: RelationCues, hit: _ValueHit, subject_name: str) -> tuple[CitationCheck, list]:
+def _outcome(cited: CitedTriple, kind: str, reason: str, spans: Iterable[tuple[int, int]],
+             in_graph: bool) -> tuple[CitationCheck, list]:
+    """A CitationCheck for the outcome `kind` (a key of SCORE; its prefix is the verdict) and the spans it
+    accounts for."""
+    verdict = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
+    return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=verdict,
+                         score=SCORE[kind], reason=reason, in_graph=in_graph, outcome=kind), list(spans)
+
+
+def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueHit, subject_name: str) -> tuple[CitationCheck, list]:
     tokens, lex = ctx.tokens, ctx.lexicon
-    in_graph = True  # set by check_citation
 
     def out(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
-        v = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
-        return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=v,
-                             score=SCORE[kind], reason=reason, in_graph=in_graph), list(spans)
+        return _outcome(cited, kind, reason, spans, True)  # check_citation sets in_graph
 
     found, how = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), hit.span)], hit.span)
     ids = {i for m in found for i in m.ids}
@@ -480,6 +483,10 @@ def _judge_hit(ctx: _Context, cited: CitedTriple, rel: RelationCues, hit: _Value
     own = _cue_spans(tokens, rel, lo, min(hi + 0, len(tokens)))
     if how == "left" and not own:  # "... in Jena, where he was born": a cue right after the value
         own = _cue_spans(tokens, rel, hit.span[1], min(hit.span[1] + 4, len(tokens)))
+    first = min((m.start for m in found), default=0)
+    if not own and found and first > 0 and tokens[first - 1].norm == "of":
+        # "The place of birth of S is V": the relation is named before its subject
+        own = _cue_spans(tokens, rel, max(first - 8, 0), first - 1)
     if rel.active_inverts and own and not _passive(tokens, own[0]):
         return out("unsupported_inverted", f"the sentence says {subject_name} {tokens[own[0][0]].text} {cited.value}: "
                    f"the inverse of '{cited.relation}'")
@@ -504,7 +511,7 @@ def _judge_hit(ctx: _Context, cited: CitedTriple, rel: RelationCues, hit: _Value
     return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 
 
-def _judge_kin(ctx: _Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
+def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
                value_first: bool = False) -> tuple[CitationCheck, list]:
     tokens, lex = ctx.tokens, ctx.lexicon
     want = rel.kin

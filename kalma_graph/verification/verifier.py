@@ -10,7 +10,7 @@ be held or contradicted). Nothing is written to the store.
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon

@@ -258,6 +258,10 @@ def _check_run_in_store(store, tmp_path, answers_file, gold_file) -> None:
     cites = [c for s in sentences for c in s["cites"]]
     assert [(c["entity_id"], c["prop"], c["correct"]) for c in cites][2] == (HERTWIG, "employer", False)
     assert sentences[1]["citations"][0] == f"{HERTWIG} | employer | University of Munich"
+    # the verifier's verdicts travel with the run: each CITES its verdict and reason, each sentence its claims
+    assert all(c["verdict"] in ("supported", "partial", "unsupported") and c["reason"] for c in cites)
+    assert all(isinstance(s["fully_supported"], bool) and isinstance(s["claims"], list) for s in sentences)
+    assert run["alignment_method"] == "verifier" and run["alignment_micro"] is not None
 
     delete_run(store, results.run_id)
     assert read_run(store, results.run_id) is None and list_runs(store) == []

@@ -100,7 +100,7 @@ def test_style_captions_name_the_properties_a_run_writes():
     assert captions["node.Sentence"] == "{clean_text}"
     assert captions["node.Entity"] == "{name}"
     assert captions["node.Run"] == "{id}"
-    assert captions["relationship.CITES"] == "{prop}"
+    assert captions["relationship.CITES"] == "{verdict}"  # the verifier's: supported / partial / unsupported
     assert captions["relationship.HAS_SENTENCE"] == "{position}"
     assert captions["relationship.STATEMENT"] == "{label}"
     written = {"Run": RUN_FIELDS, "Answer": ANSWER_FIELDS, "Sentence": SENTENCE_FIELDS, "CITES": CITE_FIELDS,

@@ -49,6 +49,7 @@ CASES = [
     ("Virginia Woolf studied at King's College London.", ("Q40909", "educated at", "King's College London"), "supported"),
     ("Kim Jong-il was a North Korean leader.", ("Q10665", "instance of", "human"), "unsupported"),
     ("Kim Jong-il was a human being.", ("Q10665", "instance of", "human"), "supported"),
+    ("Kim Jong-il wrote about human nature.", ("Q10665", "instance of", "human"), "unsupported"),
     ("Friedrich Schiller was born in 1759.", ("Q22670", "date of birth", "1759-11-10"), "supported"),
     ("Friedrich Schiller was born on March 3, 1759.", ("Q22670", "date of birth", "1759-11-10"), "partial"),
     ("Friedrich Schiller was born on November 10, 1759.", ("Q22670", "date of birth", "1759-11-10"), "supported"),
@@ -156,3 +157,12 @@ def test_the_verifier_separates_annotated_citations_on_the_dev_set():
     accuracy = sum((s >= 0.5) == t for s, t in zip(scores, truth)) / len(truth)
     assert len(truth) >= 200
     assert auc >= 0.93 and accuracy >= 0.88, (auc, accuracy)
+
+
+def test_a_cue_shared_by_relations_contradicts_only_the_relation_the_value_fits():
+    shown = SHOWN + [GraphTriple(subject="Q22670", label="cause of death", value="tuberculosis", object_id="Q12204")]
+    answer = AnswerInput(sentences=[("Friedrich Schiller died in Weimar.", []), ("Friedrich Schiller died of cholera.", [])],
+                         shown=shown, entities=ENTITIES)
+    first, second = Verifier().verify(answer).sentences
+    assert [c.status for c in first.claims if c.text == "Weimar"] == ["absent"]  # no place of death is held
+    assert [c.status for c in second.claims if c.text == "cholera"] == ["contradicted"]

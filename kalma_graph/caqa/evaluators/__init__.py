@@ -8,7 +8,7 @@ from typing import Any
 
 from kalma_graph.caqa.evaluators.base import Evaluator, Judgement, final_label, parse_label, parse_true_false
 
-EVALUATORS = ("nli-2way", "nli-3way", "cot-nli", "llm-zero-shot", "llm-few-shot", "cot-llm", "finetuned:PATH")
+EVALUATORS = ("nli-2way", "nli-3way", "cot-nli", "llm-zero-shot", "llm-few-shot", "cot-llm", "verifier", "finetuned:PATH")
 NEEDS_NLI = ("nli-2way", "nli-3way", "cot-nli")
 NEEDS_LLM = ("llm-zero-shot", "llm-few-shot", "cot-llm")
 
@@ -20,6 +20,10 @@ def make_evaluator(name: str, *, nli: Any = None, llm: Any = None, demos: list[d
         raise ValueError(f"evaluator {name} needs an NLI model")
     if name in NEEDS_LLM and llm is None:
         raise ValueError(f"evaluator {name} needs an LLM")
+    if name == "verifier":
+        from kalma_graph.caqa.evaluators.verifier import VerifierEvaluator
+
+        return VerifierEvaluator()
     if name == "nli-2way":
         from kalma_graph.caqa.evaluators.nli import NLIEvaluator
 
