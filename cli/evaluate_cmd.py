@@ -209,9 +209,13 @@ def print_summary(results: EvaluationResult) -> None:
             ("recall % (micro / macro)", f"{pct(summary.recall_micro)} / {pct(summary.recall_macro)}"),
             ("F1 % (micro / macro)", f"{pct(summary.f1_micro)} / {pct(summary.f1_macro)}"),
             (f"alignment % (micro / macro, {extra.get('alignment_method') or 'n/a'})"
-             + (" — SELF-SCORED: the same NLI placed the citations" if summary.alignment_self_scored else ""),
+             + ((" — SELF-SCORED: the verifier kept these citations" if extra.get("alignment_method") == "verifier"
+                else " — SELF-SCORED: the same NLI placed the citations") if summary.alignment_self_scored else ""),
              f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}")]
     if extra.get("alignment_method") == "verifier":
+        if extra.get("alignment_before_filter_micro") is not None:
+            rows.append(("alignment % of the model's own citations (before --cite verified)",
+                         pct(extra.get("alignment_before_filter_micro"))))
         rows += [("alignment % (the paper's NLI)", pct(extra.get("alignment_nli_micro"))),
                  ("citations partly / not supported", f"{extra.get('citations_partial')} / {extra.get('citations_unsupported')}"),
                  ("cited sentences fully supported %", pct(extra.get("fully_supported_share"))),

@@ -45,6 +45,9 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
         store = open_store(store_uri)
     except (StoreError, ValueError, OSError) as exc:
         fail(f"cannot open the store: {exc}")
+    if not store.stats().entities:
+        err_console.print("warning: the store holds no entities, so every claim will be 'absent': load a graph first "
+                          "(kalma-graph ingest …), or name the store with --store")
     try:
         checks = verify_answers(items, store=store,
                                 progress=(lambda d, t: err_console.print(f"  verified {d}/{t}", highlight=False))

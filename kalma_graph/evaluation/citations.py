@@ -43,6 +43,7 @@ __all__ = [
     "ParsedAnswer",
     "Sentence",
     "parse_answer",
+    "from_attribute_first",
     "known_pairs",
     "known_props",
     "render_citation",
@@ -50,6 +51,7 @@ __all__ = [
 
 NA_MARK = "[NA]"
 _PUNCTUATION_AFTER_MARK = ".,;:!?\u2026)"
+_LAST_TERMINATOR_RE = re.compile(r"[.!?]+[\"')\u201d\u2019]*$")
 _LIST_MARKER_RE = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s+")  # a bullet is not part of the claim
 
 
@@ -192,6 +194,46 @@ def known_pairs(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[s
     for t in triples:
         out.setdefault(t.subject, set()).add((t.label, t.value))
     return out
+
+
+def from_attribute_first(raw: str) -> str:
+    """`[marks] Sentence.` units back to the canonical `Sentence [marks].`; text that does not
+    follow the form (a truncated last unit) is kept as it is."""
+    marks, _ = locate_marks(raw)
+    marks = [m for m in marks if not m.is_text]
+    out: list[str] = []
+    cursor = 0
+    index = 0
+    while index < len(marks):
+        run = [marks[index]]
+        while index + 1 < len(marks) and not raw[run[-1].end:marks[index + 1].start].strip():
+            index += 1
+            run.append(marks[index])
+        index += 1
+        if raw[cursor:run[0].start].strip():
+            out.append(raw[cursor:run[0].start].strip())
+        end = marks[index].start if index < len(marks) else len(raw)
+        sentence = raw[run[-1].end:end].strip()
+        cursor = end
+        joined = " ".join(m.raw for m in run)
+        if not sentence:
+            out.append(joined)
+            continue
+        # The marks belong to the first sentence after them; its end is found by the evaluation's
+        # own splitter, so an initial (`Samuel R. Delany`) does not end it. Text after that sentence
+        # (no grammar, or a unit cut off by the token limit) follows as it is.
+        first_end = sentence_spans(sentence, [])[0][1]
+        head, rest = sentence[:first_end].rstrip(), sentence[first_end:].strip()
+        found = _LAST_TERMINATOR_RE.search(head)
+        if found:
+            out.append(f"{head[:found.start()].rstrip()} {joined}{found.group()}")
+        else:
+            out.append(f"{head} {joined}")
+        if rest:
+            out.append(rest)
+    if raw[cursor:].strip():
+        out.append(raw[cursor:].strip())
+    return " ".join(out)
 
 
 def render_citation(subject: str, pairs: Iterable[tuple[str, str]] = ()) -> str:

@@ -312,6 +312,9 @@ def evaluate_records(
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     self_scored = _self_scored(answers, nli) if options.alignment == "nli" else _verifier_self_scored(answers, verifier)
+    if self_scored and options.alignment == "verifier":
+        metrics["alignment"]["before_filter"] = timed("alignment_before_filter",
+                                                      lambda: before_filter_part(answers, verifier, subject_names))
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
     if self_scored and options.alignment == "nli":
         notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
@@ -357,6 +360,21 @@ def verify_part(answers: Sequence[ScoredAnswer], verifier: Any, progress: Progre
         if progress and (i + 1 == len(answers) or (i + 1) % 50 == 0):
             progress("verification", i + 1, len(answers))
     return out
+
+
+def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Any, extra_names: Mapping[str, str] | None) -> dict:
+    """For `--cite verified` answers, whose kept citations the verifier chose (alignment 100 % by
+    construction): the verifier's alignment of the citations the model itself wrote (`raw_answer`, before
+    the filter), the figure that says how well the model cites."""
+    from kalma_graph.evaluation.citations import from_attribute_first
+    from kalma_graph.verification.verifier import from_scored
+
+    raw = [a.record.model_copy(update={"answer": from_attribute_first(a.record.raw_answer)})
+           for a in answers if a.record.raw_answer]
+    checks = [verifier.verify(from_scored(scored_answer(r, extra_names))) for r in raw]
+    part = verified_alignment(checks)
+    return {k: part[k] for k in ("pairs", "supported", "partial", "unsupported", "alignment_micro", "alignment_macro")} | {
+        "answers": len(raw), "what": "the model's own citations (raw_answer), before --cite verified kept the supported ones"}
 
 
 def gold_notes(answers: Sequence[ScoredAnswer], gold: GoldSets | None, gold_for: Sequence[Any]) -> list[str]:
@@ -806,7 +824,8 @@ def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer], self_
                 "alignment_nli_micro": metrics.get("alignment_nli", {}).get("alignment_micro"),
                 "fully_supported_share": al.get("fully_supported_share"),
                 "claims_absent": claims.get("absent"), "claims_contradicted": claims.get("contradicted"),
-                "citations_unsupported": al.get("unsupported"), "citations_partial": al.get("partial")}
+                "citations_unsupported": al.get("unsupported"), "citations_partial": al.get("partial"),
+                "alignment_before_filter_micro": (al.get("before_filter") or {}).get("alignment_micro")}
     elif al:
         out["alignment_method"] = "nli"
     for aspect, row in (metrics.get("geval", {}).get("aspects") or {}).items():

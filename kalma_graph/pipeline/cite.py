@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from kalma_graph.evaluation.citation_marks import locate_marks
-from kalma_graph.evaluation.citations import parse_answer, render_citation
+from kalma_graph.evaluation.citations import from_attribute_first, parse_answer, render_citation
 from kalma_graph.evaluation.metrics.entailment import hypothesis
-from kalma_graph.text.sentences import sentence_spans
 from kalma_graph.store.base import Entity, Triple
 
 CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified")
@@ -46,7 +45,6 @@ MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
 _TERMINATOR_RE = re.compile(r"([.!?]+)(\s*)$")
-_LAST_TERMINATOR_RE = re.compile(r"[.!?]+[\"')\u201d\u2019]*$")
 _ISO_DATE_RE = re.compile(r"(\d{3,4})-(\d{2})-(\d{2})")
 _MONTHS = ("January February March April May June July August September October November December").split()
 _WORD_RE = re.compile(r"[^\W_]{3,}|\d{4}")
@@ -168,46 +166,6 @@ def render_marks(triples: Iterable[tuple[str, str, str]]) -> list[str]:
     for subject, prop, value in triples:
         groups.setdefault(subject, []).append((prop, value))
     return [render_citation(subject, pairs) for subject, pairs in groups.items()]
-
-
-def from_attribute_first(raw: str) -> str:
-    """`[marks] Sentence.` units back to the canonical `Sentence [marks].`; text that does not
-    follow the form (a truncated last unit) is kept as it is."""
-    marks, _ = locate_marks(raw)
-    marks = [m for m in marks if not m.is_text]
-    out: list[str] = []
-    cursor = 0
-    index = 0
-    while index < len(marks):
-        run = [marks[index]]
-        while index + 1 < len(marks) and not raw[run[-1].end:marks[index + 1].start].strip():
-            index += 1
-            run.append(marks[index])
-        index += 1
-        if raw[cursor:run[0].start].strip():
-            out.append(raw[cursor:run[0].start].strip())
-        end = marks[index].start if index < len(marks) else len(raw)
-        sentence = raw[run[-1].end:end].strip()
-        cursor = end
-        joined = " ".join(m.raw for m in run)
-        if not sentence:
-            out.append(joined)
-            continue
-        # The marks belong to the first sentence after them; its end is found by the evaluation's
-        # own splitter, so an initial (`Samuel R. Delany`) does not end it. Text after that sentence
-        # (no grammar, or a unit cut off by the token limit) follows as it is.
-        first_end = sentence_spans(sentence, [])[0][1]
-        head, rest = sentence[:first_end].rstrip(), sentence[first_end:].strip()
-        found = _LAST_TERMINATOR_RE.search(head)
-        if found:
-            out.append(f"{head[:found.start()].rstrip()} {joined}{found.group()}")
-        else:
-            out.append(f"{head} {joined}")
-        if rest:
-            out.append(rest)
-    if raw[cursor:].strip():
-        out.append(raw[cursor:].strip())
-    return " ".join(out)
 
 
 # --- post-hoc ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from kalma_graph.files import atomic_write_json, atomic_write_text
 from kalma_graph.reporting.files import per_answer_csv
-from kalma_graph.reporting.markdown import num, pct, table
+from kalma_graph.reporting.markdown import align_label, num, pct, table
 
 CITATION_COLUMNS = ("correctness", "precision_micro", "recall_micro", "f1_micro")
 NA_COLUMNS = ("na_precision", "na_recall", "na_f1")
@@ -53,7 +53,7 @@ def experiment_markdown(kind: str, rows: Sequence[Mapping[str, Any]], header: Ma
     for key, value in header.items():
         lines.append(f"- {key}: {json.dumps(value, default=str) if isinstance(value, (dict, list)) else value}")
     lines += ["", "## Citation quality (micro, %)", ""]
-    lines += table([label, "answers", "Align.", "Corr.", "Prec.", "Rec.", "F1"],
+    lines += table([label, "answers", align_label(rows), "Corr.", "Prec.", "Rec.", "F1"],
                    [[r.get("setting"), r.get("answers"), pct(r.get("alignment_micro"))] +
                     [pct(r.get(c)) for c in CITATION_COLUMNS] for r in rows])
     if kind == "conscious":

@@ -95,8 +95,11 @@ def summary_markdown(results: EvaluationResult) -> str:
                      f"{claims.get('supported_uncited', 0)} held by the graph but uncited, {claims.get('absent', 0)} absent from "
                      f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
         if results.summary.alignment_self_scored:
+            before = al.get("before_filter") or {}
             lines.append("**Self-scored:** the verifier that scored alignment also chose these (`--cite verified`) "
-                         "citations, so alignment agrees with its own choices by construction.")
+                         "citations, so alignment agrees with its own choices by construction. Of the citations the model "
+                         f"itself wrote (before the filter), the verifier supports {before.get('supported')} of "
+                         f"{before.get('pairs')} ({pct(before.get('alignment_micro'))} %).")
     elif al:
         lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
@@ -175,3 +178,14 @@ def _model_line(model: Mapping[str, Any]) -> str:
     sha = model.get("model_sha256") or model.get("sha256")
     rest = ", ".join(f"{k} {v}" for k, v in model.items() if k in ("device", "n_gpu_layers", "n_ctx", "seed"))
     return f"{name}" + (f" (sha256 `{sha}`)" if sha else "") + (f", {rest}" if rest else "")
+
+
+def align_label(rows: Any) -> str:
+    """The alignment column's heading, naming who judged it: rows (summaries) written before the verifier
+    have no `alignment_method` and were scored by NLI."""
+    methods = {(r.get("alignment_method") or "nli") for r in rows if r.get("alignment_micro") is not None}
+    if methods == {"verifier"}:
+        return "Align. (verifier)"
+    if methods == {"nli"}:
+        return "Align. (NLI)"
+    return "Align."

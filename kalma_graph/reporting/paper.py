@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph.files import atomic_write_text
-from kalma_graph.reporting.markdown import num, pct, table
+from kalma_graph.reporting.markdown import align_label, num, pct, table
 
 TABLE3 = ("alignment_micro", "correctness", "precision_micro", "recall_micro", "f1_micro",
           "precision_macro", "recall_macro", "f1_macro")
@@ -74,19 +74,23 @@ def results_markdown(root: Path, md_dir: Path) -> str:
                 for r in t3["rows"]]
         rows += [[f"paper {name}", 1085] + _paper(values) + ["", ""]
                  for name, values in paper["table3"]["rows"].items()]
-        lines += table(["Model / strategy", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)",
+        lines += table(["Model / strategy", "N", align_label(t3["rows"]), "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)",
                         "Rec. (macro)", "F1 (macro)", "model sha256", "align. self-scored"], rows)
         lines += [""] + _header_lines(t3) + [""]
         lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
                   "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
                   "`verified` is attribute-first's generation with each cited triple kept only where its "
-                  "sentence states the triple's value (a lexical check, no NLI model), else `[NA]`: its "
+                  "sentence states the triple's value (a lexical check, no NLI model, in the committed run; the "
+                  "graph-grounded verifier decides since issue 31), else `[NA]`: its "
                   "alignment is scored by an NLI model that placed nothing, and its text is attribute-first's "
                   "(G-Eval, which reads answers without their marks, scores the two alike).", ""]
         check = root / "table3" / "annotation" / "README.md"
         if check.is_file():  # a hand check of the NLI verdicts (`kalma-graph annotate`), when one was made
             lines += [f"A hand check of these alignment verdicts (Table 6 layout): [{check.parent.name}]"
                       f"({os.path.relpath(check, md_dir)}).", ""]
+        rescored = root / "table3" / "verifier_rescore.md"
+        if rescored.is_file():  # the committed answers re-scored by the verifier (bench/verifier_rescore.py)
+            lines += [rescored.read_text(encoding="utf-8").strip(), ""]
         lines += ["## Table 4 — text quality (G-Eval)", ""]
         if any(r.get(f"geval_{a}") is not None for r in t3["rows"] for a in GEVAL):
             rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
@@ -109,15 +113,16 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         [pct(r.get(c)) for c in ("na_precision", "na_recall", "na_f1")] +
         _paper(paper5.get(str(r.get("setting")), [None] * 4)),
         note=f"Paper (Figure 4): {paper['figure4_note']}")
+    figure5, table7 = _load(root, "figure5"), _load(root, "table7")
     lines += _section(
-        "Figure 5 — retrieval accuracy", "figure5", _load(root, "figure5"), md_dir,
-        ["Retrieval accuracy", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1"],
+        "Figure 5 — retrieval accuracy", "figure5", figure5, md_dir,
+        ["Retrieval accuracy", "N", align_label((figure5 or {}).get("rows", [])), "Corr.", "Prec.", "Rec.", "F1"],
         lambda r: [r.get("setting"), r.get("answers"), pct(r.get("alignment_micro"))] +
         [pct(r.get(c)) for c in CITATION],
         note=f"Paper: {paper['figure5_note']}")
     lines += _section(
-        "Table 7 — general vs specific questions", "table7", _load(root, "table7"), md_dir,
-        ["Setting", "N", "Align.", "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."],
+        "Table 7 — general vs specific questions", "table7", table7, md_dir,
+        ["Setting", "N", align_label((table7 or {}).get("rows", [])), "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."],
         lambda r: [f"**ours** {r.get('setting')}", r.get("answers"), pct(r.get("alignment_micro"))] +
         [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
         paper_rows=[[f"paper {name}", 1085] + _paper(values[:5]) + [f"{v:.2f}" for v in values[5:]]

@@ -140,6 +140,13 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
             check = Verifier().verify(verifier_input(record))
             assert all(c.verdict == "supported" for c in check.citations), record["answer"]
             assert len(check.citations) <= len(parse_answer(from_attribute_first(record["raw_answer"]), labels).citations)
+        # scored by the verifier that chose them: flagged, and the model's own citations are scored beside
+        from kalma_graph.evaluation.evaluate import evaluate_records
+
+        results = evaluate_records(records)
+        assert results.summary.alignment_self_scored is True
+        before = results.metrics.alignment["before_filter"]
+        assert before["answers"] == len(records) and before["pairs"] >= results.metrics.alignment["pairs"]
     if cite == "posthoc":
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited
