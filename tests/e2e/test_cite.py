@@ -105,7 +105,7 @@ def test_posthoc_cites_what_the_sentence_entails_and_marks_the_rest_na(nli):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cite", ["attribute-first", "verified", "posthoc"])
+@pytest.mark.parametrize("cite", ["attribute-first", "verified", "posthoc", "grounded"])
 def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # noqa: F811
     """The packaged model on the real sample graph: attribute-first makes every sentence carry a
     mark of the shown graph; post-hoc records what the NLI model decided per sentence."""
@@ -147,6 +147,16 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
         assert results.summary.alignment_self_scored is True
         before = results.metrics.alignment["before_filter"]
         assert before["answers"] == len(records) and before["pairs"] >= results.metrics.alignment["pairs"]
+    if cite == "grounded":  # sentence by sentence: what stays cited is supported, nothing repeats, the loop is recorded
+        from kalma_graph.evaluation.verify import verifier_input
+        from kalma_graph.verification import Verifier
+
+        for record in records:
+            assert record["grounding"]["stop_reason"] and record["grounding"]["candidates"] >= record["grounding"]["sentences"]
+            check = Verifier().verify(verifier_input(record))
+            assert all(c.verdict == "supported" for c in check.citations), record["answer"]
+            texts = [" ".join(s["clean_text"].casefold().split()) for s in record["sentences"] if s["clean_text"]]
+            assert len(texts) == len(set(texts))
     if cite == "posthoc":
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited
