@@ -312,7 +312,7 @@ def evaluate_records(
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     self_scored = _self_scored(answers, nli) if options.alignment == "nli" else _verifier_self_scored(answers, verifier)
-    if self_scored and options.alignment == "verifier":
+    if self_scored and options.alignment == "verifier" and any(a.record.cite == "verified" for a in answers):
         metrics["alignment"]["before_filter"] = timed("alignment_before_filter",
                                                       lambda: before_filter_part(answers, verifier, subject_names))
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
@@ -321,7 +321,7 @@ def evaluate_records(
                      f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
                      "score with another NLI model for an independent figure")
     elif self_scored:
-        notes.append("alignment is scored by the verifier that kept these citations (`--cite verified`): it agrees "
+        notes.append("alignment is scored by the verifier that kept these citations (`--cite verified` / `grounded`): it agrees "
                      "with its own choices by construction; the NLI column (--nli) or a hand check is the independent "
                      "figure. Claims and fully-supported sentences are still informative.")
     timings["total"] = time.perf_counter() - started
@@ -370,7 +370,7 @@ def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Any, extra_nam
     from kalma_graph.verification.verifier import from_scored
 
     raw = [a.record.model_copy(update={"answer": from_attribute_first(a.record.raw_answer)})
-           for a in answers if a.record.raw_answer]
+           for a in answers if a.record.raw_answer and a.record.cite == "verified"]
     checks = [verifier.verify(from_scored(scored_answer(r, extra_names))) for r in raw]
     part = verified_alignment(checks)
     return {k: part[k] for k in ("pairs", "supported", "partial", "unsupported", "alignment_micro", "alignment_macro")} | {

@@ -271,8 +271,8 @@ class _Run:
             "knowledge_filter": self.filter_name,
             "cite": self.cite,
             "cite_nli_sha256": self.nli.model_hash if self.nli is not None else None,
-            # `verified` keeps the citations the verifier judges supported: its alignment is then self-scored
-            "cite_verifier": _verifier_id() if self.cite == "verified" else None,
+            # `verified` and `grounded` keep the citations the verifier judges supported: its alignment is then self-scored
+            "cite_verifier": _verifier_id() if self.cite in ("verified", "grounded") else None,
         }
 
     def key(self) -> dict[str, Any]:

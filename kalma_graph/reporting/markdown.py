@@ -96,10 +96,11 @@ def summary_markdown(results: EvaluationResult) -> str:
                      f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
         if results.summary.alignment_self_scored:
             before = al.get("before_filter") or {}
-            lines.append("**Self-scored:** the verifier that scored alignment also chose these (`--cite verified`) "
-                         "citations, so alignment agrees with its own choices by construction. Of the citations the model "
-                         f"itself wrote (before the filter), the verifier supports {before.get('supported')} of "
-                         f"{before.get('pairs')} ({pct(before.get('alignment_micro'))} %).")
+            lines.append("**Self-scored:** the verifier that scored alignment also chose these (`--cite verified` / "
+                         "`grounded`) citations, so alignment agrees with its own choices by construction"
+                         + (f". Of the citations the model itself wrote (before the filter), the verifier supports "
+                            f"{before.get('supported')} of {before.get('pairs')} ({pct(before.get('alignment_micro'))} %)."
+                            if before else "; the NLI column is the independent figure."))
     elif al:
         lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
                      f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
