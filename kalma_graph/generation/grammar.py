@@ -83,7 +83,7 @@ class CitationGrammar:
         return sum(len(p) for p in self.pairs.values())
 
 
-GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first", "attribute_first_unit")
+GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first", "attribute_first_unit", "attribute_first_one")
 
 # Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
 MAX_MARKS_PER_SENTENCE = 3
@@ -113,8 +113,9 @@ def build_citation_grammar(
     the answer end after a complete sentence — it forces the model to attribute each claim, to a
     shown triple or to `[NA]`. `mode="attribute_first"` makes every sentence *start* with its marks
     (`[Q1, p: v] Sentence.`): the model chooses what it rests on before it writes it.
-    `mode="attribute_first_unit"` is one such sentence or nothing (the model ends the answer): the
-    grounded strategy writes an answer a sentence at a time and checks each before the next.
+    `mode="attribute_first_unit"` is one such sentence or nothing (the model ends the answer), and
+    `mode="attribute_first_one"` exactly one (an answer's first sentence): the grounded strategy writes an
+    answer a sentence at a time and checks each before the next.
     """
     if mode not in GRAMMAR_MODES:
         raise ValueError(f"grammar mode must be one of {GRAMMAR_MODES}, not {mode!r}")
@@ -137,10 +138,12 @@ def build_citation_grammar(
                 own.append(pair)
         if own and not _UNCITABLE.intersection(e.id):
             pairs[e.id] = own
-    if mode in ("attribute_first", "attribute_first_unit"):
+    if mode in ("attribute_first", "attribute_first_unit", "attribute_first_one"):
         lines = _attribute_first_rules(len(pairs))
         if mode == "attribute_first_unit":  # one sentence, or none: the answer ends
             lines[0] = "root ::= [ \\t\\n]* unit?"
+        elif mode == "attribute_first_one":  # exactly one sentence: an answer's first
+            lines[0] = "root ::= [ \\t\\n]* unit"
     else:
         lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
     for i, (entity_id, own) in enumerate(pairs.items()):

@@ -116,12 +116,14 @@ def asked_facts(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
 
 
 def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, question: str, shown: Sequence[Triple],
-                      entities: Sequence[Entity], known_props: Any = None, known_pairs: Any = None,
+                      entities: Sequence[Entity], first_grammar: Any = None, known_props: Any = None, known_pairs: Any = None,
                       verifier: Any = None, max_sentences: int = MAX_SENTENCES, tries: int = TRIES,
                       resample_temperature: float = RESAMPLE_TEMPERATURE) -> GroundedResult:
     """Write, check and keep an answer sentence by sentence (see the module docstring). `llm` is a
     `LocalLLM` (its `complete(prompt, params, grammar)`), `prompt` the rendered chat prompt, `grammar` the
-    `attribute_first_unit` grammar, `params` the run's `GenerationParams`."""
+    `attribute_first_unit` grammar (one sentence or the end), `first_grammar` the `attribute_first_one` grammar
+    (exactly one sentence: an answer never ends before it starts; default `grammar`), `params` the run's
+    `GenerationParams`."""
     from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, Verifier
     from kalma_graph.verification.verifier import graph_triple
 
@@ -148,7 +150,8 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
         for attempt in range(tries):
             call = replace(params, max_tokens=min(MAX_UNIT_TOKENS, budget), seed=params.seed + 7919 * index + attempt,
                            temperature=params.temperature if attempt == 0 else resample_temperature)
-            completion = llm.complete(prompt + "".join(units), call, grammar=grammar)
+            completion = llm.complete(prompt + "".join(units), call,
+                                      grammar=grammar if units or first_grammar is None else first_grammar)
             result.completion_tokens += completion.completion_tokens
             result.candidates += 1
             written += 1
