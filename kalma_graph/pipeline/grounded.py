@@ -146,6 +146,7 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
         best: tuple[tuple, str, Any, Any] | None = None
         fallback: tuple[tuple, str, Any, Any] | None = None  # says nothing new, but something: the first sentence's last resort
         written = 0
+        unended = 0  # candidates cut at MAX_UNIT_TOKENS without ending their sentence
         ended = False
         for attempt in range(tries):
             call = replace(params, max_tokens=min(MAX_UNIT_TOKENS, budget), seed=params.seed + 7919 * index + attempt,
@@ -163,6 +164,7 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
                 continue
             if completion.truncated:
                 result.rejected += 1
+                unended += 1
                 continue
             sentences = parse_answer(from_attribute_first(unit), known_props, known_pairs).sentences
             if len(sentences) != 1 or prose_problem(sentences[0].clean_text, seen):
@@ -192,7 +194,11 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
         if best is None and not accepted and fallback is not None:
             best = fallback  # never an empty answer when the model wrote something: it is kept, marked [NA]
         if best is None:
-            result.stop_reason = "no sentence that adds a supported fact"
+            if unended and unended == written:
+                result.stop_reason = f"the model did not end a sentence within {call.max_tokens} tokens"
+                result.finish_reason = "length"
+            else:
+                result.stop_reason = "no sentence that adds a supported fact"
             break
         _, unit, sentence, check = best
         kept = list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))

@@ -170,3 +170,15 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
         assert results.header.alignment_nli_placed_citations is True
         assert any("placed the post-hoc citations" in note for note in results.notes)
         assert evaluate_records(records, options=EvaluateOptions(alignment="nli")).summary.alignment_self_scored is None
+
+
+@pytest.mark.slow
+def test_grounded_records_why_it_stopped_when_the_model_never_ends_a_sentence(tmp_path, sample_store, ner, llm):  # noqa: F811
+    """A model cut off before any sentence ends: a clear record (reason, truncated), never a crash."""
+    out = tmp_path / "grounded.jsonl"
+    summary = answer_questions(sample_store, llm, ner, [question_from_text("Where was Stephen Crane born?")],
+                               params=GenerationParams(max_tokens=3), cite="grounded", out_path=out)
+    assert summary["written"] == 1 and not summary["failed"]
+    record = read_records(out)[0]
+    assert record["grounding"]["stop_reason"] == "the model did not end a sentence within 3 tokens"
+    assert record["truncated"] is True and record["answer"] == ""
