@@ -39,23 +39,18 @@ def settled(split: str) -> tuple[dict, dict[tuple[str, str], float]]:
     return agree, merged
 
 
-def kappa(a: dict, b: dict) -> float:
+def kappa(a: dict, b: dict) -> float | None:
+    """Cohen's kappa of two passes over the items both labelled."""
+    from kalma_graph.evaluation.metrics.agreement import cohen_kappa
+
     keys = [k for k in a if k in b]
-    n = len(keys)
-    po = sum(a[k] == b[k] for k in keys) / n
-    cats = set(a.values()) | set(b.values())
-    pe = sum((sum(a[k] == c for k in keys) / n) * (sum(b[k] == c for k in keys) / n) for c in cats)
-    return round((po - pe) / (1 - pe), 4) if pe < 1 else 1.0
-
-
-def roc_auc(scores: list[float], labels: list[int]) -> float:
-    pos = [s for s, y in zip(scores, labels) if y]
-    neg = [s for s, y in zip(scores, labels) if not y]
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
+    value = cohen_kappa([a[k] for k in keys], [b[k] for k in keys])
+    return round(value, 4) if value is not None else None
 
 
 def main() -> None:
+    from sklearn.metrics import roc_auc_score
+
     from kalma_graph.evaluation.evaluate import read_answers
     from kalma_graph.pipeline.cite import states_value
     from kalma_graph.evaluation.verify import verifier_input as answer_input
@@ -114,7 +109,7 @@ def main() -> None:
            "kappa": agreement, "verifier": verifier.describe()}
     for name in ("verifier", "nli", "lexical"):
         scores = [r[name] if r[name] is not None else 0.0 for r in rows]
-        out[name + "_roc_auc"] = round(roc_auc(scores, y), 4)
+        out[name + "_roc_auc"] = round(float(roc_auc_score(y, scores)), 4)
         out[name + "_accuracy"] = round(sum((s >= 0.5) == bool(t) for s, t in zip(scores, y)) / len(y), 4)
     pos = [r for r in sentence_rows if r["full"]]
     neg = [r for r in sentence_rows if not r["full"]]

@@ -781,11 +781,7 @@ def _claim_columns(check: Any) -> dict[str, int]:
 def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Any | None) -> bool:
     """`--cite verified` answers kept only the citations this very verifier (same version and cue tables)
     judges supported: its alignment on them is 100 % by construction; say so, never silently."""
-    if verifier is None:
-        return False
-    described = verifier.describe()
-    mine = f"{described['version']}:{described['cues_sha256']}"
-    return any((a.record.params or {}).get("cite_verifier") == mine for a in answers)
+    return verifier is not None and any((a.record.params or {}).get("cite_verifier") == verifier.id() for a in answers)
 
 
 def _throughput(answers: int, seconds: float, entail: _TimedEntail | None, checks: Sequence[Any] | None = None,

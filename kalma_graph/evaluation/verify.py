@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from kalma_graph.verification import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, Verifier
-from kalma_graph.verification.verifier import from_scored, graph_triple
+from kalma_graph.verification import AnswerCheck, AnswerInput, GraphEntity, Verifier
+from kalma_graph.verification.verifier import cited_sentences, from_scored, graph_triple
 
 MAX_ANSWER_CHARS = 20000  # longer answers are checked up to here
 
@@ -133,8 +133,7 @@ def text_input(answer: str, *, question: str = "", store: Any | None = None, ans
     parsed = parse_answer(answer, known_props(subjects, triples) or None, known_pairs(subjects, triples) or None)
     return AnswerInput(
         id=answer_id, question=question,
-        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
-                   for s in parsed.sentences],
+        sentences=cited_sentences(parsed.sentences),
         shown=triples,
         entities=[GraphEntity(id=i, name=n) for i, n in names.items()],
     )

@@ -566,8 +566,7 @@ def _triple_record(t: Triple) -> TripleRecord:
 
 
 def _verifier_id() -> str:
-    """The verifier that placed `verified` citations: its version and cue tables' sha256."""
+    """The verifier that keeps `verified` / `grounded` citations (`Verifier.id`)."""
     from kalma_graph.verification import Verifier
 
-    described = Verifier().describe()
-    return f"{described['version']}:{described['cues_sha256']}"
+    return Verifier().id()

@@ -141,26 +141,27 @@ def keep_verified(answer: str, *, question: str, shown: Sequence[Triple], entiti
     supported by its sentence (subject, relation, value and direction; `kalma_graph.verification`), once per
     sentence; a sentence left without a triple, or holding a claim the graph does not hold or contradicts,
     gets `[NA]`."""
-    from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, Verifier
-    from kalma_graph.verification.verifier import graph_triple
+    from kalma_graph.verification import AnswerInput, Verifier
+    from kalma_graph.verification.verifier import cited_sentences, graph_entity, graph_triple
 
     parsed = parse_answer(answer, known_props, known_pairs)
     checked = (verifier or Verifier()).verify(AnswerInput(
-        question=question,
-        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
-                   for s in parsed.sentences],
-        shown=[graph_triple(t) for t in shown],
-        entities=[GraphEntity(id=e.id, name=e.name, aliases=tuple(e.aliases)) for e in entities],
-    ))
+        question=question, sentences=cited_sentences(parsed.sentences), shown=[graph_triple(t) for t in shown],
+        entities=[graph_entity(e) for e in entities]))
     out = []
     for sentence, check in zip(parsed.sentences, checked.sentences):
-        kept = list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))
+        kept = supported_triples(sentence, check)
         marks = render_marks(kept)
-        unheld = any(claim.status in ("absent", "contradicted") for claim in check.claims)
+        unheld = any(not claim.held for claim in check.claims)
         if sentence.na or (sentence.citations and not kept) or unheld:
             marks.insert(0, "[NA]")
         out.append(" ".join(marks + [sentence.clean_text]))
     return from_attribute_first(" ".join(out))
+
+
+def supported_triples(sentence: Any, check: Any) -> list[tuple[str, str, str]]:
+    """The triples a parsed sentence cites that the verifier's check of it judges supported, once each."""
+    return list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))
 
 
 def render_marks(triples: Iterable[tuple[str, str, str]]) -> list[str]:

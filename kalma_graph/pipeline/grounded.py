@@ -67,18 +67,14 @@ class GroundedResult:
                 "completion_tokens": self.completion_tokens, "seconds": round(self.seconds, 3), "asked": self.asked}
 
 
-def _evidence_triple(evidence: str | None) -> tuple[str, str, str] | None:
-    """The triple of a claim's evidence, written `subject, label: value` (labels may hold commas)."""
-    if not evidence or ", " not in evidence:
-        return None
-    subject, rest = evidence.split(", ", 1)
-    label, sep, value = rest.partition(": ")
-    return (subject, label, value) if sep else None
+def _sentence_key(clean_text: str) -> str:
+    """A sentence as compared for repeats: case and spacing aside."""
+    return " ".join(clean_text.casefold().split())
 
 
 def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
     """Why a sentence's prose can never be kept: a repeat, a QID, or the knowledge block poured out."""
-    key = " ".join(clean_text.casefold().split())
+    key = _sentence_key(clean_text)
     if not key:
         return "empty"
     if key in seen:
@@ -124,15 +120,17 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
     `attribute_first_unit` grammar (one sentence or the end), `first_grammar` the `attribute_first_one` grammar
     (exactly one sentence: an answer never ends before it starts; default `grammar`), `params` the run's
     `GenerationParams`."""
-    from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, Verifier
-    from kalma_graph.verification.verifier import graph_triple
+    from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
+    from kalma_graph.verification.records import evidence_triple
+    from kalma_graph.verification.verifier import cited_sentences, graph_entity, graph_triple
 
-    from .cite import render_marks
+    from .cite import render_marks, supported_triples
 
     started = time.perf_counter()
     verifier = verifier or Verifier()
     graph = [graph_triple(t) for t in shown]
-    names = [GraphEntity(id=e.id, name=e.name, aliases=tuple(e.aliases)) for e in entities]
+    names = [graph_entity(e) for e in entities]
+    shown_keys = {(t.subject, t.label, t.value) for t in shown}
     asked = asked_facts(question, entities, shown)
     covered: set[tuple[str, str]] = set()
     stated: set[tuple[str, str, str]] = set()  # every supported triple the kept sentences cite
@@ -171,13 +169,12 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
                 result.rejected += 1
                 continue
             sentence = sentences[0]
-            cited = [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in sentence.citations]
-            check = verifier.verify(AnswerInput(question=question, sentences=[*accepted, (sentence.clean_text, cited)],
+            check = verifier.verify(AnswerInput(question=question, sentences=[*accepted, *cited_sentences([sentence])],
                                                 shown=graph, entities=names)).sentences[-1]
             supported = sum(c.verdict == "supported" for c in check.citations)
-            unheld = sum(c.status in ("absent", "contradicted") for c in check.claims)
+            unheld = sum(not c.held for c in check.claims)
             score = (check.fully_supported and supported > 0, supported - unheld, -len(sentence.clean_text))
-            new = {(c.subject, c.relation, c.value) for c in check.citations if c.verdict == "supported"} - stated
+            new = set(supported_triples(sentence, check)) - stated
             if not {t for t in new if (t[1], t[2]) not in _TRIVIAL}:
                 result.rejected += 1  # says nothing new the graph holds: a repeat in other words, or filler
                 if fallback is None or score > fallback[0]:
@@ -201,21 +198,20 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
                 result.stop_reason = "no sentence that adds a supported fact"
             break
         _, unit, sentence, check = best
-        kept = list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))
+        kept = supported_triples(sentence, check)
         # A claim the graph shown holds under a triple the model did not cite gets that citation: the
         # verifier found the statement the sentence rests on.
-        shown_keys = {(t.subject, t.label, t.value) for t in shown}
-        recited = [_evidence_triple(c.evidence) for c in check.claims if c.status == "supported_uncited"]
+        recited = [evidence_triple(c.evidence) for c in check.claims if c.status == "supported_uncited"]
         kept += [t for t in recited if t in shown_keys and t not in kept]
         result.recited += sum(1 for t in recited if t in shown_keys)
-        unheld = [c for c in check.claims if c.status not in ("supported", "supported_uncited")]
+        unheld = [c for c in check.claims if not c.held]
         marks = render_marks(kept)
         if unheld or not kept:
             marks.insert(0, "[NA]")
             result.marked_na += 1
         units.append(" ".join([*marks, sentence.clean_text]) + " ")
         accepted.append((sentence.clean_text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in kept]))
-        seen.append(" ".join(sentence.clean_text.casefold().split()))
+        seen.append(_sentence_key(sentence.clean_text))
         covered |= {(s, p) for s, p, _ in kept}
         stated |= set(kept)
         result.sentences += 1

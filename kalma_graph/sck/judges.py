@@ -269,12 +269,11 @@ class NLIAttributionJudge:
         return Judgement(EXTRAPOLATORY, why, (), details)
 
 
-# --- LLM ------------------------------------------------------------------------------------------
+# --- the graph-grounded verifier ----------------------------------------------------------------
 
 
 class VerifierAttributionJudge:
     name = "verifier"
-    _FACT_KINDS = ("value", "name", "date", "number", "relation")
 
     def __init__(self, verifier: Any | None = None) -> None:
         from kalma_graph.verification import Verifier
@@ -286,6 +285,7 @@ class VerifierAttributionJudge:
 
     def judge(self, question: str, items: Sequence[tuple[str, SentenceEvidence]]) -> list[Judgement]:
         from kalma_graph.verification import AnswerInput, GraphEntity
+        from kalma_graph.verification.records import evidence_text
         from kalma_graph.verification.verifier import graph_triple
 
         out: list[Judgement] = []
@@ -297,12 +297,13 @@ class VerifierAttributionJudge:
             check = self.verifier.verify(AnswerInput(
                 question=question, sentences=[(sentence, [])], shown=[graph_triple(t) for t in triples],
                 entities=[GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n]))
-            claims = check.sentences[0].claims if check.sentences else []
-            facts = [c for c in claims if c.kind in self._FACT_KINDS]
-            held = [c for c in facts if c.status in ("supported", "supported_uncited")]
+            checked = check.sentences[0]
+            facts = checked.facts()
+            held = [c for c in facts if c.held]
             bad = [c for c in facts if c.status == "contradicted"]
-            relevant = tuple(t for t in triples if any(c.evidence == f"{t.subject}, {t.label}: {t.value}" for c in held + bad))
-            details = {"claims": [c.model_dump(exclude_none=True) for c in claims]}
+            relevant = tuple(t for t in triples
+                             if any(c.evidence == evidence_text(t.subject, t.label, t.value) for c in held + bad))
+            details = {"claims": [c.model_dump(exclude_none=True) for c in checked.claims]}
             if bad:
                 out.append(Judgement(CONTRADICTORY, "; ".join(f"'{c.text}': {c.reason}" for c in bad), relevant, details))
             elif held and len(held) == len(facts):
@@ -313,6 +314,9 @@ class VerifierAttributionJudge:
                 out.append(Judgement(EXTRAPOLATORY, ("not held by the graph: " + ", ".join(missing)) if missing
                                      else "the sentence states nothing the graph holds", relevant, details))
         return out
+
+
+# --- LLM ------------------------------------------------------------------------------------------
 
 
 def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list[int], str | None]:

@@ -6,23 +6,23 @@ from __future__ import annotations
 from typing import Sequence
 
 from .lexicon import Lexicon, load_lexicon
-from .records import AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck
+from .records import AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck, evidence_text
 from .structure import (
     MAX_SENTENCE_CHARS,
+    SINGULAR_PRONOUNS,
+    Context,
     GraphView,
     Mention,
-    Context,
     _cue_spans,
     _stop_words,
     check_citation,
     entity_mentions,
     holders,
+    joined,
     name_mentions,
     pronoun_mentions,
 )
-from .text import Token, covered, dates_in, find_stem, fold, numbers_in, phrase, spans_overlap, tokenize
-
-_SINGULAR_NOMINATIVE = frozenset("he she his her hers him himself herself".split())
+from .text import MONTHS, Token, covered, dates_in, find_stem, fold, numbers_in, phrase, span_text, spans_overlap, tokenize
 
 
 _PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "himself": "m", "she": "f", "her": "f", "hers": "f", "herself": "f"}
@@ -42,7 +42,7 @@ def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent
             out.append(m)
             continue
         word = m.text.casefold()
-        if word in _SINGULAR_NOMINATIVE:
+        if word in SINGULAR_PRONOUNS:
             candidates = list(dict.fromkeys([*([first_subject] if first_subject else []), *focus, *recent]))
             gender = _PRONOUN_GENDER.get(word)
             fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)]
@@ -61,12 +61,11 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
     it) widens what counts as held or contradicted beyond the graph shown to the model."""
     lexicon = lexicon or load_lexicon()
     view = GraphView.build(answer.shown, answer.entities)
-    shown_keys = {(t.subject, fold(t.label), fold(t.value)) for t in answer.shown}
-    object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}
-    question_words = frozenset(t.norm for t in tokenize(answer.question) if t.word)
+    object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}  # the shown triples
     question_tokens = tokenize(answer.question)
-    focus = [m.ids[0] for m in entity_mentions(question_tokens, view) if m.subject][:1] or view.subjects[:1]
+    question_words = frozenset(t.norm for t in question_tokens if t.word)
     group = list(dict.fromkeys(m.ids[0] for m in entity_mentions(question_tokens, view) if m.subject))
+    focus = group[:1] or view.subjects[:1]
     recent = list(group)
     said: dict[str, str] = {}
     sentences = []
@@ -82,7 +81,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))
-            check, spans = check_citation(ctx, c, key in shown_keys, object_ids.get(key))
+            check, spans = check_citation(ctx, c, key in object_ids, object_ids.get(key))
             if not check.in_graph:
                 check = check.model_copy(update={"reason": check.reason + "; the triple is not in the graph shown"})
             checks.append(check)
@@ -159,7 +158,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             return
         found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span)
         who = {i for m in found for i in m.ids}
-        text = " ".join(t.text for t in tokens[span[0]:span[1]]).rstrip(".")
+        text = span_text(tokens, span).rstrip(".")
         status, evidence = held_by(span, who)
         reason = ""
         if status == "absent":
@@ -176,7 +175,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         used.update(range(*span))
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
-                            evidence=f"{evidence.subject}, {evidence.label}: {evidence.value}" if evidence else None,
+                            evidence=evidence_text(evidence.subject, evidence.label, evidence.value) if evidence else None,
                             reason=reason))
 
     # values of the graph (cited ones first), dates, numbers, names the graph does not hold
@@ -210,7 +209,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             if len(cue) == 1 and tokens[span[0]].norm != cue[0] and not tokens[span[0]].norm.startswith(cue[0] + "l"):
                 continue  # a stem inside another word ("greatest" is kept by "great"; "keyboard" is not "key")
             used.update(range(*span))
-            claims.append(Claim(text=" ".join(t.text for t in tokens[span[0]:span[1]]), kind="evaluation",
+            claims.append(Claim(text=span_text(tokens, span), kind="evaluation",
                                 status="absent", reason="an evaluation: the graph holds none"))
     # the rest: content words nothing above accounts for
     stop = _stop_words()
@@ -225,7 +224,6 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
 
 
 _SKIP_AFTER_CUE = frozenset("in at on of from near the a an by to".split())
-_STOP_OBJECT = frozenset(",;:()")
 
 
 def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:
@@ -277,20 +275,15 @@ def _leading_group(ctx: Context) -> list[Mention]:
         return []
     group = [people[0]]
     for m in people[1:]:
-        gap = ctx.tokens[group[-1].end:m.start]
-        if gap and all((not g.word and g.text == ",") or g.norm in ("and", "&") for g in gap):
-            group.append(m)
-        else:
+        if not joined(ctx.tokens, group[-1], m):
             break
+        group.append(m)
     return group
-
-
-_MONTHS = frozenset("january february march april may june july august september october november december".split())
 
 
 def _is_literal(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
     """A date or number: contradicted only by a literal the graph holds, not by an entity."""
-    return all(t.norm.isdigit() or t.norm in _MONTHS for t in tokens[span[0]:span[1]])
+    return all(t.norm.isdigit() or t.norm in MONTHS for t in tokens[span[0]:span[1]])
 
 
 _CUE_CACHE: dict[str, tuple[str, ...]] = {}

@@ -18,6 +18,22 @@ VERDICTS: tuple[Verdict, ...] = ("supported", "partial", "unsupported")
 # graph holds for a single-valued relation (place of birth, father, ...).
 ClaimStatus = Literal["supported", "supported_uncited", "absent", "contradicted"]
 CLAIM_STATUSES: tuple[ClaimStatus, ...] = ("supported", "supported_uncited", "absent", "contradicted")
+# Claims that state a fact (beside evaluations and left-over words): what SCK and CAQA judge on.
+FACT_KINDS = ("value", "name", "date", "number", "relation")
+
+
+def evidence_text(subject: str, label: str, value: str) -> str:
+    """How a claim names the triple that holds or contradicts it: `Q22670, place of birth: Marbach am Neckar`."""
+    return f"{subject}, {label}: {value}"
+
+
+def evidence_triple(text: str | None) -> tuple[str, str, str] | None:
+    """The triple of an `evidence_text` (labels may hold commas, subject ids do not)."""
+    if not text or ", " not in text:
+        return None
+    subject, rest = text.split(", ", 1)
+    label, sep, value = rest.partition(": ")
+    return (subject, label, value) if sep else None
 
 
 class _Model(BaseModel):
@@ -88,6 +104,11 @@ class Claim(_Model):
     evidence: str | None = None  # the triple that holds it, or the one that contradicts it
     reason: str = ""
 
+    @property
+    def held(self) -> bool:
+        """The graph holds it, cited or not."""
+        return self.status in ("supported", "supported_uncited")
+
 
 class SentenceCheck(_Model):
     position: int
@@ -96,6 +117,10 @@ class SentenceCheck(_Model):
     claims: list[Claim]
     fully_supported: bool  # every claim is held by the sentence's own supported citations
     about: list[str] = []  # the entity ids the sentence speaks of (pronouns resolved)
+
+    def facts(self) -> list[Claim]:
+        """The claims that state a fact (`FACT_KINDS`)."""
+        return [c for c in self.claims if c.kind in FACT_KINDS]
 
 
 class AnswerCheck(_Model):

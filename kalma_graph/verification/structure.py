@@ -40,17 +40,18 @@ from .text import (
     numbers_in,
     parse_iso_date,
     phrase,
+    span_text,
     spans_overlap,
 )
 
 MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per clause anyway
-_SINGULAR = frozenset("he she his her hers him himself herself".split())
+SINGULAR_PRONOUNS = frozenset("he she his her hers him himself herself".split())
 _SUBJECT_PRONOUNS = frozenset("he she his her hers they their both".split())
 _PLURAL = frozenset("they their them both".split())
 _RELATIVE = frozenset("who whose which whom that".split())
 _ARTICLES = frozenset("a an the".split())
 _COPULAS = frozenset("is was were are be been being became becomes has had have".split())
-_COORD = frozenset(["and", "&", ","])
+_COORD = frozenset(["and", "&", ","])  # what joins the names of one group ("Pushkin and Keats", "A, B and C")
 _NAME_CONNECTORS = frozenset("of the de von van der da di du la le al bin ibn y".split())
 _GENERIC_HEADS = frozenset(
     "university college school institute academy party church society museum city county state "
@@ -107,7 +108,6 @@ class Mention:
 class GraphView:
     """The graph an answer may rest on, indexed for the checks."""
 
-    triples: list[GraphTriple]
     names: dict[str, str]  # entity id -> name
     aliases: dict[str, tuple[str, ...]]
     subjects: list[str]  # the entities the answer is about, in order of first appearance
@@ -134,7 +134,7 @@ class GraphView:
                 names[t.subject] = t.value
             if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
                 names[t.object_id] = t.value
-        view = cls(list(shown), names, aliases, subjects, by_subject)
+        view = cls(names, aliases, subjects, by_subject)
         view.name_variants = view._variants()
         return view
 
@@ -192,8 +192,7 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView) -> list[Mention]:
             if not full and not tokens[i].capital:
                 continue
             taken.update(range(*span))
-            out.append(Mention(span[0], span[1], "entity", (eid,), " ".join(t.text for t in tokens[slice(*span)]),
-                               eid in subject_set))
+            out.append(Mention(span[0], span[1], "entity", (eid,), span_text(tokens, span), eid in subject_set))
     return sorted(out, key=lambda m: m.start)
 
 
@@ -219,7 +218,7 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
         while j > i + 1 and tokens[j - 1].norm in _NAME_CONNECTORS:
             j -= 1
         if not (i == 0 and j == i + 1 and t.norm in stop) and not t.norm.isdigit():
-            out.append(Mention(i, j, "name", (), " ".join(x.text for x in tokens[i:j])))
+            out.append(Mention(i, j, "name", (), span_text(tokens, (i, j))))
         i = j
     return out
 
@@ -239,7 +238,7 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
     for i, t in enumerate(tokens):
         if i in taken or not t.word:
             continue
-        if t.norm in _SINGULAR or t.norm in _PLURAL:
+        if t.norm in SINGULAR_PRONOUNS or t.norm in _PLURAL:
             out.append(Mention(i, i + 1, "pronoun", (), t.text))
         elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (i + 1 >= len(tokens) or not tokens[i + 1].word
                                                                              or tokens[i + 1].norm in _COPULAS):
@@ -284,19 +283,20 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
                 or (m.kind == "pronoun" and m.text.casefold() in _SUBJECT_PRONOUNS):
             group = [m]
             k = before.index(m)
-            while k > 0:
-                prev = before[k - 1]
-                gap = tokens[prev.end:group[0].start]
-                if gap and all((not g.word and g.text == ",") or g.norm in ("and", "&") for g in gap):
-                    group.insert(0, prev)
-                    k -= 1
-                else:
-                    break
+            while k > 0 and joined(tokens, before[k - 1], group[0]):
+                group.insert(0, before[k - 1])
+                k -= 1
             return group, "left"
     after = [m for m in mentions if m.start >= span[1] and (m.subject or m.kind == "pronoun")]
     if after:
         return [after[0]], "right"
     return [], "none"
+
+
+def joined(tokens: Sequence[Token], first: Mention, second: Mention) -> bool:
+    """Nothing but `and`, `&` and commas between two mentions: they name one group."""
+    gap = tokens[first.end:second.start]
+    return bool(gap) and all((g.text if not g.word else g.norm) in _COORD for g in gap)
 
 
 # --- the check ----------------------------------------------------------------------------------
@@ -346,22 +346,20 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
             for adjective in lexicon.demonyms.get(fold(_without_parenthesis(name)), ()):
                 for span in find_phrase(tokens, phrase(adjective)):
                     hits.append(_ValueHit(span, "demonym"))
+    words = phrase(_without_parenthesis(value))
     if not hits:
-        words = phrase(_without_parenthesis(value))
         core = tuple(w for w in words if w not in _PLACE_WORDS)
         if core and core != words:  # "City of Brussels" is named by "Brussels"
             hits += [_ValueHit(span, "name") for span in find_phrase(tokens, core)]
         for variant in _word_forms(words):
             hits += [_ValueHit(span, "name") for span in find_phrase(tokens, variant)]
-    if not hits:
-        words = phrase(_without_parenthesis(value))
-        if len(words) >= 2:
-            for w in words:
-                if w in _GENERIC_HEADS or w in _stop_words() or len(w) < 4:
-                    continue
-                for a, b in find_phrase(tokens, (w,)):
-                    if tokens[a].capital:
-                        hits.append(_ValueHit((a, b), "vaguer"))
+    if not hits and len(words) >= 2:
+        for w in words:
+            if w in _GENERIC_HEADS or w in _stop_words() or len(w) < 4:
+                continue
+            for a, b in find_phrase(tokens, (w,)):
+                if tokens[a].capital:
+                    hits.append(_ValueHit((a, b), "vaguer"))
     return hits
 
 
@@ -440,11 +438,11 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
                        f"the value '{cited.value}' is not stated")
     best: tuple[CitationCheck, list] | None = None
     for hit in hits:
-        result = _judge_hit(ctx, cited, rel, hit, subject_name)
+        result = _judge_hit(ctx, cited, rel, hit, subject_name, in_graph)
         if best is None or result[0].score > best[0].score:
             best = result
     assert best is not None
-    return best[0].model_copy(update={"in_graph": in_graph}), best[1]
+    return best
 
 
 def _outcome(cited: CitedTriple, kind: str, reason: str, spans: Iterable[tuple[int, int]],
@@ -456,11 +454,12 @@ def _outcome(cited: CitedTriple, kind: str, reason: str, spans: Iterable[tuple[i
                          score=SCORE[kind], reason=reason, in_graph=in_graph, outcome=kind), list(spans)
 
 
-def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueHit, subject_name: str) -> tuple[CitationCheck, list]:
+def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueHit, subject_name: str,
+               in_graph: bool) -> tuple[CitationCheck, list]:
     tokens, lex = ctx.tokens, ctx.lexicon
 
     def out(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
-        return _outcome(cited, kind, reason, spans, True)  # check_citation sets in_graph
+        return _outcome(cited, kind, reason, spans, in_graph)
 
     found, how = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), hit.span)], hit.span)
     ids = {i for m in found for i in m.ids}
@@ -480,7 +479,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("partial_date", f"another full date in the year of {cited.value}", spans)
     if rel.kin:
         return _judge_kin(ctx, cited, rel, lo, hi, spans, out, how == "right")
-    own = _cue_spans(tokens, rel, lo, min(hi + 0, len(tokens)))
+    own = _cue_spans(tokens, rel, lo, min(hi, len(tokens)))
     if how == "left" and not own:  # "... in Jena, where he was born": a cue right after the value
         own = _cue_spans(tokens, rel, hit.span[1], min(hit.span[1] + 4, len(tokens)))
     first = min((m.start for m in found), default=0)
@@ -495,17 +494,17 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     after = tokens[hit.span[1]].norm if hit.span[1] < len(tokens) and tokens[hit.span[1]].word else ""
     other = _ADJACENT_NOUNS.get(after)
     if other and other != rel.label:
-        return out("partial_near", f"'{_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{other}', not '{cited.relation}'", spans)
+        return out("partial_near", f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{other}', not '{cited.relation}'", spans)
     if own:
-        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{_text(tokens, own[0])}'", spans + own[:1])
+        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
     for near_label in rel.near:
         near = _cue_spans(tokens, lex.relation(near_label), lo, hi)
         if near:
-            return out("partial_near", f"'{_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
+            return out("partial_near", f"'{span_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
     if hit.how == "demonym":
         if rel.demonym:
-            return out("supported_demonym", f"'{_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
-        return out("partial_no_cue", f"'{_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
+            return out("supported_demonym", f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
+        return out("partial_no_cue", f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
     if rel.implied:
         return out("supported_implied", f"'{cited.value}' is said of {subject_name}", spans)
     return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
@@ -553,6 +552,3 @@ def _passive(tokens: Sequence[Token], cue: tuple[int, int]) -> bool:
         return True
     return word in ("influenced", "inspired") and prev in _COPULAS
 
-
-def _text(tokens: Sequence[Token], span: tuple[int, int]) -> str:
-    return " ".join(t.text for t in tokens[span[0]:span[1]])

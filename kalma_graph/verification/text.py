@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 _TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
 _MONTHS = ("january february march april may june july august september october november december").split()
+MONTHS = frozenset(_MONTHS)
 _MONTH_INDEX = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)}
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
 _NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
@@ -184,8 +185,9 @@ def numbers_in(tokens: Sequence[Token]) -> list[tuple[int, int, float]]:
     return out
 
 
-def words_between(tokens: Sequence[Token], lo: int, hi: int) -> list[Token]:
-    return [t for t in tokens[max(lo, 0):max(hi, 0)] if t.word]
+def span_text(tokens: Sequence[Token], span: tuple[int, int]) -> str:
+    """The words (and punctuation) of a span as written, joined by spaces."""
+    return " ".join(t.text for t in tokens[span[0]:span[1]])
 
 
 def spans_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -30,6 +30,11 @@ class Verifier:
         self.citations = 0
         self.seconds = 0.0
 
+    def id(self) -> str:
+        """`version:cues_sha256`: what `--cite verified` / `grounded` records, so that an evaluation by the same
+        verifier can say it is self-scored."""
+        return f"{VERIFIER_VERSION}:{self.lexicon.sha256}"
+
     def describe(self) -> dict[str, Any]:
         out = {"name": "kalma-graph verifier", "version": VERIFIER_VERSION, "stage": "structure",
                "cues_sha256": self.lexicon.sha256, "store": getattr(self.store, "uri", None)}
@@ -52,9 +57,6 @@ class Verifier:
         self.seconds += time.perf_counter() - started
         return check
 
-    def verify_many(self, answers: Sequence[AnswerInput]) -> list[AnswerCheck]:
-        return [self.verify(a) for a in answers]
-
     def _from_store(self, answer: AnswerInput) -> tuple[list[GraphEntity], dict[str, list[GraphTriple]]]:
         subjects = list(dict.fromkeys(t.subject for t in answer.shown))
         ids = set(subjects) | {t.object_id for t in answer.shown if t.object_id}
@@ -74,14 +76,25 @@ def graph_triple(t: Any) -> GraphTriple:
                        object_id=getattr(t, "object_id", None), datatype=getattr(t, "datatype", None))
 
 
+def graph_entity(e: Any) -> GraphEntity:
+    """A `store.base.Entity` as the verifier reads it."""
+    return GraphEntity(id=e.id, name=e.name, aliases=tuple(e.aliases))
+
+
+def cited_sentences(sentences: Sequence[Any]) -> list[tuple[str, list[CitedTriple]]]:
+    """Parsed sentences (`evaluation.citations.Sentence`: `clean_text`, `citations` with qid, prop, value) as
+    the verifier's (text, cited triples) pairs."""
+    return [(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
+            for s in sentences]
+
+
 def from_scored(scored: Any) -> AnswerInput:
     """A `ScoredAnswer` (the evaluation's parse) as an `AnswerInput`."""
     entities = [GraphEntity(id=i, name=n) for i, n in scored.subject_names.items() if n]
     return AnswerInput(
         id=scored.id,
         question=scored.question,
-        sentences=[(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
-                   for s in scored.parsed.sentences],
+        sentences=cited_sentences(scored.parsed.sentences),
         shown=[graph_triple(t) for t in scored.shown],
         entities=entities,
     )

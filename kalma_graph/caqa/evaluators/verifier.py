@@ -18,8 +18,6 @@ from typing import Any, Sequence
 from kalma_graph.caqa.evaluators.base import Judgement
 from kalma_graph.caqa.model import CONTRADICTORY, IRRELEVANT, PARTIAL, SUPPORTIVE, Sample
 
-_FACT_KINDS = ("value", "name", "date", "number", "relation")
-
 
 class VerifierEvaluator:
     name = "verifier"
@@ -49,10 +47,10 @@ class VerifierEvaluator:
         names = sorted({t.subject for t in shown})
         check = self.verifier.verify(AnswerInput(question=question, sentences=[(statement, [])], shown=shown,
                                                  entities=[GraphEntity(id=n, name=n) for n in names]))
-        claims = check.sentences[0].claims if check.sentences else []
-        facts = [c for c in claims if c.kind in _FACT_KINDS]
-        held = [c for c in facts if c.status in ("supported", "supported_uncited")]
-        detail = {"claims": [c.model_dump(exclude_none=True) for c in claims]}
+        checked = check.sentences[0]
+        facts = checked.facts()
+        held = [c for c in facts if c.held]
+        detail = {"claims": [c.model_dump(exclude_none=True) for c in checked.claims]}
         if any(c.status == "contradicted" for c in facts):
             return Judgement(CONTRADICTORY, "a claim is contradicted by the citation", detail=detail)
         words = {t.norm for t in tokenize(statement) if t.word}
