@@ -277,7 +277,9 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
         StrategySetting("qwen2.5-coder-1.5b-q4km", cite) for cite in DEFAULT_STRATEGIES]
     with experiment_errors():
         qs = load_questions(questions, limit=kw["limit"])
-        ctx = _Context(kw, needs_store=True, load_answerer=False)  # answering models: per setting, below
+        # answering models: per setting, below; a re-evaluation (--reuse-answers) opens no store, so it runs
+        # beside a run that holds the embedded store's lock
+        ctx = _Context(kw, needs_store=not kw["reuse_answers"], load_answerer=False)
         try:
             from kalma_graph.models.llm import GenerationParams
 

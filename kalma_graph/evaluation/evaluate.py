@@ -621,12 +621,15 @@ def evaluate_file(
         gold_sets = gold
         if gold is not None:
             gold_info = GoldSource(path=None, sha256=_json_sha256(gold), questions=len(gold))
+    earlier = None
     if reuse and store is None:
         stored = reusable_result(Path(out_dir) / "results.json", answers_sha256=file.sha256, answers=len(file.records),
                                  gold_sha256=gold_info.sha256 if gold_info else None, options=options, nli=nli,
                                  judge=judge)
         if stored is not None:
             return stored
+        if judge is None:
+            earlier = judged_earlier(Path(out_dir) / "results.json", answers_sha256=file.sha256)
     names = _store_names(store, file.records) if store is not None else None
     if verifier is None and store is not None and options.alignment == "verifier":
         from kalma_graph.verification import Verifier
@@ -645,6 +648,8 @@ def evaluate_file(
         ),
         "gold": gold_info,
     })
+    if earlier is not None:
+        carry_geval(results, earlier)
     results.run_id = run_id or default_run_id(results)
     if store is not None:
         from kalma_graph.store.results import write_run
@@ -676,8 +681,52 @@ def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gol
         and header.choices.get("geval.answers_judged", "-") in ("-", geval_sample_choice(options, answers))
         and (header.nli or {}).get("model_hash") == getattr(nli, "model_hash", None)
         and (judge is None or stored_judge == judge.describe().get("model_sha256"))
+        and (options.alignment != "verifier" or _same_verifier(header.choices.get("alignment.verifier")))
     )
     return stored if same else None
+
+
+def _same_verifier(stored: Any) -> bool:
+    """Whether a stored evaluation's verifier (its version and cue tables) is this checkout's: another one
+    judges otherwise, so its report is not read back."""
+    from kalma_graph.verification import Verifier
+
+    now = Verifier().describe()
+    return isinstance(stored, dict) and all(stored.get(k) == now.get(k) for k in ("version", "cues_sha256", "stage"))
+
+
+def judged_earlier(path: Path, *, answers_sha256: str | None) -> EvaluationResult | None:
+    """The results.json at `path` when it holds G-Eval judgements of this very answers file (sha256): a
+    re-evaluation without `--judge` (a new alignment judge, say) keeps them instead of dropping Table 4."""
+    if not path.is_file() or answers_sha256 is None:
+        return None
+    try:
+        stored = EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError, OSError):
+        return None
+    same = stored.header.answers is not None and stored.header.answers.sha256 == answers_sha256
+    return stored if same and stored.metrics.geval is not None and stored.header.judge else None
+
+
+def carry_geval(results: EvaluationResult, earlier: EvaluationResult) -> None:
+    """Copy an earlier evaluation's G-Eval judgements of the same answers into `results` (summary, metric
+    part, judge, choices, per-answer scores) and say so in its notes: G-Eval reads only the answers, so
+    its judgements stand whatever else the evaluation changed."""
+    results.metrics.geval = earlier.metrics.geval
+    results.skipped.pop("geval", None)
+    for key, value in (earlier.summary.model_extra or {}).items():
+        if key.startswith("geval_"):
+            setattr(results.summary, key, value)
+    choices = {k: v for k, v in earlier.header.choices.items() if k.startswith("geval.")}
+    results.header = results.header.model_copy(update={"judge": earlier.header.judge,
+                                                       "choices": {**results.header.choices, **choices}})
+    scores = {row.id: {k: v for k, v in (row.model_extra or {}).items() if k.startswith("geval_")}
+              for row in earlier.per_answer}
+    for row in results.per_answer:
+        for key, value in scores.get(row.id, {}).items():
+            setattr(row, key, value)
+    results.notes.append(f"G-Eval judgements carried over from the evaluation of {earlier.header.evaluated_at} "
+                         "(same answers file, sha256; no --judge given this time).")
 
 
 def default_run_id(results: EvaluationResult) -> str:
@@ -779,9 +828,10 @@ def _claim_columns(check: Any) -> dict[str, int]:
 
 
 def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Any | None) -> bool:
-    """`--cite verified` answers kept only the citations this very verifier (same version and cue tables)
-    judges supported: its alignment on them is 100 % by construction; say so, never silently."""
-    return verifier is not None and any((a.record.params or {}).get("cite_verifier") == verifier.id() for a in answers)
+    """`--cite verified` / `grounded` answers kept only the citations a kalma-graph verifier judged supported:
+    scored by the same verifier, their alignment is 100 % by construction; by another version of it (other
+    cue tables), nearly so. Either way say so, never silently."""
+    return verifier is not None and any((a.record.params or {}).get("cite_verifier") for a in answers)
 
 
 def _throughput(answers: int, seconds: float, entail: _TimedEntail | None, checks: Sequence[Any] | None = None,

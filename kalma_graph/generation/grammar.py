@@ -83,7 +83,8 @@ class CitationGrammar:
         return sum(len(p) for p in self.pairs.values())
 
 
-GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first", "attribute_first_unit", "attribute_first_one")
+GRAMMAR_MODES = ("marks", "every_sentence", "attribute_first", "attribute_first_unit", "attribute_first_one",
+                 "attribute_first_text")
 
 # Bounds that keep a small model from looping on marks until the token limit (`[NA] [NA] [NA] …`):
 MAX_MARKS_PER_SENTENCE = 3
@@ -97,6 +98,9 @@ CHAR_RULE = 'char ::= [^\\[\\].!?] | " " ([A-Z] | "Dr" | "Mr" | "Mrs" | "Ms" | "
 # `J..`, `C.` and `T..` as whole sentences (Table 3: 3 of 40 attribute-first answers) when its
 # sentence began with a name's initial and the period could end the sentence.
 LEAD_RULE = 'lead ::= ([A-Z] "." " "?)+ [^ \\t\\n\\[\\].!?] char* | [^ \\t\\n\\[\\].!?] [^\\[\\].!?] char*'
+# A single sentence (the grounded strategy's units) ends at one terminator: at temperature 0.7 the model
+# wrote spaces and newlines after it, or `...`, until the token limit.
+SAID_RULE = 'said ::= " " lead [.!?]'
 # At most one `[NA]` per sentence, and two marks in a row (nothing but a space between them) never
 # cite the same entity, so the same mark never follows itself.
 
@@ -115,7 +119,9 @@ def build_citation_grammar(
     (`[Q1, p: v] Sentence.`): the model chooses what it rests on before it writes it.
     `mode="attribute_first_unit"` is one such sentence or nothing (the model ends the answer), and
     `mode="attribute_first_one"` exactly one (an answer's first sentence): the grounded strategy writes an
-    answer a sentence at a time and checks each before the next.
+    answer a sentence at a time and checks each before the next. `mode="attribute_first_text"` is the words
+    of one sentence after its marks (` Sentence.`): the grounded strategy writes the marks of a planned
+    sentence itself and lets the model say them.
     """
     if mode not in GRAMMAR_MODES:
         raise ValueError(f"grammar mode must be one of {GRAMMAR_MODES}, not {mode!r}")
@@ -138,12 +144,17 @@ def build_citation_grammar(
                 own.append(pair)
         if own and not _UNCITABLE.intersection(e.id):
             pairs[e.id] = own
+    if mode == "attribute_first_text":  # the marks are already written: a space, words, a terminator
+        return CitationGrammar(text="\n".join(['root ::= " " lead [.!?]', LEAD_RULE, CHAR_RULE]), pairs=pairs,
+                               left_out=left_out)
     if mode in ("attribute_first", "attribute_first_unit", "attribute_first_one"):
         lines = _attribute_first_rules(len(pairs))
         if mode == "attribute_first_unit":  # one sentence, or none: the answer ends
             lines[0] = "root ::= [ \\t\\n]* unit?"
         elif mode == "attribute_first_one":  # exactly one sentence: an answer's first
             lines[0] = "root ::= [ \\t\\n]* unit"
+        if mode != "attribute_first":  # one sentence ends at its terminator: no trailing spaces to spin on
+            lines = [SAID_RULE if line.startswith("said ::=") else line for line in lines]
     else:
         lines = _sentence_rules(len(pairs), min_marks=1 if mode == "every_sentence" else 0)
     for i, (entity_id, own) in enumerate(pairs.items()):

@@ -499,8 +499,10 @@ def answer_one(
             raise LLMError("--cite grounded continues the rendered chat prompt: the model needs a chat template")
         grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_unit").text)
         first = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_one").text)
+        words = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_text").text)
         grounding = grounded_generate(llm, rendered, grammar, run.params, question=text, shown=shown,
                                       entities=[*found.entities, *shown_entities], first_grammar=first,
+                                      text_grammar=words,
                                       known_props=props, known_pairs=pairs)
         completion = Completion(text=grounding.raw, finish_reason=grounding.finish_reason, prompt_tokens=n_prompt,
                                 completion_tokens=grounding.completion_tokens)

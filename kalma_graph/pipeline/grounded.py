@@ -1,25 +1,36 @@
 """`--cite grounded`: the verifier in the decoding loop (issue 32).
 
-The answer is written one sentence at a time under the attribute-first grammar, restricted to a single
-unit (`[Q1, p: v] Sentence.`, or nothing: the model ends the answer). Each sentence is checked by the
-graph-grounded verifier (`kalma_graph.verification`) in the context of the sentences accepted so far:
+**Plan.** What the question asks comes first: each relation it names of a person it names (`asked_facts`),
+in the question's order, then how the named persons are linked (a shown triple of one whose value is another),
+each a *target* of up to `MAX_VALUES` shown triples of one subject and relation.
 
-- a sentence whose claims are all supported by its own citations is accepted;
-- otherwise it is re-sampled (at most `tries` candidates, seeded, at `resample_temperature`), and the best
-  candidate is kept: most citations supported, fewest claims the graph does not hold;
+**Write.** A planned sentence is written attribute-first with its marks chosen by the plan: the loop writes
+`[Q1, p: v]` into the assistant's turn and the model says it in words (grammar `attribute_first_text`). A
+question that asks nothing the graph shows (a "Who were …?") is answered as before the plan existed: after
+its link sentence the model chooses each sentence's marks itself (`attribute_first_unit`: one sentence, or
+the end) until it ends the answer.
+
+**Check.** Each candidate sentence is checked by the graph-grounded verifier (`kalma_graph.verification`) in
+the context of the sentences kept so far:
+
+- a sentence whose claims are all held by its supported citations is kept;
+- otherwise its clauses are dropped, one at a time and from the end (`clause_trims`), and the longest
+  fully supported variant that still states the planned fact (or, unplanned, something new) is kept;
+- otherwise it is re-sampled (at most `tries` candidates, seeded, at `resample_temperature`) and the best
+  candidate is kept: the planned fact stated, fewest claims the graph does not hold;
 - a kept sentence keeps its supported citations and gains the shown triples that hold its other claims (the
   verifier names them); one that still states what the graph does not hold gets `[NA]`;
-- a candidate that repeats an accepted sentence, cites no supported fact the answer has not stated yet
-  (filler such as "X was a human" included), or whose prose holds a QID or a raw `label: value` list, is
-  never kept.
+- a candidate that repeats a kept sentence, cites no supported fact the answer has not stated yet (filler
+  such as "X was a human" included), or whose prose holds a QID or a raw `label: value` list, is never kept;
+  a planned fact no candidate states is skipped (counted), never forced; the best fully supported
+  candidate that states something new instead is then kept ("off plan").
 
-The answer stops when the model ends it, when every fact the question asks (a relation the question names,
-of a person it names) is cited and supported, when no candidate adds a supported fact, after
-`max_sentences`, or when the kept sentences reach `params.max_tokens` (then the record says truncated).
-Re-samples cost time, not answer length: at most `max_sentences × tries` calls.
+The answer stops when the plan is done (every asked fact stated, or tried), when the model ends it, when no
+candidate adds a supported fact, after `max_sentences`, or when the kept sentences reach `params.max_tokens`
+(then the record says truncated). Re-samples cost time, not answer length.
 
 Each call continues the same prompt: llama.cpp reuses the KV cache of the common prefix (the prompt and the
-sentences accepted so far), so a re-sample re-evaluates only the rejected sentence's tokens.
+sentences kept so far), so a re-sample re-evaluates only the rejected sentence's tokens.
 """
 
 from __future__ import annotations
@@ -32,10 +43,14 @@ from typing import Any, Sequence
 from kalma_graph.evaluation.citations import from_attribute_first, parse_answer
 from kalma_graph.store.base import Entity, Triple
 
+from .cite import render_marks
+
 MAX_SENTENCES = 8
 TRIES = 3
 RESAMPLE_TEMPERATURE = 0.7
 MAX_UNIT_TOKENS = 160
+MAX_VALUES = 3  # values of one planned relation said in one sentence (as many as a mark holds pairs)
+MAX_TRIMS = 12  # clause-dropped variants checked per candidate
 # Facts too thin to make a sentence of their own ("X was a human").
 _TRIVIAL = frozenset({("instance of", "human"), ("sex or gender", "male"), ("sex or gender", "female")})
 _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
@@ -56,15 +71,20 @@ class GroundedResult:
     marked_na: int = 0  # kept sentences that still state what their citations do not hold
     rejected: int = 0  # candidates never kept (repeats, QIDs or raw label lists in prose, empty)
     recited: int = 0  # citations added where the verifier found the shown triple a claim rests on
+    trimmed: int = 0  # kept sentences with a clause dropped (it stated what the graph does not hold)
+    skipped: int = 0  # planned facts no candidate stated
     completion_tokens: int = 0
     seconds: float = 0.0
     asked: list[str] = field(default_factory=list)  # "Q1 / place of birth": what the question asks
+    planned: list[str] = field(default_factory=list)  # the plan's targets in order: asked, then links
+    trace: list[dict[str, Any]] = field(default_factory=list)  # every candidate: its words and what became of it
 
     def stats(self) -> dict[str, Any]:
         return {"stop_reason": self.stop_reason, "sentences": self.sentences, "candidates": self.candidates,
                 "resampled": self.resampled, "marked_na": self.marked_na, "rejected": self.rejected,
-                "recited": self.recited,
-                "completion_tokens": self.completion_tokens, "seconds": round(self.seconds, 3), "asked": self.asked}
+                "recited": self.recited, "trimmed": self.trimmed, "skipped": self.skipped,
+                "completion_tokens": self.completion_tokens, "seconds": round(self.seconds, 3), "asked": self.asked,
+                "planned": self.planned, "trace": self.trace}
 
 
 def _sentence_key(clean_text: str) -> str:
@@ -92,137 +112,380 @@ _CLAUSE_RE = re.compile(r",\s*and\s+|;|:|\?\s+")
 def asked_facts(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> set[tuple[str, str]]:
     """(entity id, relation label) pairs the question asks for: per clause ("…, and …"), a person it names
     and a relation it names there (its label or a cue of it, `relation_cues.json`) that the graph shown holds
-    for that person; a clause that names no person (a list after a colon) asks of every person named."""
+    for that person; a clause that names no person (a list after a colon) asks of every person named. A
+    question that asks who stands in the relation *to* a person ("Who was influenced by Russell?", "Which
+    philosopher did Adorno influence?") asks the triples whose value is that person (see `asked_triples`)."""
+    return set(asked_in_order(question, entities, shown))
+
+
+def asked_in_order(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[tuple[str, str]]:
+    """`asked_facts` in the question's order: clause by clause, each clause's relations where it names them."""
+    return list(dict.fromkeys((t.subject, t.label) for t in asked_triples(question, entities, shown)))
+
+
+def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:
+    """The shown triples that answer the question, in its order (see `asked_facts`)."""
     from kalma_graph.verification.lexicon import load_lexicon
     from kalma_graph.verification.text import find_phrase, find_stem, phrase, tokenize
 
     lexicon = load_lexicon()
     clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
-    named = [{e.id for e in entities if e.name and find_phrase(tokens, phrase(e.name))} for tokens in clauses]
-    everyone = set().union(*named) if named else set()
-    out = set()
-    for tokens, people in zip(clauses, named):
+    found = [{e.id: find_phrase(tokens, phrase(e.name))[0][0] for e in entities
+              if e.name and find_phrase(tokens, phrase(e.name))} for tokens in clauses]
+    everyone = {i for people in found for i in people}
+    names = {e.name.casefold(): e.id for e in entities if e.name}
+    out: dict[Triple, tuple[int, int]] = {}  # triple -> (clause, token where the question names its relation)
+    for index, (tokens, people) in enumerate(zip(clauses, found)):
+        hits: dict[Triple, tuple[bool, tuple[int, int]]] = {}  # named by its label?, the first span naming it
         for t in shown:
-            if t.subject not in (people or everyone) or t.label == "name":
+            if t.label == "name" or t in out:
                 continue
             label_words = phrase(t.label)
-            if (label_words and find_phrase(tokens, label_words)) or any(find_stem(tokens, cue) for cue in lexicon.relation(t.label).cues):
-                out.add((t.subject, t.label))
+            by_label = find_phrase(tokens, label_words) if label_words else []
+            rel = lexicon.relation(t.label)
+            spans = by_label + [span for cue in rel.cues for span in find_stem(tokens, cue)]
+            # kinship is named by its words, whole ("parents" asks father and mother; "son" is no "song")
+            spans += [span for word in lexicon.kin_words.get(rel.kin or "", ()) for span in find_phrase(tokens, (word,))]
+            spans = [span for span in spans if not _noun_lives(tokens, span[0])]
+            if not spans:
+                continue
+            start, end = min(spans)
+            value_person = t.object_id if t.object_id in people else names.get(t.value.casefold())
+            if t.label.endswith(" by") and value_person in people and _inverse(tokens, start, end, people[value_person]):
+                hits[t] = (bool(by_label), (start, end))  # asked of the person who is its value: "who was influenced by X"
+            elif t.subject in (people or everyone) and not (
+                    t.label.endswith(" by") and _inverse(tokens, start, end, people.get(t.subject, -1))):
+                hits[t] = (bool(by_label), (start, end))
+        # A relation the clause names by its label ("which record label did he play for") outranks those
+        # whose cue word it only shares ("play": instrument, genre).
+        labelled = any(by_label for by_label, _ in hits.values())
+        out.update({t: (index, span[0]) for t, (by_label, span) in hits.items() if by_label or not labelled})
+    return sorted(out, key=lambda t: out[t])
+
+
+def _noun_lives(tokens: Sequence[Any], i: int) -> bool:
+    """"the lives of X and Y" (a template's "What is known about the lives of …") asks no residence."""
+    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm == "the"
+
+
+def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> bool:
+    """Whether a person named at token `person_at` is the *value* of a "… by" relation named at tokens
+    [start, end): after a passive cue ("influenced by X"), or before an active one ("did X influence")."""
+    if person_at < 0:
+        return False
+    passive = any(t.norm == "by" for t in tokens[start + 1:end + 1])  # "influenced by", whichever span matched
+    return person_at >= end if passive else person_at < start
+
+
+def plan_targets(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[list[Triple]]:
+    """The planned sentences, each the shown triples of one subject and relation (at most `MAX_VALUES`): the
+    facts the question asks in its order, then the links between the persons it names (a triple of one whose
+    value is another), the linking value alone. Objects known only by their id are never planned."""
+    citable = [t for t in shown if t.value.strip() and t.value != t.object_id and t.label != "name"
+               and not set("[]").intersection(t.label + t.value)]
+    humans = {t.subject for t in citable if (t.label, t.value) == ("instance of", "human")}
+    persons = {e.id: e for e in entities if e.name and (not humans or e.id in humans)}
+    by_name = {e.name.casefold(): e.id for e in persons.values() if e.name}
+
+    def other_person(t: Triple) -> str | None:
+        other = t.object_id if t.object_id in persons else by_name.get(t.value.casefold())
+        return other if other and other != t.subject else None
+
+    out: list[list[Triple]] = []
+    # the persons' facts: "Which American Academy member…" does not ask where the Academy is
+    asked = [t for t in asked_triples(question, entities, citable) if t.subject in persons or not persons]
+    for subject, label in dict.fromkeys((t.subject, t.label) for t in asked):
+        values = [t for t in asked if (t.subject, t.label) == (subject, label)]
+        values.sort(key=lambda t: other_person(t) is None)  # a value that is the other person first
+        out.append(values[:MAX_VALUES])
+    planned = {(t.subject, t.label, t.value) for target in out for t in target}
+    for t in citable:
+        if t.subject in persons and other_person(t) and (t.subject, t.label, t.value) not in planned:
+            out.append([t])
+            planned.add((t.subject, t.label, t.value))
     return out
 
 
-def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, question: str, shown: Sequence[Triple],
-                      entities: Sequence[Entity], first_grammar: Any = None, known_props: Any = None, known_pairs: Any = None,
-                      verifier: Any = None, max_sentences: int = MAX_SENTENCES, tries: int = TRIES,
-                      resample_temperature: float = RESAMPLE_TEMPERATURE) -> GroundedResult:
-    """Write, check and keep an answer sentence by sentence (see the module docstring). `llm` is a
-    `LocalLLM` (its `complete(prompt, params, grammar)`), `prompt` the rendered chat prompt, `grammar` the
-    `attribute_first_unit` grammar (one sentence or the end), `first_grammar` the `attribute_first_one` grammar
-    (exactly one sentence: an answer never ends before it starts; default `grammar`), `params` the run's
-    `GenerationParams`."""
-    from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
-    from kalma_graph.verification.records import evidence_triple
-    from kalma_graph.verification.verifier import cited_sentences, graph_entity, graph_triple
+_BOUNDARY_RE = re.compile(r",\s+(?:and\s+|or\s+)?|\s+\(|\s+(?:who|which|where|while|whose|and|as well as|including|"
+                          r"known for|in|from|during|with|after|before|until|on|at|for)\s+")
+_DANGLING_RE = re.compile(r"(?:[\s,;:(]+|\s+(?:and|or|who|which|where|the|a|an|of|in|from|as))+$", re.IGNORECASE)
 
-    from .cite import render_marks, supported_triples
 
-    started = time.perf_counter()
-    verifier = verifier or Verifier()
-    graph = [graph_triple(t) for t in shown]
-    names = [graph_entity(e) for e in entities]
-    shown_keys = {(t.subject, t.label, t.value) for t in shown}
-    asked = asked_facts(question, entities, shown)
-    covered: set[tuple[str, str]] = set()
-    stated: set[tuple[str, str, str]] = set()  # every supported triple the kept sentences cite
-    accepted: list[tuple[str, list[CitedTriple]]] = []
-    seen: list[str] = []
-    units: list[str] = []
-    result = GroundedResult(answer="", raw="", finish_reason="stop", stop_reason="max_sentences",
-                            asked=sorted(f"{s} / {p}" for s, p in asked))
-    budget = params.max_tokens  # tokens of the kept sentences: the answer's length cap, as for one completion
-    for index in range(max_sentences):
-        best: tuple[tuple, str, Any, Any] | None = None
-        fallback: tuple[tuple, str, Any, Any] | None = None  # says nothing new, but something: the first sentence's last resort
-        written = 0
-        unended = 0  # candidates cut at MAX_UNIT_TOKENS without ending their sentence
-        ended = False
-        for attempt in range(tries):
-            call = replace(params, max_tokens=min(MAX_UNIT_TOKENS, budget), seed=params.seed + 7919 * index + attempt,
-                           temperature=params.temperature if attempt == 0 else resample_temperature)
-            completion = llm.complete(prompt + "".join(units), call,
-                                      grammar=grammar if units or first_grammar is None else first_grammar)
-            result.completion_tokens += completion.completion_tokens
-            result.candidates += 1
-            written += 1
-            unit = completion.text.strip()
-            if not unit:
-                ended = attempt == 0  # the model ends the answer (a re-sample's silence just fails)
-                if ended:
-                    break
+def clause_trims(text: str) -> list[str]:
+    """The sentence with a clause dropped: every prefix that ends before a clause boundary (a comma, "who",
+    "in", "and", …), then every variant without one comma-delimited middle piece; longest first, at least
+    three words each. "Tolstoy was a Russian writer who lived from 1828 to 1910." -> "Tolstoy was a Russian
+    writer." (A trimmed sentence is still the model's words, less what the graph does not hold.)
+
+    >>> clause_trims("Tolstoy was a Russian writer who lived from 1828 to 1910.")
+    ['Tolstoy was a Russian writer who lived.', 'Tolstoy was a Russian writer.']
+    """
+    body = text.strip()
+    end = body[-1] if body[-1:] in ".!?" else "."
+    body = body.rstrip(".!? ")
+    spans = [(m.start(), m.end()) for m in _BOUNDARY_RE.finditer(body)]
+    variants = [body[:start] for start, _ in spans]
+    commas = [(s, e) for s, e in spans if body[s] == ","]
+    variants += [body[:s1] + body[s2:] for (s1, _), (s2, _) in zip(commas, commas[1:])]
+    out: list[str] = []
+    for v in sorted(variants, key=len, reverse=True):
+        v = _DANGLING_RE.sub("", v).strip()
+        if len(v.split()) >= 3 and v.count("(") == v.count(")") and v + end not in out:
+            out.append(v + end)
+    return out[:MAX_TRIMS]
+
+
+@dataclass
+class _Candidate:
+    """One sentence as it would be kept: its text, its citations after the check, and how it scores."""
+
+    text: str
+    kept: list[tuple[str, str, str]]  # supported citations, then the shown triples that hold its other claims
+    recited: int
+    unheld: int
+    fully: bool
+    trimmed: bool
+    score: tuple
+    new: int = 0  # supported facts, not trivial, the answer has not stated yet
+
+    def unit(self) -> str:
+        marks = render_marks(self.kept)
+        if self.unheld or not self.kept:
+            marks.insert(0, "[NA]")
+        return " ".join([*marks, self.text]) + " "
+
+
+class _Loop:
+    """The state of one grounded answer: what is kept, what is stated, and the calls left."""
+
+    def __init__(self, llm: Any, prompt: str, params: Any, *, question: str, shown: Sequence[Triple],
+                 entities: Sequence[Entity], known_props: Any, known_pairs: Any, verifier: Any, tries: int,
+                 resample_temperature: float) -> None:
+        from kalma_graph.verification import Verifier
+        from kalma_graph.verification.verifier import graph_entity, graph_triple
+
+        self.llm, self.prompt, self.params, self.question = llm, prompt, params, question
+        self.known_props, self.known_pairs = known_props, known_pairs
+        self.verifier = verifier or Verifier()
+        self.graph = [graph_triple(t) for t in shown]
+        self.names = [graph_entity(e) for e in entities]
+        self.shown_keys = {(t.subject, t.label, t.value) for t in shown}
+        self.tries, self.resample_temperature = tries, resample_temperature
+        self.units: list[str] = []
+        self.accepted: list[tuple[str, list[Any]]] = []
+        self.seen: list[str] = []
+        self.stated: set[tuple[str, str, str]] = set()
+        self.budget = params.max_tokens  # tokens of the kept sentences: the answer's length cap
+        self.slot = 0  # sentences tried, kept or not: seeds differ per slot
+        self.result = GroundedResult(answer="", raw="", finish_reason="stop", stop_reason="max_sentences")
+        self.fallback: _Candidate | None = None  # the best candidate that said nothing new: a first sentence's last resort
+        self.last_max_tokens = params.max_tokens
+
+    def sample(self, prefix: str, grammar: Any, attempt: int) -> Any:
+        call = replace(self.params, max_tokens=min(MAX_UNIT_TOKENS, self.budget),
+                       seed=self.params.seed + 7919 * self.slot + attempt,
+                       temperature=self.params.temperature if attempt == 0 else self.resample_temperature)
+        completion = self.llm.complete(self.prompt + "".join(self.units) + prefix, call, grammar=grammar)
+        self.result.completion_tokens += completion.completion_tokens
+        self.result.candidates += 1
+        self.last_max_tokens = call.max_tokens
+        return completion
+
+    def judge(self, unit: str, target: set[tuple[str, str, str]] | None) -> _Candidate | None:
+        """The best way to keep a written unit (`[marks] Sentence.`): as written, else with a clause dropped;
+        None when its prose can never be kept."""
+        sentences = parse_answer(from_attribute_first(unit), self.known_props, self.known_pairs).sentences
+        if len(sentences) != 1 or prose_problem(sentences[0].clean_text, self.seen):
+            return None
+        cites = [c.triple for c in sentences[0].citations]
+        best = self._assess(sentences[0].clean_text, cites, target, trimmed=False)
+        if best.fully and best.score[0]:
+            return best
+        for text in clause_trims(sentences[0].clean_text):
+            if prose_problem(text, self.seen):
                 continue
-            if completion.truncated:
-                result.rejected += 1
-                unended += 1
-                continue
-            sentences = parse_answer(from_attribute_first(unit), known_props, known_pairs).sentences
-            if len(sentences) != 1 or prose_problem(sentences[0].clean_text, seen):
-                result.rejected += 1
-                continue
-            sentence = sentences[0]
-            check = verifier.verify(AnswerInput(question=question, sentences=[*accepted, *cited_sentences([sentence])],
-                                                shown=graph, entities=names)).sentences[-1]
-            supported = sum(c.verdict == "supported" for c in check.citations)
-            unheld = sum(not c.held for c in check.claims)
-            score = (check.fully_supported and supported > 0, supported - unheld, -len(sentence.clean_text))
-            new = set(supported_triples(sentence, check)) - stated
-            if not {t for t in new if (t[1], t[2]) not in _TRIVIAL}:
-                result.rejected += 1  # says nothing new the graph holds: a repeat in other words, or filler
-                if fallback is None or score > fallback[0]:
-                    fallback = (score, unit, sentence, check)
-                continue
-            if best is None or score > best[0]:
-                best = (score, unit, sentence, check)
-            if check.fully_supported and supported:
-                break
-        result.resampled += written > 1
-        if ended:
-            result.stop_reason = "model ended"
-            break
-        if best is None and not accepted and fallback is not None:
-            best = fallback  # never an empty answer when the model wrote something: it is kept, marked [NA]
-        if best is None:
-            if unended and unended == written:
-                result.stop_reason = f"the model did not end a sentence within {call.max_tokens} tokens"
-                result.finish_reason = "length"
-            else:
-                result.stop_reason = "no sentence that adds a supported fact"
-            break
-        _, unit, sentence, check = best
-        kept = supported_triples(sentence, check)
+            variant = self._assess(text, cites, target, trimmed=True)
+            if variant.score > best.score:
+                best = variant
+        return best
+
+    def _assess(self, text: str, cites: list[tuple[str, str, str]], target: set | None, *, trimmed: bool) -> _Candidate:
+        from kalma_graph.verification import AnswerInput, CitedTriple
+        from kalma_graph.verification.records import evidence_triple
+
+        cited = [CitedTriple(subject=s, relation=p, value=v) for s, p, v in cites]
+        check = self.verifier.verify(AnswerInput(question=self.question, sentences=[*self.accepted, (text, cited)],
+                                                 shown=self.graph, entities=self.names)).sentences[-1]
+        kept = list(dict.fromkeys(t for t, c in zip(cites, check.citations) if c.verdict == "supported"))
         # A claim the graph shown holds under a triple the model did not cite gets that citation: the
         # verifier found the statement the sentence rests on.
-        recited = [evidence_triple(c.evidence) for c in check.claims if c.status == "supported_uncited"]
-        kept += [t for t in recited if t in shown_keys and t not in kept]
-        result.recited += sum(1 for t in recited if t in shown_keys)
-        unheld = [c for c in check.claims if not c.held]
-        marks = render_marks(kept)
-        if unheld or not kept:
-            marks.insert(0, "[NA]")
-            result.marked_na += 1
-        units.append(" ".join([*marks, sentence.clean_text]) + " ")
-        accepted.append((sentence.clean_text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in kept]))
-        seen.append(_sentence_key(sentence.clean_text))
-        covered |= {(s, p) for s, p, _ in kept}
-        stated |= set(kept)
-        result.sentences += 1
-        budget -= llm.count_tokens(units[-1])
-        if asked and asked <= covered:
-            result.stop_reason = "the question's asked facts are covered"
+        recited = [t for t in (evidence_triple(c.evidence) for c in check.claims if c.status == "supported_uncited")
+                   if t in self.shown_keys and t not in kept]
+        kept += list(dict.fromkeys(recited))
+        unheld = sum(not c.held for c in check.claims)
+        new = {t for t in kept if t not in self.stated and (t[1], t[2]) not in _TRIVIAL}
+        hit = len(new & target) if target is not None else len(new)
+        fully = check.fully_supported and bool(kept)
+        # what it states of the plan (or anything new), then all its claims held, then fewest unheld, then
+        # the longest: a trimmed variant wins only by holding more of what it says
+        score = (hit > 0, fully, hit, len(kept) - unheld, len(text) if fully else -len(text))
+        return _Candidate(text, kept, len(recited), unheld, fully, trimmed, score, new=len(new))
+
+    def write(self, prefix: str, grammar: Any, target: set | None) -> tuple[_Candidate | None, str]:
+        """Up to `tries` candidates for the next sentence; the best one that adds something, and what
+        happened: "kept", "off plan" (no candidate stated the planned fact; the best fully supported one
+        that states something new instead), "ended" (the model ended the answer), "unended" (no candidate
+        ended its sentence within the tokens left) or "nothing new"."""
+        best: _Candidate | None = None
+        off_plan: _Candidate | None = None
+        written = unended = 0
+        traced: list[tuple[dict[str, Any], _Candidate | None]] = []
+        for attempt in range(self.tries):
+            completion = self.sample(prefix, grammar, attempt)
+            written += 1
+            text = completion.text if prefix else completion.text.strip()
+            entry: dict[str, Any] = {"slot": self.slot, "written": (prefix + text).strip()}
+            traced.append((entry, None))
+            if not text.strip():
+                entry["outcome"] = "ended the answer" if attempt == 0 and not prefix else "empty"
+                if attempt == 0 and not prefix:
+                    break  # the model ends the answer (a re-sample's silence just fails)
+                continue
+            if completion.truncated:
+                self.result.rejected += 1
+                unended += 1
+                entry["outcome"] = "no sentence end within the tokens left"
+                continue
+            candidate = self.judge(prefix + text, target)
+            traced[-1] = (entry, candidate)
+            if candidate is None or not candidate.score[0]:
+                self.result.rejected += 1
+                entry["outcome"] = ("prose never kept" if candidate is None else
+                                    "does not state the planned fact" if target is not None else "nothing new")
+                if candidate is not None and not self.units and (self.fallback is None or candidate.score > self.fallback.score):
+                    self.fallback = candidate  # says nothing new, but something: the first sentence's last resort
+                if candidate is not None and target is not None and candidate.fully and candidate.new and (
+                        off_plan is None or candidate.new > off_plan.new):
+                    off_plan = candidate
+                continue
+            entry["outcome"] = "fully supported" if candidate.fully else f"{candidate.unheld} claim(s) not held"
+            if best is None or candidate.score > best.score:
+                best = candidate
+            if candidate.fully:
+                break
+        for entry, candidate in traced:
+            if candidate is not None and candidate.trimmed:
+                entry["trimmed_to"] = candidate.text
+            entry["kept"] = candidate is not None and candidate is (best or off_plan)
+            self.result.trace.append(entry)
+        self.result.resampled += written > 1
+        self.slot += 1
+        if traced and traced[0][0].get("outcome") == "ended the answer":
+            return None, "ended"
+        if best is not None:
+            return best, "kept"
+        if off_plan is not None:
+            return off_plan, "off plan"
+        return None, "unended" if unended and unended == written else "nothing new"
+
+    def keep(self, candidate: _Candidate) -> None:
+        from kalma_graph.verification import CitedTriple
+
+        unit = candidate.unit()
+        self.units.append(unit)
+        self.accepted.append((candidate.text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in candidate.kept]))
+        self.seen.append(_sentence_key(candidate.text))
+        self.stated |= set(candidate.kept)
+        self.result.sentences += 1
+        self.result.recited += candidate.recited
+        self.result.trimmed += candidate.trimmed
+        self.result.marked_na += unit.startswith("[NA]")
+        self.budget -= self.llm.count_tokens(unit)
+
+    def out_of_tokens(self) -> bool:
+        if self.budget < MAX_UNIT_TOKENS // 4:
+            self.result.stop_reason, self.result.finish_reason = "token budget spent", "length"
+            return True
+        return False
+
+    def unended(self) -> None:
+        self.result.stop_reason = f"the model did not end a sentence within {self.last_max_tokens} tokens"
+        self.result.finish_reason = "length"
+
+
+def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, question: str, shown: Sequence[Triple],
+                      entities: Sequence[Entity], first_grammar: Any = None, text_grammar: Any = None,
+                      known_props: Any = None, known_pairs: Any = None, verifier: Any = None,
+                      max_sentences: int = MAX_SENTENCES, tries: int = TRIES,
+                      resample_temperature: float = RESAMPLE_TEMPERATURE) -> GroundedResult:
+    """Plan, write, check and keep an answer sentence by sentence (see the module docstring). `llm` is a
+    `LocalLLM` (its `complete(prompt, params, grammar)` and `count_tokens`), `prompt` the rendered chat prompt,
+    `grammar` the `attribute_first_unit` grammar (one sentence or the end), `first_grammar` the
+    `attribute_first_one` grammar (exactly one sentence: an answer never ends before it starts; default
+    `grammar`), `text_grammar` the `attribute_first_text` grammar (a planned sentence's words; without it the
+    plan is not followed), `params` the run's `GenerationParams`."""
+    started = time.perf_counter()
+    loop = _Loop(llm, prompt, params, question=question, shown=shown, entities=entities, known_props=known_props,
+                 known_pairs=known_pairs, verifier=verifier, tries=tries, resample_temperature=resample_temperature)
+    result = loop.result
+    asked = asked_in_order(question, entities, shown)
+    result.asked = [f"{s} / {p}" for s, p in asked]
+    targets = plan_targets(question, entities, shown) if text_grammar is not None else []
+    result.planned = [f"{t[0].subject} / {t[0].label}" for t in targets]
+    stopped = False
+    for target in targets:
+        keys = {(t.subject, t.label, t.value) for t in target}
+        if keys <= loop.stated:
+            continue  # an earlier sentence said it
+        if result.sentences >= max_sentences:
+            stopped = True
             break
-        if budget < MAX_UNIT_TOKENS // 4:
-            result.stop_reason, result.finish_reason = "token budget spent", "length"
+        prefix = " ".join(render_marks([(t.subject, t.label, t.value) for t in target]))
+        candidate, how = loop.write(prefix, text_grammar, keys)
+        if how == "unended":
+            loop.unended()
+            stopped = True
             break
-    result.raw = "".join(units).strip()
+        result.skipped += how != "kept"
+        if candidate is None:
+            continue
+        loop.keep(candidate)
+        if loop.out_of_tokens():
+            stopped = True
+            break
+    covered = {(s, p) for s, p, _ in loop.stated}
+    if not stopped and targets and asked and loop.units:
+        result.stop_reason = ("the question's asked facts are covered" if set(asked) <= covered
+                              else "the plan is done (a planned fact no candidate stated)")
+    elif not stopped:
+        _free(loop, grammar, first_grammar, max_sentences, asked, covered)
+    result.raw = "".join(loop.units).strip()
     result.answer = from_attribute_first(result.raw)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _free(loop: _Loop, grammar: Any, first_grammar: Any, max_sentences: int, asked: Sequence[tuple[str, str]],
+          covered: set[tuple[str, str]]) -> None:
+    """Sentences whose marks the model chooses (a question that asks nothing the plan could name)."""
+    result = loop.result
+    while result.sentences < max_sentences:
+        candidate, how = loop.write("", grammar if loop.units or first_grammar is None else first_grammar, None)
+        if how == "ended":
+            result.stop_reason = "model ended"
+            return
+        if candidate is None and not loop.units and loop.fallback is not None:
+            candidate = loop.fallback  # never an empty answer when the model wrote something: kept, marked [NA]
+        if candidate is None:
+            if how == "unended":
+                loop.unended()
+            else:
+                result.stop_reason = "no sentence that adds a supported fact"
+            return
+        loop.keep(candidate)
+        covered |= {(s, p) for s, p, _ in candidate.kept}
+        if asked and set(asked) <= covered:
+            result.stop_reason = "the question's asked facts are covered"
+            return
+        if loop.out_of_tokens():
+            return

@@ -67,16 +67,23 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         "",
     ]
     t3 = _load(root, "table3")
+    extra = _extra_roots(root)
     lines += ["## Table 3 — citation quality and alignment", ""]
     if t3:
-        rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + [pct(r.get(c)) for c in TABLE3] +
-                [_short(r.get("model_sha256")), "yes" if r.get("alignment_self_scored") else "no"]
-                for r in t3["rows"]]
-        rows += [[f"paper {name}", 1085] + _paper(values) + ["", ""]
+        ours = list(t3["rows"]) + [r for _, data in extra for r in (_load(data, "table3") or {}).get("rows", [])]
+        rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in TABLE3[1:]] +
+                [_short(r.get("model_sha256")), _self_scored(r)]
+                for r in ours]
+        rows += [[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:]) + ["", ""]
                  for name, values in paper["table3"]["rows"].items()]
-        lines += table(["Model / strategy", "N", align_label(t3["rows"]), "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)",
-                        "Rec. (macro)", "F1 (macro)", "model sha256", "align. self-scored"], rows)
+        lines += table(["Model / strategy", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
+                        "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "model sha256",
+                        "align. self-scored"], rows)
         lines += [""] + _header_lines(t3) + [""]
+        for name, data in extra:
+            found = _load(data, "table3")
+            if found:
+                lines += [f"The `{name}` rows: " + _header_lines(found)[0], ""]
         lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
                   "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
                   "`verified` is attribute-first's generation with each cited triple kept only where its "
@@ -92,9 +99,9 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         if rescored.is_file():  # the committed answers re-scored by the verifier (bench/verifier_rescore.py)
             lines += [rescored.read_text(encoding="utf-8").strip(), ""]
         lines += ["## Table 4 — text quality (G-Eval)", ""]
-        if any(r.get(f"geval_{a}") is not None for r in t3["rows"] for a in GEVAL):
+        if any(r.get(f"geval_{a}") is not None for r in ours for a in GEVAL):
             rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
-                    [pct(_mean([r.get(f"geval_{a}_mass") for a in GEVAL]))] for r in t3["rows"]]
+                    [pct(_mean([r.get(f"geval_{a}_mass") for a in GEVAL]))] for r in ours]
             rows += [[f"paper {name}"] + [f"{v:.2f}" for v in values] + [""]
                      for name, values in paper["table4"]["rows"].items()]
             lines += table(["Model / strategy", "Coh.", "Con.", "Flu.", "Rel.", "mass on 1–5"], rows)
@@ -106,27 +113,28 @@ def results_markdown(root: Path, md_dir: Path) -> str:
 
     paper5 = paper["table5"]["rows"]
     lines += _section(
-        "Table 5 and Figure 4 — knowledge removed, [NA] quality", "table5", _load(root, "table5"), md_dir,
-        ["Removed", "N", "Corr.", "Prec.", "Rec.", "F1", "[NA] Prec.", "[NA] Rec.", "[NA] F1",
-         "paper Corr.", "paper Prec.", "paper Rec.", "paper F1"],
-        lambda r: [r.get("setting"), r.get("answers")] + [pct(r.get(c)) for c in CITATION] +
+        "Table 5 and Figure 4 — knowledge removed, [NA] quality", "table5", _parts(root, "table5"), md_dir,
+        ["Strategy", "Removed", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)", "Corr.",
+         "Prec.", "Rec.", "F1", "[NA] Prec.", "[NA] Rec.", "[NA] F1", "paper Corr.", "paper Prec.", "paper Rec.",
+         "paper F1"],
+        lambda r, who: [who, r.get("setting"), r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in CITATION] +
         [pct(r.get(c)) for c in ("na_precision", "na_recall", "na_f1")] +
         _paper(paper5.get(str(r.get("setting")), [None] * 4)),
         note=f"Paper (Figure 4): {paper['figure4_note']}")
-    figure5, table7 = _load(root, "figure5"), _load(root, "table7")
     lines += _section(
-        "Figure 5 — retrieval accuracy", "figure5", figure5, md_dir,
-        ["Retrieval accuracy", "N", align_label((figure5 or {}).get("rows", [])), "Corr.", "Prec.", "Rec.", "F1"],
-        lambda r: [r.get("setting"), r.get("answers"), pct(r.get("alignment_micro"))] +
-        [pct(r.get(c)) for c in CITATION],
+        "Figure 5 — retrieval accuracy", "figure5", _parts(root, "figure5"), md_dir,
+        ["Strategy", "Retrieval accuracy", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
+         "Corr.", "Prec.", "Rec.", "F1"],
+        lambda r, who: [who, r.get("setting"), r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in CITATION],
         note=f"Paper: {paper['figure5_note']}")
     lines += _section(
-        "Table 7 — general vs specific questions", "table7", table7, md_dir,
-        ["Setting", "N", align_label((table7 or {}).get("rows", [])), "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."],
-        lambda r: [f"**ours** {r.get('setting')}", r.get("answers"), pct(r.get("alignment_micro"))] +
+        "Table 7 — general vs specific questions", "table7", _parts(root, "table7"), md_dir,
+        ["Setting", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)", "Corr.", "Prec.", "Rec.",
+         "F1", "Coh.", "Con.", "Flu.", "Rel."],
+        lambda r, who: [f"**ours** {who} {r.get('setting')}", r.get("answers")] + _judged(r) +
         [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
-        paper_rows=[[f"paper {name}", 1085] + _paper(values[:5]) + [f"{v:.2f}" for v in values[5:]]
-                    for name, values in paper["table7"]["rows"].items()])
+        paper_rows=[[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:5]) +
+                    [f"{v:.2f}" for v in values[5:]] for name, values in paper["table7"]["rows"].items()])
     lines += caveats(root)
     grounded = root.parent / "grounded" / "README.md"
     if grounded.is_file():
@@ -154,27 +162,39 @@ def caveats(root: Path) -> list[str]:
         "- **The paper's N**: Tables 3, 5 and 7 do not state how many questions were answered (1,085 is the "
         "dataset's size); ours are the N in each table, of our own built questions.",
     ]
-    t5 = _load(root, "table5")
-    rows = sorted((t5 or {}).get("rows", []), key=lambda r: r.get("setting") or 0)
-    na = [r for r in rows if r.get("na_f1") is not None]
-    if len(na) >= 2:
-        f1, prec, rec = ([pct(r.get(k)) for r in na] for k in ("na_f1", "na_precision", "na_recall"))
-        trend = "falls" if na[-1]["na_f1"] < na[0]["na_f1"] else "rises"
-        lines.append(
-            f"- **[NA] F1 {trend} with more knowledge removed** ({', '.join(f1)} for {', '.join(str(r['setting']) for r in na)} "
-            f"removed triples; the paper's rises): precision goes {', '.join(prec)} (the more is withheld, the likelier an "
-            f"[NA] sentence states something withheld) and recall {', '.join(rec)}: the absent set grows "
-            f"({', '.join(str(r.get('absent_triples')) for r in na)} triples) while the 1.5B model writes about as many "
-            f"[NA] sentences ({', '.join(str(r.get('na_sentences')) for r in na)}); the paper's recall stays near 15.")
+    for who, t5 in _parts(root, "table5"):
+        lines += _na_caveat(who, t5)
     covered = {v: _two_person_share(root / "table7" / v / "answers.jsonl") for v in ("general", "specific")}
     if all(covered.values()):
         (g, gn), (sp, sn) = covered["general"], covered["specific"]
         lines.append(f"- **Table 7 is confounded by retrieval**: the general questions' retrieved graph covers two or "
                      f"more persons in {g} of {gn} cases, the specific ones' in {sp} of {sn}, so part of the difference "
                      "is what the model was shown.")
-    lines.append("- **Sentences fully supported** by their citations: per strategy in Table 3's verifier section above "
-                 "(`per_sentence.csv` of each run); two annotation passes found 22 % for attribute-first (issue 31).")
+    lines.append("- **Sentences fully supported** by their citations: the verifier's share per run is each table's "
+                 "`Sentences fully supp. (verifier)` column (`per_sentence.csv` of each run; blank for a run scored "
+                 "before the verifier). Two annotation passes per strategy on 60 sentences of Table 3's questions "
+                 "found 40 % for attribute-first and 80 % for grounded (`bench/results/grounded/`; issue 31's 260 "
+                 "citations: 22 % of attribute-first's cited sentences).")
     return lines
+
+
+def _na_caveat(who: str, t5: Mapping[str, Any]) -> list[str]:
+    """How a strategy's [NA] quality moves with the knowledge removed, and why (from its Table 5 rows)."""
+    rows = sorted(t5.get("rows", []), key=lambda r: r.get("setting") or 0)
+    na = [r for r in rows if r.get("na_f1") is not None]
+    if len(na) < 2:
+        return []
+    f1, prec, rec = ([pct(r.get(k)) for r in na] for k in ("na_f1", "na_precision", "na_recall"))
+    trend = "falls" if na[-1]["na_f1"] < na[0]["na_f1"] else "rises"
+    return [
+        f"- **`{who}`: [NA] F1 {trend} with more knowledge removed** ({', '.join(f1)} for "
+        f"{', '.join(str(r['setting']) for r in na)} removed triples; the paper's rises): precision goes "
+        f"{', '.join(prec)} (the more is withheld, the likelier an [NA] sentence states something withheld) and "
+        f"recall {', '.join(rec)}: the absent set grows "
+        f"({', '.join(str(r.get('absent_triples')) for r in na)} triples) while the 1.5B model writes about as many "
+        f"[NA] sentences or fewer ({', '.join(str(r.get('na_sentences')) for r in na)}); the paper's recall stays near "
+        "15." + (" `grounded` plans only facts the graph shows: a fact the question asks that was withheld is "
+                 "left unsaid, not written and marked `[NA]`." if who == "grounded" else "")]
 
 
 def _two_person_share(path: Path) -> tuple[int, int] | None:
@@ -186,17 +206,69 @@ def _two_person_share(path: Path) -> tuple[int, int] | None:
 
 
 
-def _section(title: str, part: str, data: Mapping[str, Any] | None, md_dir: Path, headers: list[str],
-             row: Callable[[Mapping[str, Any]], list], *, note: str | None = None,
+def _section(title: str, part: str, parts: Sequence[tuple[str, Mapping[str, Any]]], md_dir: Path, headers: list[str],
+             row: Callable[[Mapping[str, Any], str], list], *, note: str | None = None,
              paper_rows: Sequence[list] = ()) -> list[str]:
-    """One experiment's section: our rows (then the paper's) under `headers`, the run's N, seed and
-    models, the paper's note and the plots; or what is pending."""
+    """One experiment's section: our rows of each strategy run (`parts`: its name and its experiment.json),
+    then the paper's, under `headers`; each run's N, seed and models, the paper's note and the plots; or
+    what is pending."""
     lines = [f"## {title}", ""]
-    if not data:
+    if not parts:
         return lines + [f"Pending: `{part}` has not been run yet.", ""]
-    lines += table(headers, [row(r) for r in data["rows"]] + list(paper_rows))
-    lines += [""] + _header_lines(data) + [""] + ([note, ""] if note else []) + _plots(data, md_dir) + [""]
-    return lines
+    lines += table(headers, [row(r, who) for who, data in parts for r in data["rows"]] + list(paper_rows))
+    for who, data in parts:
+        lines += ["", f"`{who}`: " + _header_lines(data)[0]]
+    lines += [""] + ([note, ""] if note else [])
+    for _, data in parts:
+        lines += _plots(data, md_dir)
+    return lines + [""]
+
+
+def _extra_roots(root: Path) -> list[tuple[str, Path]]:
+    """Experiment directories beside `root` that ran other strategies with the same settings
+    (`paper-grounded`: `--setting …:grounded` as the headline), by strategy name."""
+    return [(path.name.removeprefix(root.name + "-"), path)
+            for path in sorted(root.parent.glob(f"{root.name}-*")) if path.is_dir()]
+
+
+def _parts(root: Path, part: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """(strategy, experiment.json) of `part` in `root` (the headline strategy) and in each extra root."""
+    out = []
+    main = _load(root, part)
+    if main:
+        out.append((_headline(main), main))
+    for name, path in _extra_roots(root):
+        found = _load(path, part)
+        if found:
+            out.append((name, found))
+    return out
+
+
+def _headline(data: Mapping[str, Any]) -> str:
+    """The strategy an experiment part ran with (its answers' `cite`), `attribute-first` for older reports."""
+    rows_of = (data.get("header") or {}).get("rows_of") or []
+    if rows_of:
+        return rows_of[0].get("cite", "attribute-first")
+    cites = {r.get("cite") for r in data.get("rows", []) if r.get("cite")}
+    return cites.pop() if len(cites) == 1 else "attribute-first"
+
+
+def _judged(r: Mapping[str, Any]) -> list[str]:
+    """Alignment by the verifier, by NLI, and the share of cited sentences the verifier finds fully supported;
+    a row scored before the verifier (no `alignment_method`) has NLI alignment only."""
+    by_verifier = r.get("alignment_method") == "verifier"
+    return [pct(r.get("alignment_micro")) if by_verifier else "—",
+            pct(r.get("alignment_nli_micro") if by_verifier else r.get("alignment_micro")),
+            pct(r.get("fully_supported_share"))]
+
+
+def _self_scored(r: Mapping[str, Any]) -> str:
+    """Which alignment column agrees with the strategy by construction."""
+    if r.get("cite") == "posthoc":
+        return "NLI (it placed the citations)"
+    if r.get("alignment_self_scored") and r.get("alignment_method") == "verifier":
+        return "verifier (it kept the citations)"
+    return "yes" if r.get("alignment_self_scored") else "no"
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

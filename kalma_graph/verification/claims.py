@@ -201,6 +201,10 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     for span, kind in sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0]))):
         add(span, kind)
     used |= covered(accounted)
+    for span, evidence, reason in ctx.wrong:  # a family word of the wrong sex ("the daughter of", said of a man)
+        used.update(range(*span))
+        claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
+                            reason=reason))
     # evaluations ("prestigious", "known for") the graph never holds, unless the question says them
     for cue in lex.evaluative:
         for span in find_stem(tokens, tuple(w for w in cue), 0, len(tokens)):

@@ -38,6 +38,7 @@ class Lexicon:
     evaluative: tuple[tuple[str, ...], ...]
     demonyms: dict[str, tuple[str, ...]]  # folded country/people name -> adjectives
     stop_words: frozenset[str] = frozenset()
+    kin_gender: dict[str, str] = field(default_factory=dict)  # folded family word -> "m" / "f" ("daughter" -> "f")
     sha256: str = ""
     _fallback: dict[str, RelationCues] = field(default_factory=dict, compare=False, hash=False)
 
@@ -107,5 +108,6 @@ def load_lexicon() -> Lexicon:
         evaluative=tuple(_stems(e) for e in data["evaluative"]),
         demonyms={fold(k): tuple(v) for k, v in data["demonyms"].items()},
         stop_words=frozenset(fold(w) for w in data.get("stop_words", ())),
+        kin_gender={fold(w): g for g, words in data.get("kin_gender", {}).items() for w in words},
         sha256=hashlib.sha256(raw).hexdigest(),
     )

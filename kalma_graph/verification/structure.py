@@ -238,6 +238,8 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
     for i, t in enumerate(tokens):
         if i in taken or not t.word:
             continue
+        if t.norm == "both" and i + 1 < len(tokens) and (tokens[i + 1].capital or (i + 1) in taken):
+            continue  # "influenced by both Poe and Dickens": a determiner of the names after it, not "the two"
         if t.norm in SINGULAR_PRONOUNS or t.norm in _PLURAL:
             out.append(Mention(i, i + 1, "pronoun", (), t.text))
         elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (i + 1 >= len(tokens) or not tokens[i + 1].word
@@ -401,6 +403,9 @@ class Context:
     dates: list[tuple[int, int, DateValue]]
     question_words: frozenset[str]
     _hits: dict = field(default_factory=dict)
+    # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
+    # the graph contradicts, (token span, the triple that contradicts, why)
+    wrong: list[tuple[tuple[int, int], str, str]] = field(default_factory=list)
 
     def hits(self, value: str, object_id: str | None) -> list["_ValueHit"]:
         """`value_hits` for this sentence, computed once per value."""
@@ -527,11 +532,23 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
             stated = lex.kin_inverse.get(cls, cls) if of_follows else cls
         if stated == want or want == "relative":
             word = tokens[i].norm
+            # "S is the daughter of V" says S is female; "S's son V" says V is male: the graph may disagree
+            described = cited.subject if (of_follows and not value_first) else next(
+                (t.object_id or "" for t in ctx.view.by_subject.get(cited.subject, ())
+                 if fold(t.label) == fold(cited.relation) and t.value == cited.value), "")
+            said, held = lex.kin_gender.get(word.rstrip("s")) or lex.kin_gender.get(word), ctx.view.gender(described)
+            if said and held and said != held:
+                # the relation is stated; the family word is a claim the graph contradicts
+                gender = next(t.value for t in ctx.view.by_subject.get(described, ()) if fold(t.label) == "sex or gender")
+                if all(span != (i, i + 1) for span, _, _ in ctx.wrong):
+                    ctx.wrong.append(((i, i + 1), f"{described}, sex or gender: {gender}",
+                                      f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
             exact = rel.label in ("father", "mother") and of_follows is False and word.startswith(("father", "mother")) \
                 and not word.startswith(rel.label[:4])
             if exact:
                 return out("partial_near", f"'{tokens[i].text}' is not '{cited.relation}'", spans)
-            return out("supported_cue", f"'{cited.value}' is {subject_name}'s {tokens[i].text}", spans + [(i, i + 1)])
+            said_of = f"{subject_name} is {cited.value}'s" if of_follows and not value_first else f"{cited.value} is {subject_name}'s"
+            return out("supported_cue", f"{said_of} {tokens[i].text}", spans + [(i, i + 1)])
         if stated == lex.kin_inverse.get(want) and want != stated:
             return out("unsupported_inverted", f"the sentence makes {cited.value} {subject_name}'s {tokens[i].text} "
                        f"({'of ' if of_follows else ''}the inverse of '{cited.relation}')")

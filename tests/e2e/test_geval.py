@@ -172,3 +172,28 @@ def test_a_flat_distribution_fails_loudly():
 
     with pytest.raises(GEvalError, match="identical log-probabilities"):
         GEvalJudge(Flat(), aspects=["fluency"]).score(SHORT, "fluency")
+
+
+@pytest.mark.slow
+def test_a_re_evaluation_without_a_judge_keeps_the_judgements_of_the_same_answers(smollm2, tmp_path):
+    """Table 4 survives a new alignment judge: re-evaluating the very answers file without `--judge` carries
+    the earlier G-Eval judgements over (and says so); another answers file gets none."""
+    from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
+    from tests.unit.test_evaluate_fixtures import answer_records, write_answers
+
+    answers = write_answers(tmp_path / "answers.jsonl", answer_records()[:2])
+    out = tmp_path / "report"
+    judge = GEvalJudge(smollm2, aspects=["fluency"], cache=tmp_path / "geval.sqlite")
+    first = evaluate_file(answers, out_dir=out, plots=False, judge=judge,
+                          options=EvaluateOptions(alignment="verifier", geval_sample=None))
+    assert first.summary.geval()["fluency"].mean is not None
+    again = evaluate_file(answers, out_dir=out, plots=False, reuse=True,
+                          options=EvaluateOptions(alignment="verifier", matching="normalized", geval_sample=None))
+    assert again.answers and again.header.choices["evaluation.matching"] == "normalized"  # scored anew
+    assert again.summary.geval() == first.summary.geval() and again.metrics.geval == first.metrics.geval
+    assert [r.model_extra.get("geval_fluency") for r in again.per_answer] == \
+        [r.model_extra.get("geval_fluency") for r in first.per_answer]
+    assert again.header.judge == first.header.judge and any("carried over" in n for n in again.notes)
+    other = write_answers(tmp_path / "other" / "answers.jsonl", answer_records()[2:4])
+    fresh = evaluate_file(other, out_dir=out, plots=False, reuse=True)
+    assert fresh.metrics.geval is None and "geval" in fresh.skipped

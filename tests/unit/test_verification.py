@@ -21,6 +21,8 @@ SHOWN = [
     GraphTriple(subject="Q22670", label="place of birth", value="Marbach am Neckar", object_id="Q3806"),
     GraphTriple(subject="Q22670", label="date of birth", value="1759-11-10", datatype="time"),
     GraphTriple(subject="Q22670", label="occupation", value="poet", object_id="Q49757"),
+    GraphTriple(subject="Q217557", label="influenced by", value="Virginia Woolf", object_id="Q40909"),
+    GraphTriple(subject="Q217557", label="religion", value="Judaism", object_id="Q9268"),
 ]
 ENTITIES = [GraphEntity(id="Q57643", name="Lee Hsien Loong"), GraphEntity(id="Q217557", name="Joyce Carol Oates"),
             GraphEntity(id="Q40909", name="Virginia Woolf"), GraphEntity(id="Q10665", name="Kim Jong-il"),
@@ -55,6 +57,10 @@ CASES = [
     ("Friedrich Schiller was born on November 10, 1759.", ("Q22670", "date of birth", "1759-11-10"), "supported"),
     ("Friedrich Schiller wrote plays.", ("Q22670", "place of birth", "Marbach am Neckar"), "unsupported"),
     ("Friedrich Schiller was a German citizen.", ("Q22670", "ethnic group", "Germans"), "partial"),
+    # "both" before names is their determiner, not "the two" persons spoken of before
+    ("Joyce Carol Oates was influenced by both Doris Lessing and Virginia Woolf.",
+     ("Q217557", "influenced by", "Virginia Woolf"), "supported"),
+    ("Joyce Carol Oates was a Jewish writer.", ("Q217557", "religion", "Judaism"), "supported"),  # a religion's adjective
 ]
 
 
@@ -166,3 +172,26 @@ def test_a_cue_shared_by_relations_contradicts_only_the_relation_the_value_fits(
     first, second = Verifier().verify(answer).sentences
     assert [c.status for c in first.claims if c.text == "Weimar"] == ["absent"]  # no place of death is held
     assert [c.status for c in second.claims if c.text == "cholera"] == ["contradicted"]
+
+
+def test_a_family_word_must_fit_the_sex_or_gender_the_graph_holds():
+    shown = [GraphTriple(subject="Q1", label="mother", value="Maneka Gandhi", object_id="Q2"),
+             GraphTriple(subject="Q1", label="sex or gender", value="male", object_id="Q6581097"),
+             GraphTriple(subject="Q3", label="child", value="Varun Gandhi", object_id="Q1")]
+    entities = [GraphEntity(id="Q1", name="Varun Gandhi"), GraphEntity(id="Q2", name="Maneka Gandhi"),
+                GraphEntity(id="Q3", name="Sanjay Gandhi")]
+
+    def check(text, cited):
+        answer = AnswerInput(sentences=[(text, [CitedTriple(subject=cited[0], relation=cited[1], value=cited[2])])],
+                             shown=shown, entities=entities)
+        return Verifier().verify(answer).sentences[0]
+
+    mother, child = ("Q1", "mother", "Maneka Gandhi"), ("Q3", "child", "Varun Gandhi")
+    assert check("Varun Gandhi is the son of Maneka Gandhi.", mother).fully_supported
+    assert check("Sanjay Gandhi's son is Varun Gandhi.", child).fully_supported
+    for wrong in (check("Varun Gandhi is the daughter of Maneka Gandhi.", mother),
+                  check("Sanjay Gandhi's daughter is Varun Gandhi.", child)):
+        # the relation is stated (the citation is supported); the family word is a claim the graph contradicts
+        assert wrong.citations[0].verdict == "supported" and not wrong.fully_supported
+        assert [(c.text, c.status, c.evidence) for c in wrong.claims if c.status != "supported"] == [
+            ("daughter", "contradicted", "Q1, sex or gender: male")]
