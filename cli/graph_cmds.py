@@ -134,6 +134,9 @@ def show_cmd(entity, store_uri, limit, as_json):
         if limit and len(ent["statements"]) > limit:
             console.print(f"… {len(ent['statements']) - limit} more (use --limit 0)")
         console.print(ent["knowledge_block"], markup=False, soft_wrap=True)
+        if ent.get("unlabelled_left_out"):
+            console.print(f"({ent['unlabelled_left_out']} statements left out of the knowledge block: their objects have "
+                          "no label in the loaded sources)")
 
 
 def _print_stats(stats: dict) -> None:

@@ -118,6 +118,8 @@ class AnswerRecord(_Record):
     shown_names: dict[str, str] | None = None
     # `--cite grounded` only: how the sentence-by-sentence loop went (candidates, re-samples, [NA], stop reason)
     grounding: dict[str, Any] | None = None
+    # shown statements left out of the knowledge block because their object has no label (`Q6625963`)
+    unlabelled_left_out: int = 0
 
     @field_validator("retrieved", "removed", "entities", mode="before")
     @classmethod

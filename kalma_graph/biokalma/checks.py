@@ -6,6 +6,10 @@
 - **relations**: how often each property is in the sets (all, and those chosen by eq. 1);
 - **generation**: rounds whose sentence is the template (the model's did not mention the value),
   fallback questions, truncated generations;
+- **question and gold** (`question_gold`): what the specific question asks (`verification.asked`: a relation
+  it names, of a person it names, in its direction) against the gold set — `question_gold_consistent_share`
+  (every asked fact has a gold triple of that subject and relation, in that direction, and the question names
+  each person exactly once), `gold_asked_share` (gold triples the question asks, micro);
 - **relevance** (with an NLI model): does the final paragraph entail each triple? Premise = each
   sentence of the paragraph (the best one counts), hypothesis = the triple's template sentence
   (`templates.verbalise`); entailed when P(entailment) ≥ `threshold`. Micro over triples, macro over entries, and per source
@@ -18,7 +22,9 @@ import statistics
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from kalma_graph.store.base import GraphStore
+from kalma_graph.store.base import Entity, GraphStore, Triple
+from kalma_graph.verification.asked import asked_triples
+from kalma_graph.verification.text import find_phrase, phrase, tokenize
 
 from .evolve import persons_named_in, split_sentences
 from .templates import verbalise
@@ -98,6 +104,62 @@ def persons_named(entries: Sequence[dict]) -> dict:
     return out
 
 
+def gold_triples(entry: dict) -> list[Triple]:
+    return [Triple(g["qid"], g.get("pid") or "", g["property"], g["value"], object_id=g.get("object_id"))
+            for g in entry["minimum_knowledge_set"]]
+
+
+def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specific") -> dict:
+    """One entry's question against its gold set: the facts the question asks (subject, relation, and the
+    other person when the question asks who stands in the relation *to* someone), those without a gold
+    triple (`unheld`), the gold triples asked, and how often it names each person. Facts are read over
+    every relation of the gold set and of the persons' `graph`, so a question may ask what the gold set
+    lacks ("Maurice Jarre's cohabitant" when the gold cohabitant is Jean-Michel Jarre's) or ask it the other
+    way round ("which philosopher did Adorno influence" against `Adorno influenced by Benjamin`)."""
+    question = entry[f"{kind}_question"]
+    (a, b), (name_a, name_b) = entry["qids"], entry["names"]
+    persons = [Entity(a, name=name_a), Entity(b, name=name_b)]
+    gold = gold_triples(entry)
+    labels = list(dict.fromkeys(t.label for t in [*gold, *graph] if t.label not in ("name", "instance of")))
+    probes = []
+    for subject, other, other_name in ((a, b, name_b), (b, a, name_a)):
+        for label in labels:
+            probes.append(Triple(subject, "", label, "?"))
+            probes.append(Triple(subject, "", label, other_name, object_id=other))
+    asked = {(t.subject, t.label, t.value) for t in asked_triples(question, persons, probes)}
+    facts = []
+    for subject, label, value in sorted(asked):
+        if value == "?":
+            facts.append((subject, label, None))
+        elif (subject, label, "?") not in asked:  # asked only of the other person as its value
+            facts.append((subject, label, value))
+    unheld = [f for f in facts if not any(g.subject == f[0] and g.label == f[1] and (f[2] is None or f[2] in (g.value, g.object_id))
+                                          for g in gold)]
+    tokens = tokenize(question)
+    named = {name: len(find_phrase(tokens, phrase(name))) for name in (name_a, name_b)}
+    asked_gold = asked_triples(question, persons, gold)
+    return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
+            "gold": len(gold), "gold_asked": len(asked_gold), "named": named,
+            "consistent": bool(facts) and not unheld and all(n == 1 for n in named.values())}
+
+
+def question_gold_consistency(store: GraphStore | None, entries: Sequence[dict], kind: str = "specific") -> dict:
+    """`question_gold` over a dataset: the headline shares and the entries that fail, with why."""
+    rows = []
+    for e in entries:
+        graph = [t for q in e["qids"] for t in store.one_hop(q)] if store is not None else []
+        rows.append(question_gold(e, graph, kind))
+    gold = sum(r["gold"] for r in rows)
+    return {
+        "question_gold_consistent_share": _ratio(sum(r["consistent"] for r in rows), len(rows)),
+        "gold_asked_share": _ratio(sum(r["gold_asked"] for r in rows), gold),
+        "asks_nothing_known": sum(not r["facts"] for r in rows),
+        "asks_what_gold_lacks": sum(bool(r["unheld"]) for r in rows),
+        "names_a_person_not_once": sum(any(n != 1 for n in r["named"].values()) for r in rows),
+        "failing": [{k: r[k] for k in ("id", "unheld", "named")} | {"asked": r["facts"]} for r in rows if not r["consistent"]][:50],
+    }
+
+
 def relevance(entries: Sequence[dict], nli: Any, threshold: float = 0.5) -> dict:
     """NLI of each triple (as its template sentence) against the entry's final paragraph: the best
     entailment probability over the paragraph's sentences (a small NLI model trained on sentence
@@ -155,6 +217,7 @@ def check_dataset(store: GraphStore, entries: Iterable[dict], nli: Any | None = 
         "relations": relations_used(entries),
         "generation": generation_figures(entries),
         "persons_named": persons_named(entries),
+        "question_gold": question_gold_consistency(store, entries),
     }
     report["relevance"] = relevance(entries, nli, threshold) if nli is not None else None
     return report

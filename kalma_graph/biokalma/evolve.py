@@ -40,7 +40,7 @@ from .disambiguation import Resolution
 from .pairs import PERSON_RELATIONS
 from .pool import DEFAULT_EXCLUDED_PIDS, Pool
 from .scoring import DEFAULT_ALPHA, rank
-from .templates import verbalise
+from .templates import fallback_question, verbalise
 
 PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
            "biokalma/seed_sentences")
@@ -576,8 +576,12 @@ def evolve_entry(
             if keeps_question(question, out, names, load_prompt(prompt_name)):
                 break
         else:
-            facts = ", ".join(f"{g['property']}" for g in gold if g["source"] == "eq1") or "their relation"
-            question = load_prompt(prompt_name)["fallback"].format(a=names[0], b=names[1], facts=facts)
+            prompt = load_prompt(prompt_name)
+            if "fallback_none" in prompt:  # each person's relations named once, in words
+                ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
+                question = fallback_question(prompt, ids, [(g["qid"], g["property"]) for g in gold if g["source"] == "eq1"])
+            else:
+                question = prompt["fallback"].format(a=names[0], b=names[1])
             source = "fallback"
             stats.fallback_questions += 1
         stats.repaired_questions += int(attempts > 1)

@@ -59,3 +59,39 @@ def verbalise(subject: str, relation: str, value: str) -> str:
     """The template sentence of one triple (subject given by its name)."""
     template = relation_table()["templates"][relation_pos(relation)]
     return template.format(subject=subject.strip(), relation=" ".join(relation.split()), value=value.strip())
+
+
+def fallback_question(prompt: dict[str, Any], names: dict[str, str], facts: list[tuple[str, str]]) -> str:
+    """The specific question written from the minimum knowledge set when the model's questions failed: each
+    person's relations named once, in words, in the set's order; both persons always named.
+
+    >>> prompt = {"fallback": "What {be} {facts}?", "fallback_one": "What {be} {facts}, and how was {other} connected to {name}?",
+    ...           "fallback_none": "How were {a} and {b} connected?"}
+    >>> names = {"Q1": "Friedrich Schiller", "Q2": "Johann Wolfgang von Goethe"}
+    >>> fallback_question(prompt, names, [("Q1", "medical condition"), ("Q1", "employer"), ("Q1", "ethnic group"),
+    ...                                   ("Q2", "ethnic group"), ("Q1", "employer")])
+    "What were Friedrich Schiller's medical condition, employer and ethnic group, and Johann Wolfgang von Goethe's ethnic group?"
+    >>> fallback_question(prompt, names, [("Q2", "genre")])
+    "What was Johann Wolfgang von Goethe's genre, and how was Friedrich Schiller connected to Johann Wolfgang von Goethe?"
+    >>> fallback_question(prompt, names, [])
+    'How were Friedrich Schiller and Johann Wolfgang von Goethe connected?'
+    """
+    (a, name_a), (b, name_b) = list(names.items())[:2]
+    by_person: dict[str, list[str]] = {}
+    for subject, relation in facts:
+        words = " ".join(relation.split())
+        if subject in names and words not in by_person.setdefault(subject, []):
+            by_person[subject].append(words)
+    if not by_person:
+        return prompt["fallback_none"].format(a=name_a, b=name_b)
+
+    def listed(items: list[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    parts = [f"{names[p]}'s {listed(rels)}" for p, rels in by_person.items()]
+    be = "were" if sum(len(r) for r in by_person.values()) > 1 else "was"
+    if len(parts) == 2:
+        return prompt["fallback"].format(be=be, facts=", and ".join(parts))
+    named = next(iter(by_person))
+    other = b if named == a else a
+    return prompt["fallback_one"].format(be=be, facts=parts[0], other=names[other], name=names[named])

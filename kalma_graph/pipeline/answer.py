@@ -46,6 +46,7 @@ from kalma_graph.pipeline.cite import (
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
 from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve
+from kalma_graph.retrieval.subgraph import unlabelled
 from kalma_graph.store.base import GraphStore, StoreError, Triple
 
 __all__ = [
@@ -529,6 +530,8 @@ def answer_one(
         optional["placements"] = [p.as_dict() for p in placements]
     if grounding is not None:
         optional["grounding"] = grounding.stats()
+    if unlabelled(shown):
+        optional["unlabelled_left_out"] = unlabelled(shown)
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         optional["shown"] = [_triple_record(t) for t in shown]

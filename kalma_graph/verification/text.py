@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-_TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
+# A word (with inner hyphens, apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"),
+# a trailing dot; or clause punctuation.
+_TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
 _MONTHS = ("january february march april may june july august september october november december").split()
 MONTHS = frozenset(_MONTHS)

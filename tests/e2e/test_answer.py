@@ -205,8 +205,13 @@ def _check_schema(record: dict) -> None:
     # `shown` and `shown_names` are there exactly when a knowledge filter ran (what the prompt showed).
     with_filter = record["params"].get("knowledge_filter") is not None
     posthoc = record["cite"] == "posthoc"
+    # a shown statement whose object has no label is left out of the knowledge block, and counted
+    shown = record["shown"] if with_filter else [t for t in record["retrieved"] if t not in record["removed"]]
+    unlabelled = sum(1 for t in shown if t["object_id"] and t["value"] == t["object_id"])
+    assert record.get("unlabelled_left_out", 0) == unlabelled
     assert set(record) == RECORD_KEYS | ({"shown", "shown_names"} if with_filter else set()) | (
-        {"placements"} if posthoc else set()) | ({"grounding"} if record["cite"] == "grounded" else set())
+        {"placements"} if posthoc else set()) | ({"grounding"} if record["cite"] == "grounded" else set()) | (
+        {"unlabelled_left_out"} if unlabelled else set())
     if with_filter:
         assert all(isinstance(name, str) and name for name in record["shown_names"].values())
         assert set(record["shown_names"]) <= {t["subject"] for t in record["shown"]} | {

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kalma_graph.pipeline.grounded import asked_facts, asked_in_order, asked_triples, clause_trims, plan_targets, prose_problem
+from kalma_graph.pipeline.grounded import clause_trims, plan_targets, prose_problem
+from kalma_graph.verification.asked import asked_facts, asked_in_order, asked_triples
 from kalma_graph.store.base import Entity, Triple
 
 
@@ -102,3 +103,11 @@ def test_kinship_is_asked_by_its_words_and_the_lives_of_persons_ask_no_residence
     assert asked_in_order("What is known about the lives of Romy Schneider: native language?", entities, shown) == [
         ("Q2", "native language")]
     assert asked_in_order("Where did Romy Schneider live?", entities, shown) == [("Q2", "residence")]
+
+
+def test_a_person_s_influence_is_what_influenced_them():
+    entities = [Entity("Q217557", name="Joyce Carol Oates"), Entity("Q169566", name="H. P. Lovecraft")]
+    shown = [Triple("Q217557", "P737", "influenced by", "H. P. Lovecraft", object_id="Q169566"),
+             Triple("Q169566", "P737", "influenced by", "Joyce Carol Oates", object_id="Q217557")]
+    asked = asked_triples("Who was Joyce Carol Oates' primary influence?", entities, shown)
+    assert [(t.subject, t.value) for t in asked] == [("Q217557", "H. P. Lovecraft")]

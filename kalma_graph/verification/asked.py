@@ -1,0 +1,90 @@
+"""What a question asks of the graph: the (person, relation) facts it names, in its order, with their direction.
+
+`asked_triples(question, entities, shown)` reads a question clause by clause ("…, and …"): a person it names
+and a relation it names there — by its label, else by a cue word of `relation_cues.json`, kinship by its words
+("parents" asks father and mother) — that the given triples hold for that person. A relation named by its
+label outranks one that only shares a cue word ("which record label did he play for" asks no `instrument`);
+"who was influenced by X" and "which philosopher did X influence" ask the triples whose *value* is X. The
+grounded cite strategy plans its answer from it; the BioKaLMA build checks a question against its gold set
+with it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from kalma_graph.store.base import Entity, Triple
+
+from .lexicon import load_lexicon
+from .text import find_phrase, find_stem, phrase, tokenize
+
+_CLAUSE_RE = re.compile(r",\s*and\s+|;|:|\?\s+")
+
+
+def asked_facts(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> set[tuple[str, str]]:
+    """(entity id, relation label) pairs the question asks for: per clause ("…, and …"), a person it names
+    and a relation it names there (its label or a cue of it, `relation_cues.json`) that the graph shown holds
+    for that person; a clause that names no person (a list after a colon) asks of every person named. A
+    question that asks who stands in the relation *to* a person ("Who was influenced by Russell?", "Which
+    philosopher did Adorno influence?") asks the triples whose value is that person (see `asked_triples`)."""
+    return set(asked_in_order(question, entities, shown))
+
+
+def asked_in_order(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[tuple[str, str]]:
+    """`asked_facts` in the question's order: clause by clause, each clause's relations where it names them."""
+    return list(dict.fromkeys((t.subject, t.label) for t in asked_triples(question, entities, shown)))
+
+
+def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:
+    """The shown triples that answer the question, in its order (see `asked_facts`)."""
+    lexicon = load_lexicon()
+    clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
+    found = [{e.id: find_phrase(tokens, phrase(e.name))[0][0] for e in entities
+              if e.name and find_phrase(tokens, phrase(e.name))} for tokens in clauses]
+    everyone = {i for people in found for i in people}
+    names = {e.name.casefold(): e.id for e in entities if e.name}
+    out: dict[Triple, tuple[int, int]] = {}  # triple -> (clause, token where the question names its relation)
+    for index, (tokens, people) in enumerate(zip(clauses, found)):
+        hits: dict[Triple, tuple[bool, tuple[int, int]]] = {}  # named by its label?, the first span naming it
+        for t in shown:
+            if t.label == "name" or t in out:
+                continue
+            label_words = phrase(t.label)
+            by_label = find_phrase(tokens, label_words) if label_words else []
+            rel = lexicon.relation(t.label)
+            spans = by_label + [span for cue in rel.cues for span in find_stem(tokens, cue)]
+            # kinship is named by its words, whole ("parents" asks father and mother; "son" is no "song")
+            spans += [span for word in lexicon.kin_words.get(rel.kin or "", ()) for span in find_phrase(tokens, (word,))]
+            spans = [span for span in spans if not _noun_lives(tokens, span[0])]
+            if not spans:
+                continue
+            start, end = min(spans)
+            value_person = t.object_id if t.object_id in people else names.get(t.value.casefold())
+            if t.label.endswith(" by") and value_person in people and _inverse(tokens, start, end, people[value_person]):
+                hits[t] = (bool(by_label), (start, end))  # asked of the person who is its value: "who was influenced by X"
+            elif t.subject in (people or everyone) and not (
+                    t.label.endswith(" by") and _inverse(tokens, start, end, people.get(t.subject, -1))):
+                hits[t] = (bool(by_label), (start, end))
+        # A relation the clause names by its label ("which record label did he play for") outranks those
+        # whose cue word it only shares ("play": instrument, genre).
+        labelled = any(by_label for by_label, _ in hits.values())
+        out.update({t: (index, span[0]) for t, (by_label, span) in hits.items() if by_label or not labelled})
+    return sorted(out, key=lambda t: out[t])
+
+
+def _noun_lives(tokens: Sequence[Any], i: int) -> bool:
+    """"the lives of X and Y" (a template's "What is known about the lives of …") asks no residence."""
+    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm == "the"
+
+
+def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> bool:
+    """Whether a person named at token `person_at` is the *value* of a "… by" relation named at tokens
+    [start, end): after a passive cue ("influenced by X"), or before an active one ("did X influence")."""
+    if person_at < 0:
+        return False
+    if tokens[start].norm.startswith(("influence", "inspiration")) and any(
+            t.possessive for t in tokens[max(start - 3, 0):start]):
+        return False  # "Oates's primary influence": a noun of the person's own relation, not "Oates influenced"
+    passive = any(t.norm == "by" for t in tokens[start + 1:end + 1])  # "influenced by", whichever span matched
+    return person_at >= end if passive else person_at < start
