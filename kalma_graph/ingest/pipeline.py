@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import functools
 import json
 import signal
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from importlib import resources
 from typing import Callable, Iterable, Literal, Sequence
 
-from ..store.base import EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
+from ..store.base import Entity, EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
 from ..store.loading import WrittenSoFar
 from .formats import detect_format, make_reader
 from .lock import ingest_lock
@@ -67,6 +69,8 @@ class FileReport:
     labels_linked: int = 0
     labels_kept_as_values: int = 0
     labels_already_stated: int = 0
+    labels_refused_class: int = 0  # a name matched, but the entity's class does not fit the property
+    labels_refused_short_alias: int = 0  # matched only through a short alias (`LI`): kept as a Value
     error_count: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -286,17 +290,36 @@ class _LabelLinker:
     def __init__(self, store: GraphStore, file_names: dict[str, set[str]]) -> None:
         self.store = store
         self.file_names = file_names
-        self.cache: dict[str, set[str]] = {}
+        self.cache: dict[str, list[Entity]] = {}
+        self.rules = link_rules()
 
     def _lookup(self, labels: Iterable[str]) -> None:
         missing = {name_key(label) for label in labels} - set(self.cache)
         if missing:
-            for key, entities in self.store.entities_by_names(missing).items():
-                same_kb = {e.id for e in entities if e.kb in (None, "", "wikidata")}
-                self.cache[key] = same_kb | self.file_names.get(key, set())
+            found = self.store.entities_by_names(missing)
+            for key in missing:
+                self.cache[key] = [e for e in found.get(key, []) if e.kb in (None, "", "wikidata")]
 
-    def candidates(self, label: str) -> set[str]:
-        return self.cache.get(name_key(label), set())
+    def candidates(self, label: str, pid: str = "", report: FileReport | None = None) -> set[str]:
+        """The entities `label` may link to for property `pid`: same name or alias, a class that fits the
+        property (`link_classes.json`), never only through a short alias; the file's own records too."""
+        key = name_key(label)
+        ok: set[str] = set()
+        refused = ""
+        for e in self.cache.get(key, []):
+            if name_key(e.name or "") != key and len(key) <= self.rules.short_alias_max:
+                refused = refused or "alias"
+            elif not self.rules.fits(pid, e.types):
+                refused = "class"
+            else:
+                ok.add(e.id)
+        own = {i for i in self.file_names.get(key, set()) if self.rules.fits(pid, ())}
+        if not (ok | own) and refused and report is not None:
+            if refused == "class":
+                report.labels_refused_class += 1
+            else:
+                report.labels_refused_short_alias += 1
+        return ok | own
 
     def link(self, statements: list[StatementRecord], report: FileReport) -> tuple[list[StatementRecord], list[EntityRecord]]:
         labelled = [st for st in statements if st.datatype == UNRESOLVED_LABEL]
@@ -315,7 +338,7 @@ class _LabelLinker:
             if (st.subject, st.pid, name_key(st.value or "")) in stated:
                 report.labels_already_stated += 1
                 continue
-            ids = self.candidates(st.value or "")
+            ids = self.candidates(st.value or "", st.pid, report)
             if len(ids) == 1:
                 (object_id,) = ids
                 out.append(StatementRecord(st.subject, st.pid, st.label, object_id=object_id))
@@ -326,6 +349,40 @@ class _LabelLinker:
                 out.append(StatementRecord(st.subject, st.pid, st.label, value=st.value, datatype="string"))
                 report.labels_kept_as_values += 1
         return out, types
+
+
+@dataclass(frozen=True)
+class LinkRules:
+    """`kalma_graph/data/link_classes.json`: the classes a linked value must (or must not) have, by property."""
+
+    require_any: dict[str, frozenset[str]]
+    forbid: dict[str, frozenset[str]]
+    unknown_fits: frozenset[str]  # properties whose candidates of unknown class may still be linked
+    short_alias_max: int
+
+    def fits(self, pid: str, types: Iterable[str]) -> bool:
+        types = set(types)
+        if pid in self.require_any and not types & self.require_any[pid]:
+            # unknown types fit only where the rule allows it: a surname linked to a country is worse than a Value
+            return not types and pid in self.unknown_fits
+        return not types & self.forbid.get(pid, frozenset())
+
+
+@functools.lru_cache(maxsize=1)
+def link_rules() -> LinkRules:
+    data = json.loads(resources.files("kalma_graph").joinpath("data/link_classes.json").read_text(encoding="utf-8"))
+    require: dict[str, frozenset[str]] = {}
+    forbid: dict[str, frozenset[str]] = {}
+    unknown: set[str] = set()
+    for rule in data["rules"]:
+        for pid in rule["pids"]:
+            if rule.get("require_any"):
+                require[pid] = frozenset(rule["require_any"])
+            if rule.get("forbid"):
+                forbid[pid] = frozenset(rule["forbid"])
+            if rule.get("unknown_types_fit"):
+                unknown.add(pid)
+    return LinkRules(require, forbid, frozenset(unknown), int(data.get("short_alias_max", 3)))
 
 
 def _read_checkpoint(store: GraphStore, key: str) -> dict:

@@ -158,6 +158,18 @@ def test_biokalma_values_link_to_unique_entities(store):
     by_label = {t.label: t for t in crane}
     assert by_label["father"].value == "Jonathan Townley Crane"
     assert by_label["father"].datatype == "string"  # no entity of that name: kept as a Value
+    # a value links only to an entity whose class fits the property, never through a short alias:
+    # Lee Hsien Loong's `surname: Li` once linked to Liechtenstein (alias `LI`)
+    lee = {(t.label, t.value, t.object_id) for t in store.one_hop("Q57643")}
+    assert ("surname", "Li", None) in lee and not any(v == "Liechtenstein" for _, v, _ in lee)
+    assert bio["labels_refused_class"] + bio["labels_refused_short_alias"] > 0
+    linked = [t for q in ("Q57643", "Q206534", "Q5879", "Q22670") for t in store.one_hop(q) if t.object_id]
+    for t in linked:
+        types = set(store.get_entity(t.object_id).types)
+        if t.pid in ("P734", "P735"):
+            assert types and not types & {"Q5", "Q6256"}, t  # a name links to a name, never a person or a country
+        if t.pid in ("P19", "P20", "P551"):
+            assert "Q5" not in types, t
 
 
 def test_unknown_formats_and_missing_files_are_clear(store, tmp_path):
