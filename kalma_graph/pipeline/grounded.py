@@ -385,11 +385,13 @@ def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, quest
             stopped = True
             break
     covered = {(s, p) for s, p, _ in loop.stated}
-    if not stopped and targets and asked and loop.units:
-        result.stop_reason = ("the question's asked facts are covered" if set(asked) <= covered
+    # the asked facts the plan could state (a non-person's fact, "where is the Academy", is not planned)
+    planned_asked = [f for f in asked if f in {(t[0].subject, t[0].label) for t in targets}]
+    if not stopped and planned_asked and loop.units:
+        result.stop_reason = ("the question's asked facts are covered" if set(planned_asked) <= covered
                               else "the plan is done (a planned fact no candidate stated)")
     elif not stopped:
-        _free(loop, grammar, first_grammar, max_sentences, asked, covered)
+        _free(loop, grammar, first_grammar, max_sentences, planned_asked, covered)
     result.raw = "".join(loop.units).strip()
     result.answer = from_attribute_first(result.raw)
     result.seconds = time.perf_counter() - started

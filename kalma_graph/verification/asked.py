@@ -74,8 +74,8 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
 
 
 def _noun_lives(tokens: Sequence[Any], i: int) -> bool:
-    """"the lives of X and Y" (a template's "What is known about the lives of …") asks no residence."""
-    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm == "the"
+    """"the lives of X and Y", "how were their lives connected" (the fallback questions' words) ask no residence."""
+    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm in ("the", "their", "his", "her")
 
 
 def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> bool:

@@ -102,6 +102,8 @@ def test_kinship_is_asked_by_its_words_and_the_lives_of_persons_ask_no_residence
                           entities, shown) == [("Q1", "father"), ("Q1", "mother"), ("Q1", "member of political party")]
     assert asked_in_order("What is known about the lives of Romy Schneider: native language?", entities, shown) == [
         ("Q2", "native language")]
+    assert asked_in_order("Who were Varun Gandhi and Romy Schneider, and how were their lives connected?",
+                          entities, shown) == []
     assert asked_in_order("Where did Romy Schneider live?", entities, shown) == [("Q2", "residence")]
 
 
