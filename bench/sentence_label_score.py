@@ -20,7 +20,7 @@ from pathlib import Path
 
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench.verifier_eval import kappa
+    from bench.verifier_eval import kappa, read_pass
     from kalma_graph.evaluation.evaluate import read_answers
     from kalma_graph.evaluation.verify import verifier_input
     from kalma_graph.files import atomic_write_text
@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(args.labels)
     items = [json.loads(line) for line in (folder / "items.jsonl").open(encoding="utf-8")]
-    passes = [_read(folder / f"labels_{name}.csv") for name in ("A", "B")]
+    passes = [read_pass(folder / f"labels_{name}.csv") for name in ("A", "B")]
     both = [k for k in passes[0] if k in passes[1]]
     missing = [f"{i['item_id']}/{key}" for i in items for key in ["full", *(str(c["index"]) for c in i["citations"])]
                if (i["item_id"], key) not in both]
@@ -56,12 +56,12 @@ def main() -> None:
     summary = {
         "sentences": len(full_keys),
         "annotated_full_share": round(sum(full) / len(full), 4),
-        "kappa_full": _round(kappa({k: passes[0][k] for k in full_keys}, {k: passes[1][k] for k in full_keys})),
+        "kappa_full": kappa({k: passes[0][k] for k in full_keys}, {k: passes[1][k] for k in full_keys}),
         "citations": len(cite_keys),
         "annotated_citations_supported": round(sum(settled[k] == 2 for k in cite_keys) / len(cite_keys), 4)
         if cite_keys else None,
-        "kappa_citation_supported": _round(kappa({k: int(passes[0][k] == 2) for k in cite_keys},
-                                                 {k: int(passes[1][k] == 2) for k in cite_keys})),
+        "kappa_citation_supported": kappa({k: int(passes[0][k] == 2) for k in cite_keys},
+                                          {k: int(passes[1][k] == 2) for k in cite_keys}),
         "verifier_full_share_same_sentences": round(sum(predicted.values()) / len(predicted), 4),
         "verifier_annotator_full_agreement": round(
             sum(predicted[i] == settled[(i, "full")] for i in predicted) / len(predicted), 4),
@@ -69,17 +69,6 @@ def main() -> None:
     }
     atomic_write_text(folder / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
-
-
-def _read(path: Path) -> dict[tuple[str, str], int]:
-    import csv
-
-    with path.open(encoding="utf-8", newline="") as f:
-        return {(row["item_id"], row["citation"]): int(row["label"]) for row in csv.DictReader(f)}
-
-
-def _round(value: float | None) -> float | None:
-    return round(value, 4) if value is not None else None
 
 
 if __name__ == "__main__":

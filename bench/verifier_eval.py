@@ -26,17 +26,19 @@ LABELS = Path("bench/results/verifier/labels")
 
 
 def settled(split: str) -> tuple[dict, dict[tuple[str, str], float]]:
-    passes = []
-    for name in ("A", "B"):
-        path = LABELS / f"labels_{split}_{name}.csv"
-        passes.append({(r["item_id"], r["citation"]): int(r["label"]) for r in csv.DictReader(path.open(encoding="utf-8"))})
-    a, b = passes
+    a, b = (read_pass(LABELS / f"labels_{split}_{name}.csv") for name in ("A", "B"))
     merged = {k: min(a[k], b[k]) for k in a if k in b}
     agree = {"citations": kappa({k: v for k, v in a.items() if k[1] != "full"}, {k: v for k, v in b.items() if k[1] != "full"}),
              "supported": kappa({k: int(v == 2) for k, v in a.items() if k[1] != "full"},
                                 {k: int(v == 2) for k, v in b.items() if k[1] != "full"}),
              "full": kappa({k: v for k, v in a.items() if k[1] == "full"}, {k: v for k, v in b.items() if k[1] == "full"})}
     return agree, merged
+
+
+def read_pass(path: Path) -> dict[tuple[str, str], int]:
+    """One annotation pass: (item id, citation index or `full`) -> label."""
+    with path.open(encoding="utf-8", newline="") as f:
+        return {(r["item_id"], r["citation"]): int(r["label"]) for r in csv.DictReader(f)}
 
 
 def kappa(a: dict, b: dict) -> float | None:

@@ -623,13 +623,13 @@ def evaluate_file(
             gold_info = GoldSource(path=None, sha256=_json_sha256(gold), questions=len(gold))
     earlier = None
     if reuse and store is None:
-        stored = reusable_result(Path(out_dir) / "results.json", answers_sha256=file.sha256, answers=len(file.records),
-                                 gold_sha256=gold_info.sha256 if gold_info else None, options=options, nli=nli,
-                                 judge=judge)
-        if stored is not None:
+        stored = stored_result(Path(out_dir) / "results.json")
+        if stored is not None and reusable_result(stored, answers_sha256=file.sha256, answers=len(file.records),
+                                                  gold_sha256=gold_info.sha256 if gold_info else None,
+                                                  options=options, nli=nli, judge=judge):
             return stored
-        if judge is None:
-            earlier = judged_earlier(Path(out_dir) / "results.json", answers_sha256=file.sha256)
+        if stored is not None and judge is None and judged_earlier(stored, answers_sha256=file.sha256):
+            earlier = stored
     names = _store_names(store, file.records) if store is not None else None
     if verifier is None and store is not None and options.alignment == "verifier":
         from kalma_graph.verification import Verifier
@@ -659,21 +659,26 @@ def evaluate_file(
     return results
 
 
-def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
-                    options: EvaluateOptions, nli: Any | None, judge: Any | None) -> EvaluationResult | None:
-    """The results.json at `path` when it scored the same answers file (sha256) against the same gold
-    with the same evaluation choices and NLI weights, and with the judge asked for (a stored judgement
-    also serves a run that asks for none); else None. Experiments resume with it: the G-Eval cache
-    is not committed, so re-scoring a finished setting would judge every answer again."""
+def stored_result(path: Path) -> EvaluationResult | None:
+    """The results.json at `path`, or None when there is none or it cannot be read (another version:
+    evaluate again)."""
     if not path.is_file():
         return None
     try:
-        stored = EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
+        return EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValidationError, ValueError, OSError):
-        return None  # unreadable or another version: evaluate again
+        return None
+
+
+def reusable_result(stored: EvaluationResult, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
+                    options: EvaluateOptions, nli: Any | None, judge: Any | None) -> bool:
+    """Whether a stored report scored the same answers file (sha256) against the same gold with the same
+    evaluation choices and NLI weights, and with the judge asked for (a stored judgement also serves a run
+    that asks for none). Experiments resume with it: the G-Eval cache is not committed, so re-scoring a
+    finished setting would judge every answer again."""
     header = stored.header
     stored_judge = (header.judge or {}).get("model_sha256")
-    same = (
+    return (
         header.answers is not None and header.answers.sha256 == answers_sha256
         and (header.gold.sha256 if header.gold else None) == gold_sha256
         and all(header.choices.get(k) == v for k, v in evaluation_choices(options).items())
@@ -683,7 +688,6 @@ def reusable_result(path: Path, *, answers_sha256: str | None, answers: int, gol
         and (judge is None or stored_judge == judge.describe().get("model_sha256"))
         and (options.alignment != "verifier" or _same_verifier(header.choices.get("alignment.verifier")))
     )
-    return stored if same else None
 
 
 def _same_verifier(stored: Any) -> bool:
@@ -695,17 +699,11 @@ def _same_verifier(stored: Any) -> bool:
     return isinstance(stored, dict) and all(stored.get(k) == now.get(k) for k in ("version", "cues_sha256", "stage"))
 
 
-def judged_earlier(path: Path, *, answers_sha256: str | None) -> EvaluationResult | None:
-    """The results.json at `path` when it holds G-Eval judgements of this very answers file (sha256): a
-    re-evaluation without `--judge` (a new alignment judge, say) keeps them instead of dropping Table 4."""
-    if not path.is_file() or answers_sha256 is None:
-        return None
-    try:
-        stored = EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError, OSError):
-        return None
-    same = stored.header.answers is not None and stored.header.answers.sha256 == answers_sha256
-    return stored if same and stored.metrics.geval is not None and stored.header.judge else None
+def judged_earlier(stored: EvaluationResult, *, answers_sha256: str | None) -> bool:
+    """Whether a stored report holds G-Eval judgements of this very answers file (sha256): a re-evaluation
+    without `--judge` (a new alignment judge, say) keeps them instead of dropping Table 4."""
+    same = answers_sha256 is not None and stored.header.answers is not None and stored.header.answers.sha256 == answers_sha256
+    return same and stored.metrics.geval is not None and bool(stored.header.judge)
 
 
 def carry_geval(results: EvaluationResult, earlier: EvaluationResult) -> None:

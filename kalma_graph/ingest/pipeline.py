@@ -306,6 +306,7 @@ class _LabelLinker:
         key = name_key(label)
         ok: set[str] = set()
         refused = ""
+        refused_ids: set[str] = set()
         for e in self.cache.get(key, []):
             if name_key(e.name or "") != key and len(key) <= self.rules.short_alias_max:
                 refused = refused or "alias"
@@ -313,7 +314,10 @@ class _LabelLinker:
                 refused = "class"
             else:
                 ok.add(e.id)
-        own = {i for i in self.file_names.get(key, set()) if self.rules.fits(pid, ())}
+                continue
+            refused_ids.add(e.id)
+        # the file's own records (their types unknown until loaded), unless the store already refused them
+        own = {i for i in self.file_names.get(key, set()) - refused_ids if self.rules.fits(pid, ())}
         if not (ok | own) and refused and report is not None:
             if refused == "class":
                 report.labels_refused_class += 1

@@ -150,7 +150,7 @@ def keep_verified(answer: str, *, question: str, shown: Sequence[Triple], entiti
         entities=[graph_entity(e) for e in entities]))
     out = []
     for sentence, check in zip(parsed.sentences, checked.sentences):
-        kept = supported_triples(sentence, check)
+        kept = supported_triples([c.triple for c in sentence.citations], check)
         marks = render_marks(kept)
         unheld = any(not claim.held for claim in check.claims)
         if sentence.na or (sentence.citations and not kept) or unheld:
@@ -159,9 +159,9 @@ def keep_verified(answer: str, *, question: str, shown: Sequence[Triple], entiti
     return from_attribute_first(" ".join(out))
 
 
-def supported_triples(sentence: Any, check: Any) -> list[tuple[str, str, str]]:
-    """The triples a parsed sentence cites that the verifier's check of it judges supported, once each."""
-    return list(dict.fromkeys(c.triple for c, v in zip(sentence.citations, check.citations) if v.verdict == "supported"))
+def supported_triples(cited: Sequence[tuple[str, str, str]], check: Any) -> list[tuple[str, str, str]]:
+    """The triples a sentence cites (in order) that the verifier's check of it judges supported, once each."""
+    return list(dict.fromkeys(t for t, v in zip(cited, check.citations) if v.verdict == "supported"))
 
 
 def render_marks(triples: Iterable[tuple[str, str, str]]) -> list[str]:

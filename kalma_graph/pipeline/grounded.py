@@ -43,9 +43,12 @@ from typing import Any, Sequence
 from kalma_graph.evaluation.citations import from_attribute_first, parse_answer
 from kalma_graph.store.base import Entity, Triple
 
+from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
 from kalma_graph.verification.asked import asked_in_order, asked_triples
+from kalma_graph.verification.records import evidence_triple
+from kalma_graph.verification.verifier import graph_entity, graph_triple
 
-from .cite import render_marks
+from .cite import render_marks, supported_triples
 
 MAX_SENTENCES = 8
 TRIES = 3
@@ -192,9 +195,6 @@ class _Loop:
     def __init__(self, llm: Any, prompt: str, params: Any, *, question: str, shown: Sequence[Triple],
                  entities: Sequence[Entity], known_props: Any, known_pairs: Any, verifier: Any, tries: int,
                  resample_temperature: float) -> None:
-        from kalma_graph.verification import Verifier
-        from kalma_graph.verification.verifier import graph_entity, graph_triple
-
         self.llm, self.prompt, self.params, self.question = llm, prompt, params, question
         self.known_props, self.known_pairs = known_props, known_pairs
         self.verifier = verifier or Verifier()
@@ -241,13 +241,10 @@ class _Loop:
         return best
 
     def _assess(self, text: str, cites: list[tuple[str, str, str]], target: set | None, *, trimmed: bool) -> _Candidate:
-        from kalma_graph.verification import AnswerInput, CitedTriple
-        from kalma_graph.verification.records import evidence_triple
-
         cited = [CitedTriple(subject=s, relation=p, value=v) for s, p, v in cites]
         check = self.verifier.verify(AnswerInput(question=self.question, sentences=[*self.accepted, (text, cited)],
                                                  shown=self.graph, entities=self.names)).sentences[-1]
-        kept = list(dict.fromkeys(t for t, c in zip(cites, check.citations) if c.verdict == "supported"))
+        kept = supported_triples(cites, check)
         # A claim the graph shown holds under a triple the model did not cite gets that citation: the
         # verifier found the statement the sentence rests on.
         recited = [t for t in (evidence_triple(c.evidence) for c in check.claims if c.status == "supported_uncited")
@@ -269,11 +266,10 @@ class _Loop:
         ended its sentence within the tokens left) or "nothing new"."""
         best: _Candidate | None = None
         off_plan: _Candidate | None = None
-        written = unended = 0
+        unended = 0
         traced: list[tuple[dict[str, Any], _Candidate | None]] = []
         for attempt in range(self.tries):
             completion = self.sample(prefix, grammar, attempt)
-            written += 1
             text = completion.text if prefix else completion.text.strip()
             entry: dict[str, Any] = {"slot": self.slot, "written": (prefix + text).strip()}
             traced.append((entry, None))
@@ -309,7 +305,7 @@ class _Loop:
                 entry["trimmed_to"] = candidate.text
             entry["kept"] = candidate is not None and candidate is (best or off_plan)
             self.result.trace.append(entry)
-        self.result.resampled += written > 1
+        self.result.resampled += len(traced) > 1
         self.slot += 1
         if traced and traced[0][0].get("outcome") == "ended the answer":
             return None, "ended"
@@ -317,11 +313,9 @@ class _Loop:
             return best, "kept"
         if off_plan is not None:
             return off_plan, "off plan"
-        return None, "unended" if unended and unended == written else "nothing new"
+        return None, "unended" if unended and unended == len(traced) else "nothing new"
 
     def keep(self, candidate: _Candidate) -> None:
-        from kalma_graph.verification import CitedTriple
-
         unit = candidate.unit()
         self.units.append(unit)
         self.accepted.append((candidate.text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in candidate.kept]))

@@ -67,10 +67,10 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         "",
     ]
     t3 = _load(root, "table3")
-    extra = _extra_roots(root)
+    extra = [(name, data) for name, path in _extra_roots(root) if (data := _load(path, "table3"))]
     lines += ["## Table 3 — citation quality and alignment", ""]
     if t3:
-        ours = list(t3["rows"]) + [r for _, data in extra for r in (_load(data, "table3") or {}).get("rows", [])]
+        ours = list(t3["rows"]) + [r for _, data in extra for r in data["rows"]]
         rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in TABLE3[1:]] +
                 [_short(r.get("model_sha256")), _self_scored(r)]
                 for r in ours]
@@ -81,9 +81,7 @@ def results_markdown(root: Path, md_dir: Path) -> str:
                         "align. self-scored"], rows)
         lines += [""] + _header_lines(t3) + [""]
         for name, data in extra:
-            found = _load(data, "table3")
-            if found:
-                lines += [f"The `{name}` rows: " + _header_lines(found)[0], ""]
+            lines += [f"The `{name}` rows: " + _header_lines(data)[0], ""]
         lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
                   "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
                   "`verified` is attribute-first's generation with each cited triple kept only where its "

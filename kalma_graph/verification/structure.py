@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
-from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple
+from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple, evidence_text
 from .text import (
     DateValue,
     Token,
@@ -158,11 +158,12 @@ class GraphView:
                 out[words] = (next(iter(ids)), False)
         return sorted(((w, eid, full) for w, (eid, full) in out.items()), key=lambda v: -len(v[0]))
 
+    def gender_statement(self, eid: str) -> GraphTriple | None:
+        return next((t for t in self.by_subject.get(eid, ()) if fold(t.label) == "sex or gender"), None)
+
     def gender(self, eid: str) -> str | None:
-        for t in self.by_subject.get(eid, ()):
-            if fold(t.label) == "sex or gender":
-                return {"male": "m", "female": "f", "trans woman": "f", "trans man": "m"}.get(fold(t.value))
-        return None
+        t = self.gender_statement(eid)
+        return {"male": "m", "female": "f", "trans woman": "f", "trans man": "m"}.get(fold(t.value)) if t else None
 
     def label(self, eid: str) -> str:
         return self.names.get(eid) or eid
@@ -539,9 +540,9 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
             said, held = lex.kin_gender.get(word.rstrip("s")) or lex.kin_gender.get(word), ctx.view.gender(described)
             if said and held and said != held:
                 # the relation is stated; the family word is a claim the graph contradicts
-                gender = next(t.value for t in ctx.view.by_subject.get(described, ()) if fold(t.label) == "sex or gender")
-                if all(span != (i, i + 1) for span, _, _ in ctx.wrong):
-                    ctx.wrong.append(((i, i + 1), f"{described}, sex or gender: {gender}",
+                statement = ctx.view.gender_statement(described)
+                if statement is not None and all(span != (i, i + 1) for span, _, _ in ctx.wrong):
+                    ctx.wrong.append(((i, i + 1), evidence_text(statement.subject, statement.label, statement.value),
                                       f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
             exact = rel.label in ("father", "mother") and of_follows is False and word.startswith(("father", "mother")) \
                 and not word.startswith(rel.label[:4])
