@@ -31,7 +31,11 @@ def build() -> None:
                    "linked in the graph (father, mother, spouse, sibling, child, student (of), doctoral "
                    "advisor/student, influenced by), seed sentence from a template.")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Entries to build: the first pairs (seeded order) that resolve; N of eq. 1.")
+              help="Entries to keep: the first pairs (seeded order) that resolve and whose questions pass the "
+                   "gold check.")
+@click.option("--reserve", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Pairs resolved beyond --limit that stand in for entries dropped by the gold check; "
+                   "eq. 1's N counts them.")
 @click.option("--all", "all_pairs", is_flag=True, help="Build every pair that resolves (overrides --limit).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Pair order and every model call.")
 @click.option("--alpha", type=click.FloatRange(0, 1), default=None,
@@ -59,7 +63,7 @@ def build() -> None:
 @click.option("--no-nli", is_flag=True, help="Skip the NLI relevance check.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
-def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, rounds, model, n_ctx, n_gpu_layers,
+def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, n_ctx, n_gpu_layers,
                  threads, temperature, perplexity_scope, annotate, max_candidates, max_new, nli_model, no_nli,
                  no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
@@ -76,7 +80,8 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
                           temperature=temperature, perplexity_scope=perplexity_scope, annotate=annotate,
                           max_candidates=max_candidates)
-    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config, max_new=max_new)
+    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config, max_new=max_new,
+                           reserve=reserve)
     try:
         # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
@@ -119,6 +124,10 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, all_pairs, seed, alpha, roun
     _print_summary(summary)
 
 
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
 def _print_summary(summary: dict) -> None:
     checks = summary["checks"]
     table = Table(title=f"BioKaLMA dataset {escape(summary['out'])}")
@@ -133,6 +142,9 @@ def _print_summary(summary: dict) -> None:
         ("set size mean (paper 6.8)", f"{sizes.get('mean', 0):.2f}  {sizes.get('histogram')}"),
         ("template sentences", f"{checks['generation']['template_sentences']}/{checks['generation']['rounds']}"),
         ("fallback questions", f"{checks['generation']['fallback_questions']}/{checks['generation']['questions']}"),
+        ("specific questions consistent with gold", _share(summary["headline"]["question_gold_consistent_share"])),
+        ("gold triples the specific questions ask", _share(summary["headline"]["gold_asked_share"])),
+        ("entries regenerated / dropped", f"{summary['headline']['regenerated']} / {summary['headline']['dropped']}"),
     ]
     if checks.get("relevance"):
         rel = checks["relevance"]

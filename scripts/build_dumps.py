@@ -385,6 +385,19 @@ class Inputs:
 # --------------------------------------------------------------------------- Wikidata
 
 
+_DOUBLED_TOKEN = re.compile(r"([A-Z][a-z]{2,})\1\b")
+
+
+def label_defect(label: str) -> str | None:
+    """What is wrong with a label a source gives, or None: a token doubled without a space
+    ("Miley CyrusCyrus", the FB15k-237 map's label of Q4235).
+
+    >>> label_defect("Miley CyrusCyrus"), label_defect("Miley Cyrus"), label_defect("Lil' Kim")
+    ('doubled token', None, None)
+    """
+    return "doubled token" if _DOUBLED_TOKEN.search(label) else None
+
+
 class WikidataSample:
     def __init__(self, inp: Inputs):
         self.inp = inp
@@ -404,6 +417,8 @@ class WikidataSample:
         self.statements: set[tuple] = set()
         self.stmt_src: collections.Counter = collections.Counter()
         self.entities: set[str] = set()
+        # QID -> (defective label, the label taken instead, source of each)
+        self.corrected_labels: dict[str, tuple[str, str, str, str]] = {}
 
     # ---- label sources -------------------------------------------------------
     def _add_name(self, qid: str, label: str, src: str, aliases: Iterable[str] = (), desc: str = "") -> None:
@@ -413,7 +428,17 @@ class WikidataSample:
             if qid not in self.label:
                 self.label[qid] = label
                 self.label_src[qid] = src
-            elif label != self.label[qid] and label not in self.aliases[qid]:
+            elif label_defect(self.label[qid]) and not label_defect(label):
+                # Sources disagree and the first one's label is a defect ("Miley CyrusCyrus" in the
+                # FB15k-237 map, "Miley Cyrus" in Mintaka): the clean one wins, the defect is dropped
+                # (not kept as an alias, which would make it a name the linker matches).
+                self.corrected_labels[qid] = (self.label[qid], label, self.label_src[qid], src)
+                self.label_index[self.label[qid]].discard(qid)
+                self.label[qid] = label
+                self.label_src[qid] = src
+                if label in self.aliases[qid]:
+                    self.aliases[qid].remove(label)
+            elif label != self.label[qid] and label not in self.aliases[qid] and not label_defect(label):
                 self.aliases[qid].append(label)
         for a in aliases:
             a = (a or "").strip()
@@ -713,6 +738,10 @@ class WikidataSample:
         st["entities_unlabelled"] = len(unlabelled)
         st["codex_s_entities_unlabelled"] = sum(1 for q in self.codex_s_entities if q not in self.label)
         st["labels_by_source"] = dict(sorted(collections.Counter(self.label_src[q] for q in items if q in self.label).items()))
+        # where the sources disagreed and the first label was a defect: what was taken instead
+        st["labels_corrected"] = {q: f"{bad!r} ({bad_src}) -> {good!r} ({good_src})"
+                                  for q, (bad, good, bad_src, good_src) in sorted(self.corrected_labels.items(), key=lambda kv: qnum(kv[0]))}
+        st["labels_still_defective"] = {q: self.label[q] for q in items if q in self.label and label_defect(self.label[q])}
         st["entities_with_description"] = sum(1 for q in items if q in self.desc)
         by_source = collections.Counter(self.desc_src[q] for q in items if q in self.desc)
         st["descriptions_by_source"] = dict(sorted(by_source.items()))
@@ -1313,6 +1342,10 @@ Counts: **{fmt(w['entities'])} items**, {fmt(w['properties'])} properties, **{fm
 Labelled items: {fmt(w['entities_labelled'])}; **unlabelled: {fmt(w['entities_unlabelled'])}**
 (of which {fmt(w['codex_s_entities_unlabelled'])} are CoDEx-S entities; CoDEx's own `entities.json`
 with labels was not available). Labels by source: {', '.join(f'{k}: {fmt(v)}' for k, v in w['labels_by_source'].items())}.
+Where the sources disagree and the first one's label is a defect (a token doubled without a space), the
+clean one is taken: {'; '.join(f'`{q}` {v}' for q, v in w['labels_corrected'].items()) or 'none'}; labels still defective:
+{fmt(len(w['labels_still_defective']))}. Items that no bundled source labels stay unlabelled (the graph knows them by id only,
+and a knowledge block leaves them out): {fmt(w['entities_unlabelled'])}.
 With an English description: {fmt(w['entities_with_description'])} — source text {fmt(ds_map + ds_codex)}
 (FB15k-237→Wikidata map: {fmt(ds_map)}, CoDEx types: {fmt(ds_codex)}), **composed: {fmt(ds_composed)}**
 (see "Descriptions" below); without a description: {fmt(w['entities_without_description'])}. All {fmt(w['biokalma_persons_with_description'])} BioKaLMA persons have one

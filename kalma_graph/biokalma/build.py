@@ -41,6 +41,7 @@ from .pool import Pool, knowledge_pool
 from .scoring import relation_counts
 
 Progress = Callable[[int, int, str], None]  # (done, total, entry id)
+MIN_RELATIONS = 2  # a pair is skipped when its pool holds fewer usable relations besides the link
 
 
 class BuildError(RuntimeError):
@@ -57,6 +58,8 @@ class BuildOptions:
     nli_threshold: float = 0.5
     max_new: int | None = None  # build at most this many entries in this run (0: only re-check OUT and
     # rewrite its side files); the dataset's size N, and so eq. 1, do not depend on it
+    reserve: int = 0  # pairs resolved beyond `limit` that stand in, in order, for entries dropped by the
+    # question check (with `limit`, the build stops once `limit` entries are kept)
 
 
 def side_paths(out: str | Path) -> dict[str, Path]:
@@ -68,6 +71,9 @@ def side_paths(out: str | Path) -> dict[str, Path]:
         "checks": stem.with_name(stem.name + ".checks.json"),
         # Seconds per entry, kept apart so that the dataset itself stays byte-identical across runs.
         "timings": stem.with_name(stem.name + ".timings.jsonl"),
+        # entries built and then dropped (their template question failed the gold check too): kept so that
+        # a resumed build neither builds them again nor loses why they are missing
+        "dropped": stem.with_name(stem.name + ".dropped.jsonl"),
     }
 
 
@@ -91,11 +97,13 @@ def plan_dataset(store: GraphStore, options: BuildOptions) -> Plan:
     else:
         pairs = shuffled(pairs_from_graph(store, options.relations, type_id=options.type_id), options.evolve.seed)
     resolutions: list[Resolution] = []
-    statuses = {"resolved": 0, "not_found": 0, "ambiguous": 0, "duplicate": 0}
+    statuses = {"resolved": 0, "not_found": 0, "ambiguous": 0, "duplicate": 0, "too_few_relations": 0}
     seen: set[str] = set()
+    pools: dict[str, Pool] = {}
     considered = 0
+    wanted = None if options.limit is None else options.limit + options.reserve
     for pair in pairs:
-        if options.limit is not None and len(resolutions) >= options.limit:
+        if wanted is not None and len(resolutions) >= wanted:
             break
         considered += 1
         found = disambiguate(store, pair, type_id=options.type_id)
@@ -106,12 +114,17 @@ def plan_dataset(store: GraphStore, options: BuildOptions) -> Plan:
             statuses["duplicate"] += 1
             continue
         seen.add(found.entry_id)
+        pool = knowledge_pool(store, found.a_id, found.b_id)
+        if len({t.pid for t in pool.candidates(pool.link_triples(found), options.evolve.excluded_pids)}) < MIN_RELATIONS:
+            # rounds 2..R would have nothing, or one relation over and over, to add to the link
+            statuses["too_few_relations"] += 1
+            continue
         statuses["resolved"] += 1
         resolutions.append(found)
+        pools[found.entry_id] = pool
     if not resolutions:
         raise BuildError("no person pair could be resolved in the graph: ingest Wikidata persons first "
                          "(kalma-graph ingest dumps/wikidata_sample.jsonl.gz) or check --pairs")
-    pools = {r.entry_id: knowledge_pool(store, r.a_id, r.b_id) for r in resolutions}
     counts = relation_counts(
         pool.relations_of(person_id) for r in resolutions for pool in [pools[r.entry_id]] for person_id in pool.ids
     )
@@ -132,7 +145,16 @@ def settings_of(options: BuildOptions, plan: Plan, model: dict) -> dict:
         "model_sha256": model.get("model_sha256"),
         "prompts": {name: load_prompt(name)["sha256"] for name in PROMPTS},
         "kalma_graph": __version__,
+        # the code that reads what a question asks (recorded, not compared: a resumed build may span a fix)
+        "question_check": verifier_id(),
     }
+
+
+def verifier_id() -> str:
+    from kalma_graph.verification.lexicon import load_lexicon
+    from kalma_graph.verification.verifier import VERIFIER_VERSION
+
+    return f"{VERIFIER_VERSION}:{load_lexicon().sha256}"
 
 
 def read_entries(path: Path) -> list[dict]:
@@ -142,7 +164,7 @@ def read_entries(path: Path) -> list[dict]:
 
 
 def _comparable(settings: dict) -> dict:
-    return {k: v for k, v in settings.items() if k != "kalma_graph"}
+    return {k: v for k, v in settings.items() if k not in ("kalma_graph", "question_check")}
 
 
 def build_biokalma(
@@ -171,41 +193,49 @@ def build_biokalma(
     settings = settings_of(options, plan, header)
 
     paths = side_paths(out)
-    # Both logs fsync each line; opening them trims a line torn by a crash (that entry is built again).
-    with JsonlAppender(out) as handle:
+    # The logs fsync each line; opening them trims a line torn by a crash (that entry is built again).
+    with JsonlAppender(out) as handle, JsonlAppender(paths["dropped"]) as dropped_log:
         finished = handle.records
-        for entry in finished[:1]:
+        for entry in (finished + dropped_log.records)[:1]:
             if _comparable(entry["provenance"]) != _comparable(settings):
                 differ = sorted(k for k in _comparable(settings) if entry["provenance"].get(k) != settings.get(k))
                 raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
                                  "resume with the same options, or write to a new --out")
         done_ids = {e["id"] for e in finished}
-        todo = [r for r in plan.resolutions if r.entry_id not in done_ids]
-        if options.max_new is not None:
-            todo = todo[: options.max_new]
-        built = 0
+        dropped_ids = {e["id"] for e in dropped_log.records}
+        target = plan.n if options.limit is None else min(options.limit, plan.n)
+        todo = [r for r in plan.resolutions if r.entry_id not in done_ids | dropped_ids]
+        built = dropped_now = 0
         generation_seconds = 0.0
         if progress:
-            progress(len(done_ids), plan.n, "")
+            progress(len(done_ids), target, "")
         with JsonlAppender(paths["timings"], ensure_ascii=True) as timing:
             for resolution in todo:
+                if len(done_ids) + built >= target or (options.max_new is not None and built + dropped_now >= options.max_new):
+                    break
                 t0 = time.perf_counter()
                 entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n,
                                      options.evolve, scorer_llm=scorer_llm)
                 generation_seconds += time.perf_counter() - t0
                 phases = entry.pop("timings", {})
                 entry["provenance"] = settings
-                handle.append(entry)
+                if entry.get("dropped"):
+                    dropped_log.append(entry)
+                    dropped_now += 1
+                else:
+                    handle.append(entry)
+                    built += 1
                 timing.append({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases})
-                built += 1
                 if progress:
-                    progress(len(done_ids) + built, plan.n, resolution.entry_id)
+                    progress(len(done_ids) + built, target, resolution.entry_id)
 
+    dropped = read_entries(paths["dropped"]) if paths["dropped"].is_file() else []
     entries = read_entries(out)
     order = {r.entry_id: i for i, r in enumerate(plan.resolutions)}
     entries.sort(key=lambda e: order.get(e["id"], len(order)))
     write_side_files(entries, paths)
     checks = check_dataset(store, entries, nli=nli, threshold=options.nli_threshold)
+    checks["question_gold"]["dropped"] = len(dropped)
     summary = {
         "out": str(out),
         "gold": str(paths["gold"]),
@@ -214,7 +244,9 @@ def build_biokalma(
         "store": store.uri,
         "entries": len(entries),
         "built_now": built,
+        "dropped_now": dropped_now,
         "resumed": len(done_ids),
+        "dropped": {"entries": len(dropped), "why": [{"id": e["id"], "why": e["dropped"]} for e in dropped][:50]},
         "pairs_considered": plan.pairs_considered,
         "disambiguation": plan.statuses,
         "dataset_size_N": plan.n,
@@ -258,6 +290,11 @@ def headline(summary: dict, entries: Sequence[dict], timings: Sequence[dict]) ->
         "fallback_question_share": checks["generation"]["fallback_question_share"],
         "gold_in_graph_share": checks["in_graph"]["share"],
         "nli_relevance_share": relevance.get("entailed_micro"),
+        # the specific questions against their gold sets (issue 33)
+        "question_gold_consistent_share": checks["question_gold"]["question_gold_consistent_share"],
+        "gold_asked_share": checks["question_gold"]["gold_asked_share"],
+        "regenerated": sum(bool(e["stats"].get("regenerated_questions")) for e in entries),
+        "dropped": checks["question_gold"].get("dropped", 0),
         "model_file": (summary.get("model") or {}).get("model_file"),
         "model_sha256": (summary.get("model") or {}).get("model_sha256"),
         **time_breakdown(entries, timings),

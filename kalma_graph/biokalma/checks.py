@@ -22,10 +22,9 @@ import statistics
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from kalma_graph.store.base import Entity, GraphStore, Triple
-from kalma_graph.verification.asked import asked_triples
-from kalma_graph.verification.text import find_phrase, phrase, tokenize
+from kalma_graph.store.base import GraphStore
 
+from .consistency import question_gold
 from .evolve import persons_named_in, split_sentences
 from .templates import verbalise
 
@@ -102,45 +101,6 @@ def persons_named(entries: Sequence[dict]) -> dict:
         out[kind] = {"both": named[2], "one": named[1], "none": named[0],
                      "both_share": _ratio(named[2], len(entries))}
     return out
-
-
-def gold_triples(entry: dict) -> list[Triple]:
-    return [Triple(g["qid"], g.get("pid") or "", g["property"], g["value"], object_id=g.get("object_id"))
-            for g in entry["minimum_knowledge_set"]]
-
-
-def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specific") -> dict:
-    """One entry's question against its gold set: the facts the question asks (subject, relation, and the
-    other person when the question asks who stands in the relation *to* someone), those without a gold
-    triple (`unheld`), the gold triples asked, and how often it names each person. Facts are read over
-    every relation of the gold set and of the persons' `graph`, so a question may ask what the gold set
-    lacks ("Maurice Jarre's cohabitant" when the gold cohabitant is Jean-Michel Jarre's) or ask it the other
-    way round ("which philosopher did Adorno influence" against `Adorno influenced by Benjamin`)."""
-    question = entry[f"{kind}_question"]
-    (a, b), (name_a, name_b) = entry["qids"], entry["names"]
-    persons = [Entity(a, name=name_a), Entity(b, name=name_b)]
-    gold = gold_triples(entry)
-    labels = list(dict.fromkeys(t.label for t in [*gold, *graph] if t.label not in ("name", "instance of")))
-    probes = []
-    for subject, other, other_name in ((a, b, name_b), (b, a, name_a)):
-        for label in labels:
-            probes.append(Triple(subject, "", label, "?"))
-            probes.append(Triple(subject, "", label, other_name, object_id=other))
-    asked = {(t.subject, t.label, t.value) for t in asked_triples(question, persons, probes)}
-    facts = []
-    for subject, label, value in sorted(asked):
-        if value == "?":
-            facts.append((subject, label, None))
-        elif (subject, label, "?") not in asked:  # asked only of the other person as its value
-            facts.append((subject, label, value))
-    unheld = [f for f in facts if not any(g.subject == f[0] and g.label == f[1] and (f[2] is None or f[2] in (g.value, g.object_id))
-                                          for g in gold)]
-    tokens = tokenize(question)
-    named = {name: len(find_phrase(tokens, phrase(name))) for name in (name_a, name_b)}
-    asked_gold = asked_triples(question, persons, gold)
-    return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
-            "gold": len(gold), "gold_asked": len(asked_gold), "named": named,
-            "consistent": bool(facts) and not unheld and all(n == 1 for n in named.values())}
 
 
 def question_gold_consistency(store: GraphStore | None, entries: Sequence[dict], kind: str = "specific") -> dict:

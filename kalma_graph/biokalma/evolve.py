@@ -40,7 +40,8 @@ from .disambiguation import Resolution
 from .pairs import PERSON_RELATIONS
 from .pool import DEFAULT_EXCLUDED_PIDS, Pool
 from .scoring import DEFAULT_ALPHA, rank
-from .templates import fallback_question, verbalise
+from .consistency import gold_asked_share, question_gold
+from .templates import asked_facts_phrase, fallback_question, verbalise
 
 PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
            "biokalma/seed_sentences")
@@ -67,6 +68,8 @@ class EvolveConfig:
     # annotations that are pool triples the sentence mentions)
     require_mention: bool = True  # an LLM sentence must mention the value, else the template sentence is used
     # What "mention" means (recorded in the provenance, so entries built under other rules are not mixed):
+    # "v6" = v5, and a specific question must be consistent with the gold set and ask for enough of it
+    # (`question_rejection`, the prompt's `min_gold_asked`), else the entry is dropped;
     # "v5" = v4, and a question repeating five words of a demonstration's question, or longer than
     # the prompt's `max_words`, is not kept (`keeps_question`);
     # "v4" = v3, and a question cut off by its token limit is never kept (under the naming grammar
@@ -74,7 +77,7 @@ class EvolveConfig:
     # "v3" = v2, and a question names each person by a word the other's name lacks (not a shared
     # surname); "v2" = the value in any word form ("German" for "Germans", "Jewish" for "Jews") and
     # the triple's subject named; "v1" was the exact value only.
-    acceptance: str = "v5"
+    acceptance: str = "v6"
     max_candidates: int | None = None  # None: every pool triple is scored (eq. 1 as written); K: the K most
     # specific ones and all tied with the K-th
     excluded_pids: tuple[str, ...] = DEFAULT_EXCLUDED_PIDS
@@ -292,6 +295,30 @@ def keeps_question(question: str, out: Any, names: Sequence[str], prompt: Mappin
             and not echoes_demo(question, prompt))
 
 
+def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any], entry: Mapping[str, Any],
+                       graph: Sequence[Triple], kind: str) -> str | None:
+    """Why a question is not kept, or None. Every question: `keeps_question` (`out` None: a template
+    question, whose form is ours). A specific question, when its prompt sets `min_gold_asked` (acceptance
+    v6): it must also be consistent with the entry's gold set (`consistency.question_gold`: every fact it
+    asks has a gold triple, each person named exactly once) and ask for at least that share of the set;
+    such reasons start with "gold:"."""
+    if out is not None and not keeps_question(question, out, names, prompt):
+        return "form: names, length or echo"
+    if kind != "specific" or "min_gold_asked" not in prompt:
+        return None
+    row = question_gold({**entry, "specific_question": question}, graph)
+    if any(n != 1 for n in row["named"].values()):
+        return "gold: names a person not once: " + ", ".join(f"{k} ×{v}" for k, v in row["named"].items() if v != 1)
+    if not row["facts"]:
+        return "gold: asks nothing of the graph"
+    if row["unheld"]:
+        return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
+    share = gold_asked_share(row)
+    if share < float(prompt["min_gold_asked"]):
+        return f"gold: asks {row['gold_asked']} of {row['gold']} gold triples"
+    return None
+
+
 def question_attempts(prompt: Mapping[str, Any], names: Sequence[str]) -> list[tuple[str, float | None, str | None]]:
     """(source, temperature, grammar) of each try at a question that names both persons, in order:
     the run's own decoding; then, as the prompt's `second_tries` say, `samples` draws at
@@ -424,6 +451,8 @@ class EntryStats:
     scored_candidates: int = 0
     repaired_sentences: int = 0  # second tries asked for (`repair` in the prompt file)
     repaired_questions: int = 0
+    regenerated_questions: int = 0  # questions drawn again after one failed the gold check
+    dropped: str | None = None  # why the entry is not kept (its template question fails the gold check too)
     # Where an entry's time goes (issue 13): kept out of the entry, which must not differ between an
     # interrupted and an uninterrupted build; `build.py` writes them to the timings sidecar.
     seconds: dict[str, float] = field(default_factory=lambda: {"scoring": 0.0, "writing": 0.0, "questions": 0.0})
@@ -562,36 +591,49 @@ def evolve_entry(
 
     # questions -----------------------------------------------------------------------------------
     names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
+    ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
+    facts = asked_facts_phrase(ids, [(g["qid"], g["property"]) for g in gold]) or "how they were connected"
+    view = {"id": entry_id, "qids": [resolution.a_id, resolution.b_id], "names": list(names),
+            "minimum_knowledge_set": gold}
     questions: dict[str, str] = {}
     question_info: dict[str, dict] = {}
     for kind in ("general", "specific"):
         prompt_name = f"biokalma/question_{kind}"
+        prompt = load_prompt(prompt_name)
         out, question, source, attempts = None, "", "fallback", 0
-        for source, temperature, grammar in question_attempts(load_prompt(prompt_name), names):
+        rejected: list[str] = []
+        for source, temperature, grammar in question_attempts(prompt, names):
             step = f"question-{kind}" + (f"-{attempts}" if attempts else "")
             out = ask(prompt_name, step, temperature=temperature, grammar=grammar,
-                      paragraph=paragraph, a=names[0], b=names[1])
+                      paragraph=paragraph, a=names[0], b=names[1], facts=facts)
             attempts += 1
             question = clean_question(out.text)
-            if keeps_question(question, out, names, load_prompt(prompt_name)):
+            why = question_rejection(question, out, names, prompt, view, pool.triples, kind)
+            if why is None:
                 break
+            rejected.append(why)
         else:
-            prompt = load_prompt(prompt_name)
-            if "fallback_none" in prompt:  # each person's relations named once, in words
-                ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
-                question = fallback_question(prompt, ids, [(g["qid"], g["property"]) for g in gold if g["source"] == "eq1"])
+            if "fallback_none" in prompt:  # each person's relations named once, as nouns
+                question = fallback_question(prompt, ids, [(g["qid"], g["property"]) for g in gold])
             else:
                 question = prompt["fallback"].format(a=names[0], b=names[1])
             source = "fallback"
             stats.fallback_questions += 1
+            why = question_rejection(question, None, names, prompt, view, pool.triples, kind)
+            if why is not None:  # even the template question fails the check: the entry is dropped
+                rejected.append(f"fallback: {why}")
+                stats.dropped = f"{kind} question: {why}"
         stats.repaired_questions += int(attempts > 1)
+        # a model question drawn again because an earlier one asked what the gold set lacks, or too little of it
+        stats.regenerated_questions += int(any(r.startswith("gold:") for r in rejected))
         questions[kind] = question
-        question_info[kind] = {"source": source, "attempts": attempts,
-                               "finish_reason": getattr(out, "finish_reason", "stop"), "raw": out.text}
+        question_info[kind] = {"source": source, "attempts": attempts, "rejected": rejected,
+                               "finish_reason": getattr(out, "finish_reason", "stop"), "raw": out.text if out else ""}
 
     relation = PERSON_RELATIONS[pair.relation]
     return {
         "id": entry_id,
+        **({"dropped": stats.dropped} if stats.dropped else {}),
         "qids": [resolution.a_id, resolution.b_id],
         "names": list(names),
         "relation": {"pid": relation.pid, "label": relation.label},
@@ -612,6 +654,7 @@ def evolve_entry(
             "fallback_questions": stats.fallback_questions,
             "repaired_sentences": stats.repaired_sentences,
             "repaired_questions": stats.repaired_questions,
+            "regenerated_questions": stats.regenerated_questions,
             "pool_size": len(pool.triples),
         },
         # popped by build.py into the timings sidecar (not part of the entry)

@@ -22,6 +22,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from kalma_graph.verification.lexicon import load_lexicon
+
 POS_KINDS = ("noun", "participle", "verb")
 _PREPOSITIONS = frozenset({"of", "by", "at", "in", "after", "for", "to", "from", "with", "on", "into"})
 _IRREGULAR_PARTICIPLES = frozenset({"born", "known", "given", "taken", "written", "drawn", "shown", "held", "led"})
@@ -61,37 +63,73 @@ def verbalise(subject: str, relation: str, value: str) -> str:
     return template.format(subject=subject.strip(), relation=" ".join(relation.split()), value=value.strip())
 
 
+def question_noun(relation: str) -> str | None:
+    """The relation as a question names it: its label when the label is a noun ("employer"), else its noun
+    in `relation_cues.json` ("influences" for `influenced by`), else None (a template question leaves it out).
+
+    >>> question_noun("employer"), question_noun("influenced by"), question_noun("present in work")
+    ('employer', 'influences', None)
+    """
+    words = " ".join(relation.split())
+    if relation_pos(words) == "noun":
+        return words
+    nouns = load_lexicon().relation(words).nouns
+    return nouns[0] if nouns else None
+
+
+def asked_facts_phrase(names: dict[str, str], facts: list[tuple[str, str]]) -> str | None:
+    """Each person's relations named once, as nouns, in the facts' order ("Friedrich Schiller's employer and
+    influences, and Johann Wolfgang von Goethe's ethnic group"); relations without a noun are left out; None
+    when nothing is left. What the specific question is asked to ask for, and the template question's body.
+
+    >>> names = {"Q1": "Friedrich Schiller", "Q2": "Johann Wolfgang von Goethe"}
+    >>> asked_facts_phrase(names, [("Q1", "employer"), ("Q1", "influenced by"), ("Q2", "ethnic group"), ("Q1", "employer")])
+    "Friedrich Schiller's employer and influences, and Johann Wolfgang von Goethe's ethnic group"
+    >>> asked_facts_phrase(names, [("Q1", "present in work")]) is None
+    True
+    """
+    by_person = _nouns_by_person(names, facts)
+    if not by_person:
+        return None
+    return ", and ".join(f"{names[p]}'s {_listed(nouns)}" for p, nouns in by_person.items())
+
+
+def _nouns_by_person(names: dict[str, str], facts: list[tuple[str, str]]) -> dict[str, list[str]]:
+    by_person: dict[str, list[str]] = {}
+    for subject, relation in facts:
+        noun = question_noun(relation)
+        if subject in names and noun and noun not in by_person.setdefault(subject, []):
+            by_person[subject].append(noun)
+    return {p: nouns for p, nouns in by_person.items() if nouns}
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def fallback_question(prompt: dict[str, Any], names: dict[str, str], facts: list[tuple[str, str]]) -> str:
     """The specific question written from the minimum knowledge set when the model's questions failed: each
-    person's relations named once, in words, in the set's order; both persons always named.
+    person's relations named once, as nouns (`asked_facts_phrase`), in the set's order; both persons named once.
 
-    >>> prompt = {"fallback": "What {be} {facts}?", "fallback_one": "What {be} {facts}, and how was {other} connected to {name}?",
+    >>> prompt = {"fallback": "What {be} {facts}?", "fallback_one": "What {be} {facts}, and how was {other} connected to this person?",
     ...           "fallback_none": "How were {a} and {b} connected?"}
     >>> names = {"Q1": "Friedrich Schiller", "Q2": "Johann Wolfgang von Goethe"}
-    >>> fallback_question(prompt, names, [("Q1", "medical condition"), ("Q1", "employer"), ("Q1", "ethnic group"),
+    >>> fallback_question(prompt, names, [("Q1", "influenced by"), ("Q1", "medical condition"), ("Q1", "employer"),
     ...                                   ("Q2", "ethnic group"), ("Q1", "employer")])
-    "What were Friedrich Schiller's medical condition, employer and ethnic group, and Johann Wolfgang von Goethe's ethnic group?"
+    "What were Friedrich Schiller's influences, medical condition and employer, and Johann Wolfgang von Goethe's ethnic group?"
     >>> fallback_question(prompt, names, [("Q2", "genre")])
-    "What was Johann Wolfgang von Goethe's genre, and how was Friedrich Schiller connected to Johann Wolfgang von Goethe?"
+    "What was Johann Wolfgang von Goethe's genre, and how was Friedrich Schiller connected to this person?"
     >>> fallback_question(prompt, names, [])
     'How were Friedrich Schiller and Johann Wolfgang von Goethe connected?'
     """
     (a, name_a), (b, name_b) = list(names.items())[:2]
-    by_person: dict[str, list[str]] = {}
-    for subject, relation in facts:
-        words = " ".join(relation.split())
-        if subject in names and words not in by_person.setdefault(subject, []):
-            by_person[subject].append(words)
+    by_person = _nouns_by_person(names, facts)
     if not by_person:
         return prompt["fallback_none"].format(a=name_a, b=name_b)
-
-    def listed(items: list[str]) -> str:
-        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-    parts = [f"{names[p]}'s {listed(rels)}" for p, rels in by_person.items()]
+    body = asked_facts_phrase(names, facts)
     be = "were" if sum(len(r) for r in by_person.values()) > 1 else "was"
-    if len(parts) == 2:
-        return prompt["fallback"].format(be=be, facts=", and ".join(parts))
+    if len(by_person) == 2:
+        return prompt["fallback"].format(be=be, facts=body)
     named = next(iter(by_person))
     other = b if named == a else a
-    return prompt["fallback_one"].format(be=be, facts=parts[0], other=names[other], name=names[named])
+    return prompt["fallback_one"].format(be=be, facts=body, other=names[other])

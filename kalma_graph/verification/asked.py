@@ -1,7 +1,7 @@
 """What a question asks of the graph: the (person, relation) facts it names, in its order, with their direction.
 
 `asked_triples(question, entities, shown)` reads a question clause by clause ("…, and …"): a person it names
-and a relation it names there — by its label, else by a cue word of `relation_cues.json`, kinship by its words
+and a relation it names there — by its label (or its noun, "influences" for `influenced by`), else by a cue word of `relation_cues.json`, kinship by its words
 ("parents" asks father and mother) — that the given triples hold for that person. A relation named by its
 label outranks one that only shares a cue word ("which record label did he play for" asks no `instrument`);
 "who was influenced by X" and "which philosopher did X influence" ask the triples whose *value* is X. The
@@ -43,6 +43,7 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     found = [{e.id: find_phrase(tokens, phrase(e.name))[0][0] for e in entities
               if e.name and find_phrase(tokens, phrase(e.name))} for tokens in clauses]
     everyone = {i for people in found for i in people}
+    found = _pronouns_resolved(clauses, found)
     names = {e.name.casefold(): e.id for e in entities if e.name}
     out: dict[Triple, tuple[int, int]] = {}  # triple -> (clause, token where the question names its relation)
     for index, (tokens, people) in enumerate(zip(clauses, found)):
@@ -51,8 +52,10 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
             if t.label == "name" or t in out:
                 continue
             label_words = phrase(t.label)
-            by_label = find_phrase(tokens, label_words) if label_words else []
             rel = lexicon.relation(t.label)
+            # its label, or its name as a noun ("John Updike's influences" names `influenced by`)
+            by_label = [span for words in (label_words, *map(phrase, rel.nouns)) if words
+                        for span in find_phrase(tokens, words)]
             spans = by_label + [span for cue in rel.cues for span in find_stem(tokens, cue)]
             # kinship is named by its words, whole ("parents" asks father and mother; "son" is no "song")
             spans += [span for word in lexicon.kin_words.get(rel.kin or "", ()) for span in find_phrase(tokens, (word,))]
@@ -73,6 +76,24 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     return sorted(out, key=lambda t: out[t])
 
 
+_SINGULAR_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "hers", "herself"})
+
+
+def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, int]]) -> list[dict[str, int]]:
+    """A clause that names no person but speaks of "he"/"his"/"her" asks of the person named last before it
+    ("What were Bukowski's influences, and in which period did Kafka live, and what was his medical
+    condition?" asks Kafka's); one without such a pronoun (a list after a colon) still asks of everyone."""
+    out: list[dict[str, int]] = []
+    last: str | None = None
+    for tokens, people in zip(clauses, found):
+        if not people and last is not None and any(t.norm in _SINGULAR_PRONOUNS for t in tokens):
+            people = {last: -1}  # named before this clause: never after a relation's words in it
+        elif people:
+            last = max(people, key=people.get)
+        out.append(people)
+    return out
+
+
 def _noun_lives(tokens: Sequence[Any], i: int) -> bool:
     """"the lives of X and Y", "how were their lives connected" (the fallback questions' words) ask no residence."""
     return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm in ("the", "their", "his", "her")
@@ -84,7 +105,9 @@ def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> boo
     if person_at < 0:
         return False
     if tokens[start].norm.startswith(("influence", "inspiration")) and any(
-            t.possessive for t in tokens[max(start - 3, 0):start]):
-        return False  # "Oates's primary influence": a noun of the person's own relation, not "Oates influenced"
+            t.possessive for t in tokens[max(min(start - 3, person_at), 0):start]):
+        # "Oates's primary influence", "Bukowski's religion and influences": a noun of the person's own
+        # relation, not "Oates influenced"
+        return False
     passive = any(t.norm == "by" for t in tokens[start + 1:end + 1])  # "influenced by", whichever span matched
     return person_at >= end if passive else person_at < start

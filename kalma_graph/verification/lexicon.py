@@ -27,6 +27,7 @@ class RelationCues:
     naming: bool = False  # a name, not a fact: stated only when the sentence speaks of the name
     active_inverts: bool = False  # "S influenced V" states the inverse of "S influenced by V"
     demonym: bool = False
+    nouns: tuple[str, ...] = ()  # the relation as a noun where its label is none ("influences"): names it like its label
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def load_lexicon() -> Lexicon:
             naming=bool(spec.get("naming")),
             active_inverts=bool(spec.get("active_inverts")),
             demonym=bool(spec.get("demonym")),
+            nouns=tuple(spec.get("nouns", ())),
         )
     return Lexicon(
         relations=relations,

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from kalma_graph.store.base import StatementRecord
 from kalma_graph.store.embedded import EmbeddedStore
 
 from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
@@ -44,7 +45,7 @@ def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
     assert (first["entries"], first["built_now"]) == (1, 1)
     summary = json.loads(kg(*args).stdout)
     # Four linked pairs; the two father pairs stay ambiguous (two "John Smith"s, both sons of Adam Smith).
-    assert summary["disambiguation"] == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0}
+    assert summary["disambiguation"] == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0, "too_few_relations": 0}
     assert (summary["entries"], summary["built_now"], summary["resumed"]) == (2, 1, 1)
     assert summary["checks"]["in_graph"]["share"] == 1.0
     ids = sorted(json.loads(line)["id"] for line in out.read_text().splitlines())
@@ -97,3 +98,41 @@ def test_build_biokalma_resumes_after_torn_lines_and_refuses_a_corrupt_one(tmp_p
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "bk.jsonl:1:notvalidJSON" in "".join(refused.stderr.split())  # however rich wraps it
     assert out.read_bytes() == damaged
+
+
+@pytest.mark.slow
+def test_an_entry_whose_questions_fail_the_gold_check_is_dropped_and_not_built_again(tmp_path):
+    """Issue 33: a pair whose template question cannot pass the gold check either ("Gaius Laelius" is read
+    inside "Gaius Laelius Sapiens", so "Gaius Laelius Sapiens's father" also asks Gaius Laelius's) is written
+    to OUT.dropped.jsonl with why, counted, left out of the dataset and its side files, and a resumed build
+    neither builds it again nor loses it. A pair with too few relations besides its link is skipped."""
+    from tests.e2e.test_biokalma_graph import _person, _st
+
+    entities = [*TINY_ENTITIES, _person("Q911", "Gaius Laelius"), _person("Q912", "Gaius Laelius Sapiens"),
+                _person("Q913", "Ann Lonely"), _person("Q914", "Bob Lonely")]
+    statements = [*TINY_STATEMENTS, _st("Q912", "P22", "father", "Q911"), _st("Q911", "P40", "child", "Q912"),
+                  StatementRecord("Q911", "P569", "date of birth", value="0210-01-01", datatype="time"),
+                  StatementRecord("Q912", "P569", "date of birth", value="0190-01-01", datatype="time"),
+                  StatementRecord("Q912", "P570", "date of death", value="0120-01-01", datatype="time"),
+                  _st("Q913", "P26", "spouse", "Q914")]  # nothing else known of either: too few relations
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(entities, statements)
+    store.close()
+    out = tmp_path / "bk.jsonl"
+    args = ("build", "biokalma", "--out", str(out), "--store", f"embedded:{path}", "--limit", "3", "--reserve", "0",
+            "--rounds", "1", "--no-nli", "--json")
+    summary = json.loads(kg(*args).stdout)
+    assert summary["disambiguation"]["resolved"] == 3 and summary["disambiguation"]["too_few_relations"] == 1
+    assert summary["dropped"]["entries"] == 1 and summary["headline"]["dropped"] == 1
+    (why,) = summary["dropped"]["why"]
+    assert why["id"] == "biokalma-Q912-P22-Q911" and why["why"].startswith("specific question: gold:")
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(kept) == summary["entries"] == 2 and "biokalma-Q912-P22-Q911" not in {e["id"] for e in kept}
+    assert summary["headline"]["question_gold_consistent_share"] == 1.0
+    dropped = [json.loads(line) for line in (tmp_path / "bk.dropped.jsonl").read_text().splitlines()]
+    assert [e["id"] for e in dropped] == ["biokalma-Q912-P22-Q911"]
+    assert "Q911" not in (tmp_path / "bk.gold.jsonl").read_text()
+    again = json.loads(kg(*args).stdout)
+    assert (again["built_now"], again["dropped_now"], again["resumed"], again["dropped"]["entries"]) == (0, 0, 2, 1)

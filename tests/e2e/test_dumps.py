@@ -207,6 +207,17 @@ def test_same_name_entities_present(wd_entities):
     assert sum(1 for v in by_label.values() if len(v) > 1) >= 10
 
 
+def test_no_label_or_alias_has_a_doubled_token(wd_entities):
+    """Issue 33: the FB15k-237 map labels Q4235 "Miley CyrusCyrus"; Mintaka's "Miley Cyrus" is taken, the
+    defect is neither label nor alias, and SOURCES.md says what was corrected."""
+    doubled = re.compile(r"([A-Z][a-z]{2,})\1\b")
+    names = [(e["id"], v["value"]) for e in wd_entities.values()
+             for v in [*e.get("labels", {}).values(), *[a for al in e.get("aliases", {}).values() for a in al]]]
+    assert [n for n in names if doubled.search(n[1])] == []
+    assert wd_entities["Q4235"]["labels"]["en"]["value"] == "Miley Cyrus"
+    assert "'Miley CyrusCyrus' (fb15k237-map) -> 'Miley Cyrus' (mintaka)" in (DUMPS / "SOURCES.md").read_text()
+
+
 def _claim_targets(entity: dict, pid: str) -> list:
     out = []
     for st in entity["claims"].get(pid, []):

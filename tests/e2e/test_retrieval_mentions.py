@@ -91,7 +91,7 @@ ISSUE_QUESTIONS = [
      "Wittgenstein's work, philosophy?", {"Q33760", "Q9391"}),
     # NER misses or cuts the name
     ("Who was Bob Geldof and what is his role in the Peaches Geldof?", {"Q216608", "Q270786"}),
-    ("What is known about the lives of Miley CyrusCyrus and Lil' Kim: record label, record label, record label, "
+    ("What is known about the lives of Miley Cyrus and Lil' Kim: record label, record label, record label, "
      "record label?", {"Q4235", "Q229379"}),
     ("What is known about the lives of Lady Liu and Cao Cao: ancestral home, military rank, conflict, relative?",
      {"Q8253555", "Q204077"}),

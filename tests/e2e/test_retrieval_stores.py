@@ -33,7 +33,7 @@ CASES = [
     ("strict", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0)], "ner"),
     ("graph", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0), ("Q47120382", 0.0)], "ner+graph"),
     ("graph", "Who were the notable figures mentored by Ludwig and Richard von Mises?", "Ludwig", "Q84233", [("Q84233", 2.0)], "ner"),
-    ("graph", "What is known about the lives of Miley CyrusCyrus and Lil' Kim: record label?", "Lil' Kim", "Q229379",
+    ("graph", "What is known about the lives of Miley Cyrus and Lil' Kim: record label?", "Lil' Kim", "Q229379",
      [("Q229379", 1.0)], "graph"),
     ("graph", "What is known about the lives of Lady Liu and Cao Cao: ancestral home, military rank, conflict, relative?",
      "Cao Cao", "Q204077", [("Q204077", 1.0)], "graph"),

@@ -3,7 +3,9 @@ direction, has a gold triple; each person is named once; the share of gold tripl
 
 from __future__ import annotations
 
-from kalma_graph.biokalma.checks import question_gold, question_gold_consistency
+from kalma_graph.biokalma.checks import question_gold_consistency
+from kalma_graph.biokalma.consistency import gold_triples, question_gold
+from kalma_graph.store.base import Triple
 
 
 def _entry(question: str, qids: list[str], names: list[str], gold: list[tuple[str, str, str]]) -> dict:
@@ -47,3 +49,71 @@ def test_the_dataset_figures():
     report = question_gold_consistency(None, [BRADBURY, BRADBURY | {"specific_question": "Tell me a story."}])
     assert report["question_gold_consistent_share"] == 0.5 and report["asks_nothing_known"] == 1
     assert report["gold_asked_share"] == 2 / 6 and len(report["failing"]) == 1
+
+
+def test_a_pronoun_clause_asks_of_the_person_named_last():
+    """"…, and in which period did Kafka live, and what was his medical condition?" asks Kafka's, not both."""
+    kafka = _entry("What were Charles Bukowski's influences, and in which time period did Franz Kafka live, "
+                   "and what was his medical condition?", ["Q1", "Q2"], ["Charles Bukowski", "Franz Kafka"],
+                   [("Q1", "influenced by", "Franz Kafka"), ("Q2", "time period", "modernism"),
+                    ("Q2", "medical condition", "tuberculosis")])
+    row = question_gold(kafka, [*gold_triples(kafka), Triple("Q1", "", "medical condition", "alcoholism")])
+    assert row["consistent"] and row["gold_asked"] == 3
+    # without a pronoun, a clause naming nobody (a list after a colon) still asks of everyone
+    listed = kafka | {"specific_question": "What is known about Charles Bukowski and Franz Kafka: medical condition?"}
+    assert ["Q1", "medical condition", None] in question_gold(listed)["unheld"]
+
+
+def test_a_possessive_noun_of_influence_asks_the_person_s_own():
+    """"Bukowski's religion and influences" asks whom Bukowski was influenced by, not whom he influenced."""
+    entry = _entry("What was Charles Bukowski's religion and influences, and what was Fyodor Dostoyevsky's "
+                   "ethnic group?", ["Q1", "Q2"], ["Charles Bukowski", "Fyodor Dostoyevsky"],
+                   [("Q1", "influenced by", "Fyodor Dostoyevsky"), ("Q1", "religion", "agnosticism"),
+                    ("Q2", "ethnic group", "Russians")])
+    row = question_gold(entry)
+    assert row["consistent"] and row["gold_asked"] == 3
+
+
+def test_a_name_inside_the_other_s_is_not_counted():
+    entry = _entry("What was Gaius Laelius Sapiens's father, and who was Gaius Laelius?", ["Q1", "Q2"],
+                   ["Gaius Laelius Sapiens", "Gaius Laelius"], [("Q1", "father", "Gaius Laelius")])
+    assert question_gold(entry)["named"] == {"Gaius Laelius Sapiens": 1, "Gaius Laelius": 1}
+
+
+def test_the_template_question_asks_the_whole_set_by_nouns():
+    """The fallback names the link relation by its noun ("influences") and passes the build's check."""
+    from kalma_graph.biokalma.evolve import question_rejection
+    from kalma_graph.biokalma.templates import fallback_question
+    from kalma_graph.prompts import load_prompt
+
+    prompt = load_prompt("biokalma/question_specific")
+    facts = [(g["qid"], g["property"]) for g in BRADBURY["minimum_knowledge_set"]]
+    question = fallback_question(prompt, dict(zip(BRADBURY["qids"], BRADBURY["names"])), facts)
+    assert question == "What were Ray Bradbury's influences, and Jules Verne's place of birth and genre?"
+    assert question_rejection(question, None, BRADBURY["names"], prompt, BRADBURY, (), "specific") is None
+    row = question_gold(BRADBURY | {"specific_question": question})
+    assert row["gold_asked"] == row["gold"] == 3
+
+
+def test_question_rejection_truth_table():
+    """Acceptance v6: each rule refuses on its own, with a reason the build records; a general question
+    is held to the form rules only."""
+    from types import SimpleNamespace
+
+    from kalma_graph.biokalma.evolve import question_rejection
+    from kalma_graph.prompts import load_prompt
+
+    prompt = load_prompt("biokalma/question_specific")
+    stop = SimpleNamespace(finish_reason="stop")
+
+    def why(question: str, kind: str = "specific") -> str | None:
+        return question_rejection(question, stop, BRADBURY["names"], prompt, BRADBURY, (), kind)
+
+    assert why("Who was Ray Bradbury influenced by, and what were Jules Verne's place of birth and genre?") is None
+    assert why("Where was Jules Verne born?").startswith("form")  # one person
+    assert why("How did Jules Verne influence Ray Bradbury, and what did Jules Verne write?").startswith(
+        "gold: names a person not once")
+    assert why("How were Ray Bradbury and Jules Verne connected?") == "gold: asks nothing of the graph"
+    assert why("Where was Ray Bradbury born, and what was Jules Verne's genre?").startswith("gold: asks what its gold set lacks")
+    assert why("Who was Ray Bradbury influenced by, and is Jules Verne famous?") == "gold: asks 1 of 3 gold triples"
+    assert why("How were Ray Bradbury and Jules Verne connected?", "general") is None

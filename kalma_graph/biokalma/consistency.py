@@ -1,0 +1,76 @@
+"""Does a question ask for its gold set? The BioKaLMA build keeps a specific question only when it does
+(`evolve.evolve_entry`), and `checks.question_gold_consistency` reports it over a built dataset.
+
+A question is **consistent** with its entry's minimum knowledge set when every fact it asks (read by
+`verification.asked`: a relation it names, of a person it names, in its direction) has a gold triple of that
+subject and relation (and value, when it asks who stands in the relation to the other person), and it names
+each of the entry's two persons exactly once. `gold_asked` counts the gold triples the question asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from kalma_graph.store.base import Entity, Triple
+from kalma_graph.verification.asked import asked_triples
+from kalma_graph.verification.text import find_phrase, phrase, tokenize
+
+
+def gold_triples(entry: dict) -> list[Triple]:
+    return [Triple(g["qid"], g.get("pid") or "", g["property"], g["value"], object_id=g.get("object_id"))
+            for g in entry["minimum_knowledge_set"]]
+
+
+def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specific") -> dict:
+    """One entry's question against its gold set: the facts the question asks (subject, relation, and the
+    other person when the question asks who stands in the relation *to* someone), those without a gold
+    triple (`unheld`), the gold triples asked, and how often it names each person. Facts are read over
+    every relation of the gold set and of the persons' `graph`, so a question may ask what the gold set
+    lacks ("Maurice Jarre's cohabitant" when the gold cohabitant is Jean-Michel Jarre's) or ask it the other
+    way round ("which philosopher did Adorno influence" against `Adorno influenced by Benjamin`)."""
+    question = entry[f"{kind}_question"]
+    (a, b), (name_a, name_b) = entry["qids"], entry["names"]
+    persons = [Entity(a, name=name_a), Entity(b, name=name_b)]
+    gold = gold_triples(entry)
+    labels = list(dict.fromkeys(t.label for t in [*gold, *graph] if t.label not in ("name", "instance of")))
+    probes = []
+    for subject, other, other_name in ((a, b, name_b), (b, a, name_a)):
+        for label in labels:
+            probes.append(Triple(subject, "", label, "?"))
+            probes.append(Triple(subject, "", label, other_name, object_id=other))
+    asked = {(t.subject, t.label, t.value) for t in asked_triples(question, persons, probes)}
+    facts = []
+    for subject, label, value in sorted(asked):
+        if value == "?":
+            facts.append((subject, label, None))
+        elif (subject, label, "?") not in asked:  # asked only of the other person as its value
+            facts.append((subject, label, value))
+    unheld = [f for f in facts if not any(g.subject == f[0] and g.label == f[1] and (f[2] is None or f[2] in (g.value, g.object_id))
+                                          for g in gold)]
+    tokens = tokenize(question)
+    named = times_named(tokens, (name_a, name_b))
+    asked_gold = asked_triples(question, persons, gold)
+    return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
+            "gold": len(gold), "gold_asked": len(asked_gold), "named": named,
+            "consistent": bool(facts) and not unheld and all(n == 1 for n in named.values())}
+
+
+def times_named(tokens: Sequence[Any], names: Sequence[str]) -> dict[str, int]:
+    """How often each full name occurs, not counting where it is part of another's ("Gaius Laelius" in
+    "Gaius Laelius Sapiens").
+
+    >>> times_named(tokenize("What was Gaius Laelius Sapiens's father, and Gaius Laelius's child?"),
+    ...             ["Gaius Laelius Sapiens", "Gaius Laelius"])
+    {'Gaius Laelius Sapiens': 1, 'Gaius Laelius': 1}
+    """
+    spans = {name: find_phrase(tokens, phrase(name)) for name in names}
+    return {name: sum(not any(o != name and s <= start and end <= e and (s, e) != (start, end)
+                              for o in names for s, e in spans[o])
+                      for start, end in spans[name])
+            for name in names}
+
+
+def gold_asked_share(row: dict) -> float:
+    """One entry's share of gold triples its question asks for (0 for an empty set)."""
+    return row["gold_asked"] / row["gold"] if row["gold"] else 0.0
+
