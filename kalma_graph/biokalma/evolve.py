@@ -41,7 +41,7 @@ from .pairs import PERSON_RELATIONS
 from .pool import DEFAULT_EXCLUDED_PIDS, Pool
 from .scoring import DEFAULT_ALPHA, rank
 from .consistency import gold_asked_share, question_gold
-from .templates import asked_facts_phrase, fallback_question, verbalise
+from .templates import fallback_question, prompt_facts, verbalise
 
 PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
            "biokalma/seed_sentences")
@@ -289,10 +289,22 @@ def echoes_demo(question: str, prompt: Mapping[str, Any], n: int = 5) -> bool:
 def keeps_question(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any]) -> bool:
     """A model question is kept when it names both persons, ended before its token limit, has at
     most the prompt's `max_words` words and does not echo a demonstration (acceptance v5)."""
-    return (bool(question) and names_both(question, names)
-            and getattr(out, "finish_reason", "stop") != "length"
-            and len(question.split()) <= int(prompt.get("max_words", 10**6))
-            and not echoes_demo(question, prompt))
+    return form_fault(question, out, names, prompt) is None
+
+
+def form_fault(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any]) -> str | None:
+    """What `keeps_question` refuses a question for, or None."""
+    if not question:
+        return "no question"
+    if not names_both(question, names):
+        return "names one person or none"
+    if getattr(out, "finish_reason", "stop") == "length":
+        return "cut off at the token limit"
+    if len(question.split()) > int(prompt.get("max_words", 10**6)):
+        return f"over {prompt['max_words']} words"
+    if echoes_demo(question, prompt):
+        return "echoes a demonstration"
+    return None
 
 
 def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any], entry: Mapping[str, Any],
@@ -302,8 +314,9 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
     v6): it must also be consistent with the entry's gold set (`consistency.question_gold`: every fact it
     asks has a gold triple, each person named exactly once) and ask for at least that share of the set;
     such reasons start with "gold:"."""
-    if out is not None and not keeps_question(question, out, names, prompt):
-        return "form: names, length or echo"
+    fault = form_fault(question, out, names, prompt) if out is not None else None
+    if fault:
+        return f"form: {fault}"
     if kind != "specific" or "min_gold_asked" not in prompt:
         return None
     row = question_gold({**entry, "specific_question": question}, graph)
@@ -311,6 +324,8 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
         return "gold: names a person not once: " + ", ".join(f"{k} ×{v}" for k, v in row["named"].items() if v != 1)
     if not row["facts"]:
         return "gold: asks nothing of the graph"
+    if row["judging"]:
+        return "gold: asks a judgement no triple holds: " + ", ".join(row["judging"])
     if row["unheld"]:
         return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
     share = gold_asked_share(row)
@@ -592,7 +607,7 @@ def evolve_entry(
     # questions -----------------------------------------------------------------------------------
     names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
     ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
-    facts = asked_facts_phrase(ids, [(g["qid"], g["property"]) for g in gold]) or "how they were connected"
+    facts = prompt_facts(ids, [(g["qid"], g["property"]) for g in gold])
     view = {"id": entry_id, "qids": [resolution.a_id, resolution.b_id], "names": list(names),
             "minimum_knowledge_set": gold}
     questions: dict[str, str] = {}

@@ -94,6 +94,28 @@ def asked_facts_phrase(names: dict[str, str], facts: list[tuple[str, str]]) -> s
     return ", and ".join(f"{names[p]}'s {_listed(nouns)}" for p, nouns in by_person.items())
 
 
+def prompt_facts(names: dict[str, str], facts: list[tuple[str, str]]) -> str:
+    """What the specific-question prompt asks the model to ask for: `asked_facts_phrase`, and when only one
+    person has facts, how the other was connected to them (else the 1.5B model wrote a question about the one
+    person and never named the other).
+
+    >>> names = {"Q1": "Philip Roth", "Q2": "James Joyce"}
+    >>> prompt_facts(names, [("Q1", "influenced by"), ("Q1", "employer")])
+    "Philip Roth's influences and employer, and how James Joyce was connected to this person"
+    >>> prompt_facts(names, [])
+    'how Philip Roth and James Joyce were connected'
+    """
+    (a, name_a), (b, name_b) = list(names.items())[:2]
+    by_person = _nouns_by_person(names, facts)
+    if not by_person:
+        return f"how {name_a} and {name_b} were connected"
+    body = asked_facts_phrase(names, facts)
+    if len(by_person) == 1:
+        other = b if next(iter(by_person)) == a else a
+        return f"{body}, and how {names[other]} was connected to this person"
+    return body
+
+
 def _nouns_by_person(names: dict[str, str], facts: list[tuple[str, str]]) -> dict[str, list[str]]:
     by_person: dict[str, list[str]] = {}
     for subject, relation in facts:

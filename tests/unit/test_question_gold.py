@@ -110,10 +110,12 @@ def test_question_rejection_truth_table():
         return question_rejection(question, stop, BRADBURY["names"], prompt, BRADBURY, (), kind)
 
     assert why("Who was Ray Bradbury influenced by, and what were Jules Verne's place of birth and genre?") is None
-    assert why("Where was Jules Verne born?").startswith("form")  # one person
+    assert why("Where was Jules Verne born?") == "form: names one person or none"
     assert why("How did Jules Verne influence Ray Bradbury, and what did Jules Verne write?").startswith(
         "gold: names a person not once")
     assert why("How were Ray Bradbury and Jules Verne connected?") == "gold: asks nothing of the graph"
     assert why("Where was Ray Bradbury born, and what was Jules Verne's genre?").startswith("gold: asks what its gold set lacks")
     assert why("Who was Ray Bradbury influenced by, and is Jules Verne famous?") == "gold: asks 1 of 3 gold triples"
+    assert why("Who was Ray Bradbury's primary influence, and what were Jules Verne's place of birth and genre?") == (
+        "gold: asks a judgement no triple holds: primary")
     assert why("How were Ray Bradbury and Jules Verne connected?", "general") is None
