@@ -14,24 +14,6 @@ from kalma_graph.pipeline.cite import CITE_STRATEGIES, MARKS_FIRST
 from .common import fail, console, err_console, json_option, print_json, store_option
 
 
-def _device_line(llm) -> str:
-    head = llm.header()
-    if head["device"] == "cpu":
-        return f"{head['model_file']} on cpu (0 layers offloaded; llama.cpp GPU offload {'available' if llm.gpu else 'not built'})"
-    total = _n_layers(llm)
-    offloaded = total if head["n_gpu_layers"] in (-1, None) or (total and head["n_gpu_layers"] >= total) else head["n_gpu_layers"]
-    return f"{head['model_file']} on gpu ({offloaded}/{total if total else '?'} layers offloaded)"
-
-
-def _n_layers(llm) -> int | None:
-    try:
-        import llama_cpp
-
-        return int(llama_cpp.llama_model_n_layer(llm._llm.model))
-    except Exception:  # noqa: BLE001 - only used for a display line
-        return None
-
-
 @click.command("answer")
 @click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
               help="BioKaLMA *_question_graph.json[.gz] or JSON lines {\"id\", \"question\"}.")
@@ -133,10 +115,12 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         store = open_store(store_uri)
         ner = load_ner(ner_name)
         llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+        if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
+            llm.chat_prompt([{"role": "user", "content": "?"}])
     except (AnswerError, LLMError, NERError, ValueError, OSError) as exc:
         fail(exc)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
-    err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(_device_line(llm))}  [dim]({escape(choice.why)})[/]")
+    err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(llm.device_line())}  [dim]({escape(choice.why)})[/]")
     err_console.print(
         f"[dim]ner:[/] {ner.name} {ner.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
         f"  [dim]cite:[/] {cite}  [dim]citation grammar:[/] "

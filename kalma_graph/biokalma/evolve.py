@@ -448,12 +448,9 @@ def fresh_context(llm: Any) -> None:
     which entry came before (llama.cpp reuses the previous call's KV cache for a shared prefix, and a
     prefix evaluated in another batch layout may differ in the last bits): a resumed run then writes
     the same entries as an uninterrupted one."""
-    reset = getattr(llm, "reset", None)
+    reset = getattr(llm, "reset", None)  # a model server keeps its own cache: nothing to forget here
     if callable(reset):
         reset()
-    elif hasattr(llm, "_llm") and hasattr(llm, "_lock"):  # LocalLLM has no reset() yet
-        with llm._lock:
-            llm._llm.reset()
 
 
 

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from kalma_graph.models.llm import Grammar
 from kalma_graph.store.base import Entity, Triple
 
 __all__ = [
@@ -269,11 +270,10 @@ def citation_grammar(
     return build_citation_grammar(entities, triples, allow_name=allow_name, mode=mode).text
 
 
-def llama_grammar(text: str) -> Any:
-    """The object `LocalLLM.chat(..., grammar=)` takes."""
-    from llama_cpp import LlamaGrammar
-
-    return LlamaGrammar.from_string(text, verbose=False)
+def llama_grammar(text: str) -> Grammar:
+    """The object `chat(..., grammar=)` takes, in-process (`LocalLLM` compiles it once per text) or over
+    HTTP (`ServerLLM` sends the text)."""
+    return Grammar(text)
 
 
 class GrammarChecker:

@@ -16,6 +16,7 @@ import math
 import os
 import threading
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -87,6 +88,34 @@ class GenerationParams:
     def __post_init__(self) -> None:
         if not (0 < self.max_tokens <= 32768):
             raise ValueError("max_tokens must be between 1 and 32768: generation is always capped")
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A GBNF grammar as callers pass it to `chat(..., grammar=)` / `complete(..., grammar=)`: its text, which
+    a model server receives as is (`models.server`), compiled by llama.cpp once per text for an in-process
+    model."""
+
+    text: str
+
+    def compiled(self) -> Any:
+        return _compiled_grammar(self.text)
+
+
+@lru_cache(maxsize=64)
+def _compiled_grammar(text: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(text, verbose=False)
+
+
+def _llama_grammar(grammar: Any) -> Any:
+    """What llama-cpp-python takes: a `Grammar` or GBNF text compiled (cached), anything else as given."""
+    if isinstance(grammar, Grammar):
+        return grammar.compiled()
+    if isinstance(grammar, str):
+        return _compiled_grammar(grammar)
+    return grammar
 
 
 @dataclass
@@ -177,6 +206,27 @@ class LocalLLM:
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
+    def n_layers(self) -> int | None:
+        import llama_cpp
+
+        try:
+            return int(llama_cpp.llama_model_n_layer(self._llm.model))
+        except (AttributeError, TypeError, ValueError):
+            return None
+
+    def device_line(self) -> str:
+        """Where the model runs, for a run's first line: "qwen….gguf on cpu (0 layers offloaded; …)"."""
+        if not (self.gpu and self.n_gpu_layers != 0):
+            return f"{self.path.name} on cpu (0 layers offloaded; llama.cpp GPU offload {'available' if self.gpu else 'not built'})"
+        total = self.n_layers()
+        offloaded = total if self.n_gpu_layers == -1 or (total and self.n_gpu_layers >= total) else self.n_gpu_layers
+        return f"{self.path.name} on gpu ({offloaded}/{total if total else '?'} layers offloaded)"
+
+    def reset(self) -> None:
+        """Forget the cached prompt prefix (the KV cache of the previous call)."""
+        with self._lock:
+            self._llm.reset()
+
     # --- generation ----------------------------------------------------------------------------
     def chat(
         self,
@@ -188,7 +238,8 @@ class LocalLLM:
         with self._lock:
             if not self.reuse_prefix:
                 self._llm.reset()
-            out = self._llm.create_chat_completion(messages=list(messages), grammar=grammar, **_sampling(params))
+            out = self._llm.create_chat_completion(messages=list(messages), grammar=_llama_grammar(grammar),
+                                                  **_sampling(params))
         return _completion(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
@@ -196,7 +247,7 @@ class LocalLLM:
         with self._lock:
             if not self.reuse_prefix:
                 self._llm.reset()
-            out = self._llm.create_completion(prompt=prompt, grammar=grammar, **_sampling(params))
+            out = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar), **_sampling(params))
         return _completion(out, out["choices"][0]["text"], params)
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
@@ -358,7 +409,14 @@ def load_llm(
     prompt_lookup: int = 0,
 ) -> LocalLLM:
     """Load a GGUF by path (or `KALMA_LLM`, or the packaged SmolLM2). `logits=True` keeps the
-    logits of every position, needed by `continuation_logprobs` / `perplexity`."""
+    logits of every position, needed by `continuation_logprobs` / `perplexity`. An endpoint
+    (`http://HOST:PORT/v1#MODEL`) gives a `models.server.ServerLLM` with the same interface; the
+    file options (context, GPU layers, threads) are then the server's own."""
+    from .server import ServerLLM, is_endpoint
+
+    model = model or os.environ.get(LLM_ENV)
+    if is_endpoint(model):
+        return ServerLLM(str(model), seed=seed)  # type: ignore[return-value]
     path = resolve_model_path(model)
     return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
                     reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup)

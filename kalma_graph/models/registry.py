@@ -362,8 +362,8 @@ def resolve(model: str | os.PathLike, registry: Registry | None = None) -> tuple
 
 
 class ModelChoice(NamedTuple):
-    path: Path
-    name: str  # registry name, or the file name of a model given by path
+    path: Path | str  # a GGUF file, or a model server's endpoint (`http://HOST:PORT/v1#MODEL`)
+    name: str  # registry name, or the file name of a model given by path, or the endpoint
     why: str
 
 
@@ -374,6 +374,14 @@ def choose_model(
     `KALMA_LLM`, else the best pulled registry model (registry order is by quality), else the
     packaged one. `why` is one line for run headers. A registry model is always checked against
     its pinned sha256; `sha256` pins whichever file is chosen (HashMismatchError when it differs)."""
+    from kalma_graph.models.llm import LLM_ENV
+    from kalma_graph.models.server import is_endpoint
+
+    given = model or os.environ.get(LLM_ENV)
+    if is_endpoint(str(given or "")):
+        if sha256 is not None:
+            raise HashMismatchError(f"{given} is a model server: it cannot be pinned by sha256")
+        return ModelChoice(str(given), str(given), "a model server" + (" (--model)" if model else f" (set by {LLM_ENV})"))
     choice = _choose_model(model, registry)
     if sha256 is not None:
         check_pinned(choice.path, sha256)

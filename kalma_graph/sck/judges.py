@@ -409,11 +409,10 @@ class LLMAttributionJudge:
         if not self.constrained:
             return None
         if n_triplets not in self._grammars:
-            from llama_cpp import LlamaGrammar
+            from kalma_graph.generation.grammar import llama_grammar
 
             numbers = " | ".join(f'"{k}"' for k in range(1, n_triplets + 1))
-            self._grammars[n_triplets] = LlamaGrammar.from_string(
-                self.prompt["grammar"] + f"number ::= {numbers}\n", verbose=False)
+            self._grammars[n_triplets] = llama_grammar(self.prompt["grammar"] + f"number ::= {numbers}\n")
         return self._grammars[n_triplets]
 
     def triplets_for(self, evidence: SentenceEvidence, sentence: str = "") -> list[Triple]:

@@ -26,11 +26,10 @@ from kalma_graph.caqa.model import CATEGORIES, Sample
 
 
 def choice_grammar(options: Sequence[str]):
-    """A llama.cpp grammar admitting exactly one of `options`."""
-    from llama_cpp import LlamaGrammar
+    """A grammar admitting exactly one of `options`."""
+    from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
 
-    body = " | ".join('"' + o.replace('"', '\\"') + '"' for o in options)
-    return LlamaGrammar.from_string(f"root ::= {body}", verbose=False)
+    return llama_grammar("root ::= " + " | ".join(gbnf_literal(o) for o in options))
 
 
 def demos_from(samples: Sequence[Sample], seed: int = 0, labels: dict[str, str] | None = None) -> list[dict]:

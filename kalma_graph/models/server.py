@@ -1,0 +1,269 @@
+"""A model behind an OpenAI-compatible HTTP endpoint, called like an in-process GGUF (issue 34).
+
+`--model http://HOST:PORT/v1#MODEL` (or `KALMA_LLM` set so) gives a `ServerLLM` instead of a `LocalLLM`:
+llama.cpp's `llama-server`, llama-cpp-python's server (`python -m llama_cpp.server`) or vLLM. What it does:
+
+- **chat / complete** — `/v1/chat/completions`, `/v1/completions`, with the run's seed, temperature, top-p,
+  stop strings and token cap;
+- **grammars** (the citation grammar, the judges' label grammars) are sent as GBNF text in the server's own
+  field. Which field the server honours is **probed** once, with a grammar that admits one word no model
+  would say unprompted: llama.cpp's and llama-cpp-python's `grammar`, then vLLM's `guided_grammar`, then
+  vLLM's `structured_outputs.grammar`. A server that honours none is refused with an error naming it — a run
+  that needs a grammar never runs unconstrained. The field found is in `header()["grammar"]`;
+- **next-token log-probabilities** (G-Eval's 1–5 scores) from `/v1/completions` with `logprobs`;
+- **robustness** — every request has a timeout and bounded retries with backoff on a refused connection, a
+  timeout or a 5xx; what still fails, or answers with malformed JSON, raises `LLMError` naming the endpoint.
+  The callers' run files are resumable, so the finished answers are kept and a re-run goes on.
+
+Not over HTTP (each raises `LLMError` saying so): the log-probabilities of a given continuation (BioKaLMA's
+eq. 1 perplexities: llama-cpp-python's server shifts echoed prompt log-probabilities by one position, and
+llama-server returns none), and the exact chat-template text (`chat_prompt`, which `--cite grounded` uses to
+continue the assistant's turn). Those stay in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from .llm import Completion, GenerationParams, LLMError, _completion, _sampling
+
+#: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
+GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
+    ("grammar", lambda text: {"grammar": text}),  # llama.cpp llama-server, llama-cpp-python
+    ("guided_grammar", lambda text: {"guided_grammar": text}),  # vLLM < 0.11
+    ("structured_outputs", lambda text: {"structured_outputs": {"grammar": text}}),  # vLLM >= 0.11
+)
+_PROBE_WORD = "kalmagraphprobe"
+
+
+def is_endpoint(model: object) -> bool:
+    """Does a `--model` value name a server rather than a file or a registry entry?"""
+    return isinstance(model, str) and model.startswith(("http://", "https://"))
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """`http://host:port/v1#model`: the API base (ending in `/v1`) and the model name (empty: the server's first)."""
+
+    base: str
+    model: str = ""
+
+    @classmethod
+    def parse(cls, spec: str) -> "Endpoint":
+        """
+        >>> Endpoint.parse("http://127.0.0.1:8080/v1#qwen")
+        Endpoint(base='http://127.0.0.1:8080/v1', model='qwen')
+        >>> Endpoint.parse("http://gpu-box:8000")
+        Endpoint(base='http://gpu-box:8000/v1', model='')
+        """
+        url, _, model = spec.partition("#")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise LLMError(f"{spec!r} is not a model endpoint: use http://HOST:PORT/v1#MODEL")
+        base = url.rstrip("/")
+        if not base.endswith("/v1"):
+            base += "/v1"
+        return cls(base, model)
+
+    @property
+    def root(self) -> str:
+        return self.base[: -len("/v1")]
+
+
+def grammar_text(grammar: Any) -> str:
+    """The GBNF text of what callers pass as `grammar=`: text, or `generation.grammar.Grammar`."""
+    if isinstance(grammar, str):
+        return grammar
+    text = getattr(grammar, "text", None)
+    if isinstance(text, str):
+        return text
+    raise LLMError(f"a model server takes grammars as GBNF text, not {type(grammar).__name__}")
+
+
+class ServerLLM:
+    """`LocalLLM`'s interface over HTTP. Thread-safe: requests share one connection pool, so callers may keep
+    several in flight (`--concurrency`)."""
+
+    def __init__(self, spec: str, *, seed: int = 0, timeout: float = 300.0, retries: int = 3,
+                 backoff: float = 0.5, connections: int = 8) -> None:
+        import httpx
+
+        self.endpoint = Endpoint.parse(spec)
+        self.seed = seed
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._client = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=connections))
+        self._lock = threading.Lock()
+        self._grammar_style: str | None = None
+        self.model = self.endpoint.model or self._first_model()
+        self.n_ctx = self._context_size()
+
+    # --- plumbing ------------------------------------------------------------------------------
+    def _request(self, method: str, url: str, body: Mapping[str, Any] | None = None) -> dict:
+        """One request, retried on a refused connection, a timeout or a 5xx; JSON or a clear `LLMError`."""
+        import httpx
+
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                response = self._client.request(method, url, json=body)
+            except httpx.TransportError as exc:  # refused, reset, timed out, cut off
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status_code >= 500:
+                last = f"HTTP {response.status_code}: {response.text[:200]}"
+                continue
+            if response.status_code >= 400:
+                raise LLMError(f"model server {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
+            try:
+                data = response.json()
+            except ValueError:
+                raise LLMError(f"model server {url} answered with malformed JSON: {response.text[:200]!r}") from None
+            if not isinstance(data, dict):
+                raise LLMError(f"model server {url} answered with {type(data).__name__}, not a JSON object")
+            return data
+        raise LLMError(f"model server {url} did not answer after {self.retries + 1} tries ({last}); "
+                       "is it running? finished work is kept and a re-run resumes")
+
+    def _first_model(self) -> str:
+        data = self._request("GET", f"{self.endpoint.base}/models").get("data") or []
+        if not data or "id" not in data[0]:
+            raise LLMError(f"model server {self.endpoint.base} lists no model; name one: {self.endpoint.base}#MODEL")
+        return str(data[0]["id"])
+
+    def _context_size(self) -> int:
+        """llama.cpp's `/props` says the context size; other servers do not, and enforce their own (a prompt
+        too long for it is refused with the server's message)."""
+        import httpx
+
+        try:
+            props = self._client.get(f"{self.endpoint.root}/props", timeout=5).json()
+            return int(props["default_generation_settings"]["n_ctx"])
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return sys.maxsize
+
+    def _choice(self, data: dict, url: str) -> dict:
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise LLMError(f"model server {url} answered without choices: {json.dumps(data)[:200]}")
+        return choices[0]
+
+    def _grammar_fields(self, grammar: Any) -> dict:
+        if grammar is None:
+            return {}
+        return dict(self._style_fields()(grammar_text(grammar)))
+
+    def _style_fields(self):
+        with self._lock:
+            if self._grammar_style is None:
+                self._grammar_style = self._probe_grammar()
+        return dict(GRAMMAR_STYLES)[self._grammar_style]
+
+    def _probe_grammar(self) -> str:
+        """The first grammar field the server honours: a grammar admitting one odd word must yield that word."""
+        url = f"{self.endpoint.base}/chat/completions"
+        for name, fields in GRAMMAR_STYLES:
+            body = {"model": self.model, "messages": [{"role": "user", "content": "Say hello."}],
+                    "max_tokens": 16, "temperature": 0.0, "seed": self.seed, **fields(f'root ::= "{_PROBE_WORD}"')}
+            try:
+                data = self._request("POST", url, body)
+            except LLMError as exc:
+                if "refused the request" in str(exc):  # an unknown field may be a 400: try the next style
+                    continue
+                raise
+            text = (self._choice(data, url).get("message") or {}).get("content") or ""
+            if text.strip() == _PROBE_WORD:
+                return name
+        raise LLMError(f"model server {self.endpoint.base} ignores grammars (tried {', '.join(n for n, _ in GRAMMAR_STYLES)}); "
+                       "a run that needs the citation grammar cannot use it")
+
+    # --- metadata ------------------------------------------------------------------------------
+    def header(self) -> dict[str, Any]:
+        return {
+            "model_file": self.model.rsplit("/", 1)[-1],
+            "model_sha256": None,  # a server does not say which file it serves
+            "endpoint": self.endpoint.base,
+            "server_model": self.model,
+            "device": "server",
+            "seed": self.seed,
+            "grammar": self._grammar_style or "not probed",
+        }
+
+    def device_line(self) -> str:
+        return f"{self.model} at {self.endpoint.base} (model server; grammar field: {self._grammar_style or 'not probed yet'})"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the server's tokenizer: llama-cpp-python's `/extras/tokenize/count`, else
+        llama.cpp's `/tokenize`."""
+        try:
+            return int(self._request("POST", f"{self.endpoint.root}/extras/tokenize/count", {"input": text})["count"])
+        except (LLMError, KeyError, TypeError, ValueError):
+            tokens = self._request("POST", f"{self.endpoint.root}/tokenize", {"content": text}).get("tokens")
+            if not isinstance(tokens, list):
+                raise LLMError(f"model server {self.endpoint.root} cannot count tokens") from None
+            return len(tokens)
+
+    # --- generation ----------------------------------------------------------------------------
+    def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = GenerationParams(),
+             grammar: Any | None = None) -> Completion:
+        url = f"{self.endpoint.base}/chat/completions"
+        body = {"model": self.model, "messages": list(messages), **_request_sampling(params), **self._grammar_fields(grammar)}
+        data = self._request("POST", url, body)
+        return _completion({"choices": [self._choice(data, url)], "usage": data.get("usage")},
+                           (self._choice(data, url).get("message") or {}).get("content"), params)
+
+    def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
+        url = f"{self.endpoint.base}/completions"
+        body = {"model": self.model, "prompt": prompt, **_request_sampling(params), **self._grammar_fields(grammar)}
+        data = self._request("POST", url, body)
+        choice = self._choice(data, url)
+        return _completion({"choices": [choice], "usage": data.get("usage")}, choice.get("text"), params)
+
+    # --- scoring -------------------------------------------------------------------------------
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20) -> dict[str, float]:
+        """Log-probability of each candidate as the first token after `prompt`, from the server's `top`
+        most likely next tokens (a candidate outside them gets -inf, as it would weigh nothing)."""
+        url = f"{self.endpoint.base}/completions"
+        body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "seed": self.seed,
+                "logprobs": top}
+        choice = self._choice(self._request("POST", url, body), url)
+        try:
+            ranked = choice["logprobs"]["top_logprobs"][0]
+        except (KeyError, IndexError, TypeError):
+            raise LLMError(f"model server {url} returned no log-probabilities") from None
+        out: dict[str, float] = {}
+        for cand in candidates:
+            found = [lp for token, lp in ranked.items() if token == cand or token.strip() == cand.strip()]
+            out[cand] = float(max(found)) if found else float("-inf")
+        return out
+
+    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]:
+        raise LLMError(f"model server {self.endpoint.base}: log-probabilities of a given continuation (BioKaLMA's eq. 1) "
+                       "are computed in-process; pass a GGUF file or registry name for the scoring model")
+
+    continuation_logprobs_many = scored_extensions = perplexity = continuation_logprobs
+
+    def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
+        raise LLMError(f"model server {self.endpoint.base}: the chat template's text is not served; "
+                       "--cite grounded continues the assistant's turn and needs an in-process model")
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _request_sampling(params: GenerationParams) -> dict[str, Any]:
+    """The request's sampling fields: the in-process ones, and no repetition penalty (llama-cpp-python's server
+    defaults to 1.1 where the in-process call uses 1.0, and greedy outputs then differ)."""
+    sampling = _sampling(params)
+    if sampling["stop"] is None:
+        del sampling["stop"]
+    return {**sampling, "repeat_penalty": 1.0}

@@ -1,0 +1,225 @@
+"""A model behind a real OpenAI-compatible server (issue 34): llama-cpp-python's own server, started here on a
+loopback port with the packaged SmolLM2 GGUF, against the same GGUF in-process. A misbehaving endpoint (down,
+malformed JSON, ignoring grammars) is a small HTTP server of the test's: those are the remote's faults the
+client must name, not the client under test."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from kalma_graph.generation.grammar import llama_grammar
+from kalma_graph.models.llm import GenerationParams, LLMError, default_model_path, load_llm
+from kalma_graph.models.server import Endpoint, ServerLLM
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, log, model=None) -> subprocess.Popen:
+    """`python -m llama_cpp.server` on 127.0.0.1:port, waited for until it lists its model (its log goes to a
+    file: llama.cpp's loading messages would fill a pipe nobody reads and stall it)."""
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model or default_model_path()),
+                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1",
+                             "--seed", "0"], stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log.seek(0)
+            raise AssertionError(f"llama_cpp.server exited: {log.read()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    proc.kill()
+    raise AssertionError("llama_cpp.server did not start in 90 s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = free_port()
+    with (tmp_path_factory.mktemp("server") / "server.log").open("w+") as log:
+        proc = start_server(port, log)
+        yield f"http://127.0.0.1:{port}/v1"
+        stop(proc)
+
+
+@pytest.fixture(scope="module")
+def local():
+    llm = load_llm(None, n_ctx=2048, n_threads=1, seed=0)
+    yield llm
+    llm.close()
+
+
+MESSAGES = [
+    [{"role": "user", "content": "Who was Stephen Crane? Answer in one sentence."}],
+    [{"role": "system", "content": "You answer briefly."}, {"role": "user", "content": "Name a colour."}],
+]
+
+
+def test_an_endpoint_is_a_model_like_a_file(server):
+    llm = load_llm(server)  # the first model the server lists
+    try:
+        assert isinstance(llm, ServerLLM) and llm.model.endswith(".gguf")
+        head = llm.header()
+        assert head["endpoint"] == server and head["device"] == "server" and head["model_sha256"] is None
+    finally:
+        llm.close()
+
+
+def test_greedy_outputs_equal_the_in_process_model(server, local):
+    """Same GGUF, temperature 0: the server writes what the in-process model writes, with and without a grammar."""
+    remote = ServerLLM(server, seed=0)
+    params = GenerationParams(max_tokens=32, temperature=0.0, seed=0)
+    try:
+        for messages in MESSAGES:
+            local.reset()
+            assert remote.chat(messages, params).text == local.chat(messages, params).text
+        grammar = llama_grammar('root ::= "The answer is " ("yes" | "no") "."')
+        local.reset()
+        constrained = remote.chat(MESSAGES[0], params, grammar=grammar)
+        assert constrained.text == local.chat(MESSAGES[0], params, grammar=grammar).text
+        assert constrained.text in ("The answer is yes.", "The answer is no.")
+        assert remote.header()["grammar"] == "grammar"  # llama-cpp-python's field, found by the probe
+        assert remote.count_tokens("Stephen Crane was an American writer.") == local.count_tokens(
+            "Stephen Crane was an American writer.")
+    finally:
+        remote.close()
+
+
+def test_next_token_log_probabilities_match_the_in_process_model(server, local):
+    """G-Eval's 1–5 scores read the first token's log-probabilities: equal where the server lists the token
+    among its 20 most likely, -inf (weighing nothing) where it does not."""
+    remote = ServerLLM(server, seed=0)
+    prompt, candidates = "The capital of France is", [" Paris", " the", " a", " located", " Zanzibar"]
+    try:
+        got, want = remote.next_token_logprobs(prompt, candidates), local.next_token_logprobs(prompt, candidates)
+        assert got[" Paris"] > -3 and got[" Zanzibar"] == float("-inf")
+        listed = [c for c in candidates if got[c] > float("-inf")]
+        assert len(listed) >= 2
+        for c in listed:
+            assert got[c] == pytest.approx(want[c], abs=0.05), (c, got, want)
+    finally:
+        remote.close()
+
+
+def test_what_stays_in_process_says_so(server):
+    remote = ServerLLM(server)
+    try:
+        with pytest.raises(LLMError, match="in-process"):
+            remote.continuation_logprobs("Stephen Crane was", " a writer")
+        with pytest.raises(LLMError, match="grounded"):
+            remote.chat_prompt(MESSAGES[0])
+    finally:
+        remote.close()
+
+
+def test_a_server_that_is_down_is_named():
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    remote = ServerLLM(f"{url}#model", retries=1, backoff=0.01)
+    with pytest.raises(LLMError, match=f"{url}/chat/completions did not answer after 2 tries"):
+        remote.chat(MESSAGES[0], GenerationParams(max_tokens=8))
+
+
+class _Faulty(BaseHTTPRequestHandler):
+    """Malformed JSON on /v1/completions; on /v1/chat/completions, "hello" whatever the grammar."""
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.endswith("/completions") and "chat" not in self.path:
+            body = b"{not json"
+        else:
+            body = json.dumps({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}],
+                               "usage": {}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+@pytest.fixture
+def faulty():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Faulty)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1#m"
+    httpd.shutdown()
+
+
+def test_malformed_json_and_an_ignored_grammar_are_refused_by_name(faulty):
+    remote = ServerLLM(faulty, retries=0)
+    base = Endpoint.parse(faulty).base
+    with pytest.raises(LLMError, match="malformed JSON"):
+        remote.complete("Hello", GenerationParams(max_tokens=4))
+    assert remote.chat(MESSAGES[0], GenerationParams(max_tokens=4)).text == "hello"  # no grammar asked: fine
+    with pytest.raises(LLMError, match=f"{base} ignores grammars"):
+        remote.chat(MESSAGES[0], GenerationParams(max_tokens=4), grammar=llama_grammar('root ::= "yes"'))
+
+
+def test_a_server_killed_mid_run_loses_nothing_and_the_run_resumes(tmp_path, tmp_path_factory):
+    """`kalma-graph answer --model URL`: the server dies after two answers; those are kept, the rest fail with
+    the endpoint named; with the server back, the same command answers only what is missing."""
+    import gzip
+
+    from tests.conftest import DUMPS
+    from tests.e2e.test_cli import kg
+    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
+
+    store = sample_store_path(tmp_path_factory)
+    release_sample_store()
+    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    questions = tmp_path / "six.json"
+    questions.write_text(json.dumps(data[60:66]), encoding="utf-8")
+    out = tmp_path / "answers.jsonl"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    args = ["answer", "--questions", str(questions), "--out", str(out), "--store", f"embedded:{store}",
+            "--model", url, "--max-tokens", "24", "--no-progress", "--json"]
+    with (tmp_path / "server.log").open("w+") as log:
+        proc = start_server(port, log)
+        run = subprocess.Popen([sys.executable, "-m", "kalma_graph.cli.main", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        while run.poll() is None and (not out.exists() or len(out.read_text().splitlines()) < 2):
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        stdout, stderr = run.communicate(timeout=600)
+        first = out.read_text().splitlines()
+        assert 2 <= len(first) < 6, (stdout, stderr)
+        assert f"{url}/chat/completions did not answer" in stdout + stderr
+        proc = start_server(port, log)
+        try:
+            again = json.loads(kg(*args).stdout)
+        finally:
+            stop(proc)
+    lines = out.read_text().splitlines()
+    assert lines[: len(first)] == first  # nothing finished was rewritten
+    assert again["written"] == 6 - len(first) and again["skipped_done"] == len(first)
+    assert sorted(json.loads(line)["id"] for line in lines) == [f"six:{i}" for i in range(6)]
