@@ -63,11 +63,14 @@ from .common import fail, console, err_console, json_option, print_json, store_o
               help="Link unmatched person mentions that are part of a name linked in the question.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Skip ids already in --out (--no-resume starts the file over).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Model calls in flight at once: for a model server (--model http://…); the answers file is the "
+                   "same as a sequential run's.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
 def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
            threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
-           ner_name, type_policy, partial_names, resume, no_progress, as_json):
+           ner_name, type_policy, partial_names, resume, concurrency, no_progress, as_json):
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
     one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
     from kalma_graph.generation.grammar import GrammarError
@@ -149,6 +152,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
                 out_path=out_path, resume=resume, progress=on_progress, prompt_name=prompt_name,
                 type_policy=type_policy, partial=partial_names, source=questions_file or "--question",
                 cite=cite, nli=nli, model_choice={"name": choice.name, "path": str(choice.path), "why": choice.why},
+                concurrency=concurrency,
             )
     except AnswerInterrupted as exc:
         summary = exc.summary

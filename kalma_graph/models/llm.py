@@ -252,15 +252,12 @@ class LocalLLM:
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
         """The exact text the chat template makes of `messages`, ending where the assistant speaks."""
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         template = self._llm.metadata.get("tokenizer.chat_template")
         if not template:
             raise LLMError(f"{self.path.name} has no chat template in its metadata")
         eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
         bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
-        result = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages))
-        return result.prompt
+        return render_chat(template, bos, eos, messages)
 
     # --- scoring -------------------------------------------------------------------------------
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
@@ -360,6 +357,13 @@ class LocalLLM:
 
     def close(self) -> None:
         self._llm.close()
+
+
+def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, str]]) -> str:
+    """A chat template applied as llama-cpp-python applies it, ending where the assistant speaks."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages)).prompt
 
 
 def _sampling(params: GenerationParams) -> dict[str, Any]:

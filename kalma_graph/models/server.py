@@ -15,10 +15,12 @@ llama.cpp's `llama-server`, llama-cpp-python's server (`python -m llama_cpp.serv
   timeout or a 5xx; what still fails, or answers with malformed JSON, raises `LLMError` naming the endpoint.
   The callers' run files are resumable, so the finished answers are kept and a re-run goes on.
 
-Not over HTTP (each raises `LLMError` saying so): the log-probabilities of a given continuation (BioKaLMA's
-eq. 1 perplexities: llama-cpp-python's server shifts echoed prompt log-probabilities by one position, and
-llama-server returns none), and the exact chat-template text (`chat_prompt`, which `--cite grounded` uses to
-continue the assistant's turn). Those stay in-process.
+- **the chat template's text** (`chat_prompt`: `--cite grounded` continues the assistant's turn, G-Eval reads the
+  next token after it) from llama.cpp's `/props`, else from the GGUF named after `#` when it is here.
+
+Not over HTTP (raises `LLMError` saying so): the log-probabilities of a given continuation (BioKaLMA's eq. 1
+perplexities: llama-cpp-python's server shifts echoed prompt log-probabilities by one position, and llama-server
+returns none). The build's scoring model stays in-process.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from .llm import Completion, GenerationParams, LLMError, _completion, _sampling
+from .llm import Completion, GenerationParams, LLMError, _completion, _sampling, render_chat
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -102,6 +104,7 @@ class ServerLLM:
         self._client = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=connections))
         self._lock = threading.Lock()
         self._grammar_style: str | None = None
+        self._template: tuple[str, str, str] | None = None  # chat template, BOS text, EOS text
         self.model = self.endpoint.model or self._first_model()
         self.n_ctx = self._context_size()
 
@@ -253,11 +256,52 @@ class ServerLLM:
     continuation_logprobs_many = scored_extensions = perplexity = continuation_logprobs
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
-        raise LLMError(f"model server {self.endpoint.base}: the chat template's text is not served; "
-                       "--cite grounded continues the assistant's turn and needs an in-process model")
+        """The exact text the served model's chat template makes of `messages` (`--cite grounded` continues it,
+        G-Eval reads the next token after it). The template comes from llama.cpp's `/props`, else from the GGUF
+        itself when the endpoint's model is a file or registry name present here (its vocabulary only is
+        read); a server that gives neither cannot serve those two."""
+        with self._lock:
+            if self._template is None:
+                self._template = self._find_template()
+        return render_chat(*self._template, messages)
+
+    def _find_template(self) -> tuple[str, str, str]:
+        import httpx
+
+        try:
+            props = self._client.get(f"{self.endpoint.root}/props", timeout=5).json()
+            if isinstance(props, dict) and props.get("chat_template"):
+                return str(props["chat_template"]), str(props.get("bos_token") or ""), str(props.get("eos_token") or "")
+        except (httpx.HTTPError, ValueError):
+            pass
+        try:
+            from .registry import resolve
+
+            path = resolve(self.model)[0]
+        except Exception:  # noqa: BLE001 - not a file or a registry name: say what would help
+            raise LLMError(f"model server {self.endpoint.base} does not serve its chat template (llama.cpp's /props) "
+                           f"and {self.model!r} is no GGUF file or registry model here; --cite grounded and G-Eval need "
+                           "it: name the model as http://HOST:PORT/v1#NAME with NAME a registry model or GGUF path") from None
+        return gguf_chat_template(path)
 
     def close(self) -> None:
         self._client.close()
+
+
+def gguf_chat_template(path: Any) -> tuple[str, str, str]:
+    """A GGUF's chat template and its BOS/EOS texts, reading its vocabulary only (no weights)."""
+    from llama_cpp import Llama
+
+    llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
+    try:
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise LLMError(f"{path} has no chat template in its metadata")
+        bos = llama.detokenize([llama.token_bos()]).decode("utf-8", errors="ignore")
+        eos = llama.detokenize([llama.token_eos()]).decode("utf-8", errors="ignore")
+        return template, bos, eos
+    finally:
+        llama.close()
 
 
 def _request_sampling(params: GenerationParams) -> dict[str, Any]:

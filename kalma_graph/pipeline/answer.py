@@ -24,6 +24,8 @@ import json
 import os
 import platform
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -309,6 +311,7 @@ def answer_questions(
     cite: str = "model",
     nli: Any = None,
     model_choice: Mapping[str, Any] | None = None,
+    concurrency: int = 1,
 ) -> dict[str, Any]:
     """Answer `questions`; returns a summary dict (with the records themselves when `out_path` is None).
 
@@ -320,7 +323,11 @@ def answer_questions(
     sentence (`kalma_graph.generation.grammar`). `cite` picks how citations are made
     (`kalma_graph.pipeline.cite`: `model`, `posthoc` with the NLI model `nli`, `attribute-first` and
     `verified`, which bring their own grammar and prompt). `model_choice` (name, why) goes into the header.
+    `concurrency` keeps that many model calls in flight (a model server answers them in parallel; an in-process
+    model takes them one at a time); the output is the same file as a sequential run's.
     """
+    if concurrency < 1:
+        raise AnswerError("concurrency must be at least 1")
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
     if cite not in CITE_STRATEGIES:
@@ -406,32 +413,62 @@ def answer_questions(
     }
     started = time.perf_counter()
     interrupted = False
-    try:
-        for done, question in enumerate(todo, 1):
-            try:
-                record = answer_one(store, llm, ner, question, run, knowledge_filter)
-            except StoreError:
-                raise  # the store is gone: every further question would fail the same way
-            except (LLMError, ValueError, RuntimeError) as exc:
-                summary["failed"].append({"id": question.id, "error": f"{type(exc).__name__}: {exc}"})
-                if progress:
-                    progress(done, len(todo), {"id": question.id, "failed": True})
-                continue
-            if writer is not None:
-                writer.append(record.to_json_dict())
-            else:
-                records.append(record.to_json_dict())
-            summary["written"] += 1
-            summary["with_citation"] += any(s.citations for s in record.sentences or [])
-            summary["truncated"] += bool(record.truncated)
-            summary["n_sloppy"] += record.n_sloppy or 0
-            summary["retrieval_s"] += record.timings["retrieval_s"]
-            summary["generation_s"] += record.timings["generation_s"]
+    handled = 0
+
+    def settle(question: Question, outcome: Callable[[], AnswerRecord]) -> None:
+        """Write one finished answer (or count its failure), in question order."""
+        nonlocal handled
+        handled += 1
+        try:
+            record = outcome()
+        except StoreError:
+            raise  # the store is gone: every further question would fail the same way
+        except (LLMError, ValueError, RuntimeError) as exc:
+            summary["failed"].append({"id": question.id, "error": f"{type(exc).__name__}: {exc}"})
             if progress:
-                progress(done, len(todo), {"id": question.id, "failed": False})
+                progress(handled, len(todo), {"id": question.id, "failed": True})
+            return
+        if writer is not None:
+            writer.append(record.to_json_dict())
+        else:
+            records.append(record.to_json_dict())
+        summary["written"] += 1
+        summary["with_citation"] += any(s.citations for s in record.sentences or [])
+        summary["truncated"] += bool(record.truncated)
+        summary["n_sloppy"] += record.n_sloppy or 0
+        summary["retrieval_s"] += record.timings["retrieval_s"]
+        summary["generation_s"] += record.timings["generation_s"]
+        if progress:
+            progress(handled, len(todo), {"id": question.id, "failed": False})
+
+    pool = ThreadPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
+    in_flight: deque[tuple[Question, Any]] = deque()
+    try:
+        for question in todo:
+            if pool is None:
+                settle(question, lambda q=question: answer_one(store, llm, ner, q, run, knowledge_filter))
+                continue
+            # Retrieval stays in this thread (store and NER are not shared); up to `concurrency` model calls
+            # are in flight, and answers are written in question order, so the file is the sequential run's.
+            try:
+                item = retrieve_one(store, ner, question, run, knowledge_filter)
+            except StoreError:
+                raise
+            except (LLMError, ValueError, RuntimeError) as exc:
+                in_flight.append((question, _failed(exc)))
+            else:
+                in_flight.append((question, pool.submit(generate_one, llm, item, run, knowledge_filter)))
+            while len(in_flight) >= concurrency or (in_flight and in_flight[0][1].done()):
+                first, future = in_flight.popleft()
+                settle(first, future.result)
+        while in_flight:
+            first, future = in_flight.popleft()
+            settle(first, future.result)
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = True  # answers in flight are not written: a re-run answers them
     finally:
+        if pool is not None:
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
         if writer is not None:
             writer.close()
     elapsed = time.perf_counter() - started
@@ -451,6 +488,13 @@ def answer_questions(
     return summary
 
 
+def _failed(exc: BaseException) -> Future:
+    """A finished future holding `exc` (a question whose retrieval failed keeps its place in the order)."""
+    future: Future = Future()
+    future.set_exception(exc)
+    return future
+
+
 def _grammar_mode(constrain: bool | str) -> str | None:
     if constrain is False or constrain is None:
         return None
@@ -461,10 +505,32 @@ def _grammar_mode(constrain: bool | str) -> str | None:
     raise AnswerError(f"constrain must be a bool or one of {GRAMMAR_MODES}, not {constrain!r}")
 
 
+@dataclass
+class _Retrieved:
+    """What retrieval made of one question: everything the model call and the record need."""
+
+    question: Question
+    text: str
+    found: Any
+    retrieved: list[Triple]
+    shown: list[Triple]
+    removed: list[Triple]
+    shown_entities: list[Any]
+    messages: list[dict[str, str]]
+    retrieval_s: float
+
+
 def answer_one(
     store: GraphStore, llm: Any, ner: Any, question: Question, run: _Run, knowledge_filter: KnowledgeFilter | None
 ) -> AnswerRecord:
     """One record of the output schema (docs/answer.md)."""
+    return generate_one(llm, retrieve_one(store, ner, question, run, knowledge_filter), run, knowledge_filter)
+
+
+def retrieve_one(store: GraphStore, ner: Any, question: Question, run: _Run,
+                 knowledge_filter: KnowledgeFilter | None) -> _Retrieved:
+    """Entity linking, retrieval, knowledge removal and the prompt: the part of an answer that reads the store
+    and the NER model (neither is shared across threads: `answer_questions` runs it in the caller's thread)."""
     text = question.text_for(run.variant)
     t0 = time.perf_counter()
     found = retrieve(store, text, ner, type_map=run.type_map, type_policy=run.type_policy, partial=run.partial)
@@ -477,8 +543,16 @@ def answer_one(
         shown, removed = retrieved, []
         shown_entities = found.entities
     messages = build_messages(run.prompt, knowledge_blocks(shown_entities, shown), text)
-    retrieval_s = time.perf_counter() - t0
+    return _Retrieved(question, text, found, retrieved, shown, removed, list(shown_entities), messages,
+                      time.perf_counter() - t0)
 
+
+def generate_one(llm: Any, item: _Retrieved, run: _Run, knowledge_filter: KnowledgeFilter | None) -> AnswerRecord:
+    """The model call, citations and the record: what may run in several threads at once against a model server
+    (`concurrency`); it touches neither the store nor the NER model."""
+    question, text, found, retrieved = item.question, item.text, item.found, item.retrieved
+    shown, removed, shown_entities, messages = item.shown, item.removed, item.shown_entities, item.messages
+    retrieval_s = item.retrieval_s
     t1 = time.perf_counter()
     try:
         rendered = llm.chat_prompt(messages)

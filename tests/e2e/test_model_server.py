@@ -125,15 +125,28 @@ def test_next_token_log_probabilities_match_the_in_process_model(server, local):
         remote.close()
 
 
-def test_what_stays_in_process_says_so(server):
-    remote = ServerLLM(server)
+def test_the_chat_template_comes_from_the_gguf_the_server_names(server, local):
+    """`--cite grounded` continues the rendered chat prompt with completions under a grammar; G-Eval reads the
+    next token after it. llama-cpp-python's server lists its model by path, so the template is read from that
+    GGUF here; the rendered prompt and the greedy constrained continuation equal the in-process ones."""
+    remote = ServerLLM(server, seed=0)
     try:
+        prompt = remote.chat_prompt(MESSAGES[1])
+        assert prompt == local.chat_prompt(MESSAGES[1])
+        params = GenerationParams(max_tokens=16, temperature=0.0, seed=0)
+        grammar = llama_grammar('root ::= [A-Za-z ]+ "."')
+        local.reset()
+        assert remote.complete(prompt, params, grammar=grammar).text == local.complete(prompt, params, grammar=grammar).text
         with pytest.raises(LLMError, match="in-process"):
             remote.continuation_logprobs("Stephen Crane was", " a writer")
-        with pytest.raises(LLMError, match="grounded"):
-            remote.chat_prompt(MESSAGES[0])
     finally:
         remote.close()
+    unnamed = ServerLLM(f"{server}#some-served-model")
+    try:
+        with pytest.raises(LLMError, match="does not serve its chat template"):
+            unnamed.chat_prompt(MESSAGES[0])
+    finally:
+        unnamed.close()
 
 
 def test_a_server_that_is_down_is_named():
@@ -223,3 +236,29 @@ def test_a_server_killed_mid_run_loses_nothing_and_the_run_resumes(tmp_path, tmp
     assert lines[: len(first)] == first  # nothing finished was rewritten
     assert again["written"] == 6 - len(first) and again["skipped_done"] == len(first)
     assert sorted(json.loads(line)["id"] for line in lines) == [f"six:{i}" for i in range(6)]
+
+
+def test_concurrent_requests_write_the_sequential_file(server, tmp_path, tmp_path_factory):
+    """`--concurrency 3` against a server: the same answers, in the same order, as one request at a time."""
+    import gzip
+
+    from tests.conftest import DUMPS
+    from tests.e2e.test_cli import kg
+    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
+
+    store = sample_store_path(tmp_path_factory)
+    release_sample_store()
+    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    questions = tmp_path / "five.json"
+    questions.write_text(json.dumps(data[60:65]), encoding="utf-8")
+    runs = {}
+    for n in (1, 3):
+        out = tmp_path / f"answers{n}.jsonl"
+        summary = json.loads(kg("answer", "--questions", str(questions), "--out", str(out), "--store", f"embedded:{store}",
+                                "--model", server, "--max-tokens", "24", "--no-progress", "--json",
+                                "--concurrency", str(n)).stdout)
+        assert summary["written"] == 5 and summary["failed"] == []
+        runs[n] = [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in out.read_text().splitlines()]
+    assert [r["id"] for r in runs[3]] == [f"five:{i}" for i in range(5)]
+    assert runs[3] == runs[1]
