@@ -66,17 +66,21 @@ from .common import fail, console, err_console, json_option, print_json, store_o
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
               help="Model calls in flight at once: for a model server (--model http://…); the answers file is the "
                    "same as a sequential run's.")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Answer only shard I of N (questions by a stable hash of their id; after --limit); "
+                   "`kalma-graph merge` joins the shards' files into one.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
 def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
            threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
-           ner_name, type_policy, partial_names, resume, concurrency, no_progress, as_json):
+           ner_name, type_policy, partial_names, resume, concurrency, shard, no_progress, as_json):
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
     one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
     from kalma_graph.generation.grammar import GrammarError
     from kalma_graph.models.llm import GenerationParams, LLMError, load_llm
     from kalma_graph.models.registry import choose_model
     from kalma_graph.models.ner import NERError, load_ner
+    from kalma_graph.pipeline.shards import Shard
     from kalma_graph.pipeline.answer import (
         AnswerError,
         AnswerInterrupted,
@@ -95,6 +99,8 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         questions = load_questions(questions_file) if questions_file else [question_from_text(question_text)]
         if limit:
             questions = questions[:limit]
+        if shard:
+            questions = Shard.parse(shard).select(questions)
         variant = variant or default_variant(questions_file)
         params = GenerationParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
         if resume and not pending_questions(questions, out_path):

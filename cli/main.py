@@ -15,6 +15,7 @@ from .caqa_cmd import caqa
 from .evaluate_cmd import evaluate
 from .experiment_cmd import experiment
 from .graph_cmds import ingest_cmd, show_cmd, stats_cmd
+from .merge_cmd import merge
 from .models_cmd import models
 from .neo4j_cmd import neo4j
 from .nli_cmd import nli
@@ -35,7 +36,7 @@ def cli() -> None:
 # One module per command family, each exposing a click command or group; imported plainly, so a
 # command that fails to import is an error at start, never a command silently missing from --help.
 for _command in (ingest_cmd, stats_cmd, show_cmd, neo4j, nli, answer, evaluate, experiment, build, caqa, score,
-                 annotate, models, verify):
+                 annotate, models, verify, merge):
     cli.add_command(_command)
 
 

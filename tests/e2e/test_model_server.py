@@ -262,3 +262,39 @@ def test_concurrent_requests_write_the_sequential_file(server, tmp_path, tmp_pat
         runs[n] = [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in out.read_text().splitlines()]
     assert [r["id"] for r in runs[3]] == [f"five:{i}" for i in range(5)]
     assert runs[3] == runs[1]
+
+
+def test_two_shards_merged_are_the_unsharded_run(server, tmp_path, tmp_path_factory):
+    """`answer --shard 1/2` and `--shard 2/2` (as two machines would run them), then `merge`: the unsharded
+    run's answers in its order; a shard file from another run is refused."""
+    import gzip
+
+    from tests.conftest import DUMPS
+    from tests.e2e.test_cli import kg
+    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
+
+    store = sample_store_path(tmp_path_factory)
+    release_sample_store()
+    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    questions = tmp_path / "five.json"
+    questions.write_text(json.dumps(data[60:65]), encoding="utf-8")
+    common = ["--questions", str(questions), "--store", f"embedded:{store}", "--model", server, "--max-tokens", "24",
+              "--no-progress", "--json"]
+
+    def answers(path):
+        return [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in path.read_text().splitlines()]
+
+    whole = tmp_path / "whole.jsonl"
+    kg("answer", *common, "--out", str(whole))
+    parts = [tmp_path / f"part{i}.jsonl" for i in (1, 2)]
+    sizes = [json.loads(kg("answer", *common, "--out", str(p), "--shard", f"{i}/2").stdout)["written"]
+             for i, p in zip((1, 2), parts)]
+    assert sum(sizes) == 5 and all(sizes)  # both shards hold some of the five
+    merged = tmp_path / "merged.jsonl"
+    summary = json.loads(kg("merge", "--questions", str(questions), "--out", str(merged), *map(str, parts), "--json").stdout)
+    assert (summary["merged"], summary["missing"]) == (5, 0)
+    assert answers(merged) == answers(whole)
+    clash = kg("merge", "--questions", str(questions), "--out", str(tmp_path / "x.jsonl"), str(whole), str(parts[0]),
+               check=False)
+    assert clash.returncode == 2 and "both answer" in clash.stderr

@@ -1,0 +1,98 @@
+"""One run split across machines (issue 34): `--shard I/N` answers the questions whose id hashes to shard I of N,
+and `merge_answers` joins the shards' files into the file one unsharded run writes (question order; only the
+per-answer timings differ, as between any two runs).
+
+The hash is blake2b of the id, so a question's shard does not depend on the file's order, on N's other shards or
+on the machine; every shard file is an ordinary resumable answers file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence, TypeVar
+
+from kalma_graph.files import atomic_write_json, atomic_write_text, read_jsonl
+
+T = TypeVar("T")
+
+
+class ShardError(ValueError):
+    """A malformed `--shard`, or shard files that do not make one run; the message says which."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` (1-based) of `count`."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Shard":
+        """
+        >>> Shard.parse("2/4")
+        Shard(index=2, count=4)
+        >>> try:
+        ...     Shard.parse("5/4")
+        ... except ShardError as exc:
+        ...     print(exc)
+        --shard 5/4: I must be between 1 and N (give I/N, e.g. 1/4)
+        """
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ShardError(f"--shard {text}: give I/N, e.g. 1/4") from None
+        if count < 1 or not 1 <= index <= count:
+            raise ShardError(f"--shard {text}: I must be between 1 and N (give I/N, e.g. 1/4)")
+        return cls(index, count)
+
+    def holds(self, item_id: str) -> bool:
+        return shard_number(item_id, self.count) == self.index
+
+    def select(self, items: Iterable[T], id_of=lambda item: item.id) -> list[T]:
+        return [item for item in items if self.holds(str(id_of(item)))]
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def shard_number(item_id: str, count: int) -> int:
+    """The 1-based shard of an id among `count`: a stable hash, the same on every machine and Python.
+
+    >>> [shard_number(f"q{i}", 3) for i in range(6)]
+    [1, 3, 2, 3, 1, 1]
+    """
+    digest = hashlib.blake2b(item_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % count + 1
+
+
+def merge_answers(question_ids: Sequence[str], shard_files: Sequence[str | Path], out: str | Path) -> dict:
+    """Join answers files of one run's shards into `out`, in the questions' order. Refuses ids that are not
+    questions or that two files both hold (two shards of different runs); reports the questions no shard has
+    answered yet (the merge can be run again once they are)."""
+    order = {qid: i for i, qid in enumerate(question_ids)}
+    records: dict[str, dict] = {}
+    where: dict[str, str] = {}
+    for path in shard_files:
+        for record in read_jsonl(path).records:
+            rid = record.get("id")
+            if rid not in order:
+                raise ShardError(f"{path}: answer {rid!r} is not one of the questions; are these shards of this run?")
+            if rid in records:
+                raise ShardError(f"{path} and {where[rid]} both answer {rid!r}: shards of one run never overlap")
+            records[rid] = record
+            where[rid] = str(path)
+    ordered = sorted(records, key=order.__getitem__)
+    atomic_write_text(out, "".join(json.dumps(records[rid], ensure_ascii=False) + "\n" for rid in ordered))
+    headers = [Path(f"{p}.header.json") for p in shard_files]
+    if headers and headers[0].is_file():
+        header = json.loads(headers[0].read_text(encoding="utf-8"))
+        header["merged_from"] = [str(p) for p in shard_files]
+        header.pop("last_run", None)
+        atomic_write_json(f"{out}.header.json", header)
+    missing = [qid for qid in question_ids if qid not in records]
+    return {"out": str(out), "merged": len(ordered), "questions": len(question_ids), "missing": len(missing),
+            "missing_ids": missing[:20], "shards": [str(p) for p in shard_files]}
