@@ -42,8 +42,12 @@ def build() -> None:
               help="Eq. 1 weight of specificity against coherence [default: kalma_graph.biokalma.DEFAULT_ALPHA].")
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
               help="Round 1 annotates the seed sentence; rounds 2..R add one triple each.")
-@click.option("--model", default=None, metavar="NAME|PATH", envvar="KALMA_LLM",
-              help="A model name (`kalma-graph models list`) or a GGUF path (default: the packaged SmolLM2-135M-Instruct).")
+@click.option("--model", default=None, metavar="NAME|PATH|URL", envvar="KALMA_LLM",
+              help="A model name (`kalma-graph models list`), a GGUF path or a model server "
+                   "(http://HOST:PORT/v1#MODEL) that writes (default: the packaged SmolLM2-135M-Instruct).")
+@click.option("--scorer-model", default=None, metavar="NAME|PATH",
+              help="The GGUF that computes eq. 1's perplexities in-process (default: --model; required when "
+                   "--model is a server).")
 @click.option("--n-ctx", type=int, default=4096, show_default=True, help="Model context window.")
 @click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when built with one).")
 @click.option("--threads", type=int, default=None, help="CPU threads for the model.")
@@ -63,7 +67,8 @@ def build() -> None:
 @click.option("--no-nli", is_flag=True, help="Skip the NLI relevance check.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
-def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, n_ctx, n_gpu_layers,
+def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, scorer_model, n_ctx,
+                 n_gpu_layers,
                  threads, temperature, perplexity_scope, annotate, max_candidates, max_new, nli_model, no_nli,
                  no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
@@ -75,6 +80,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from kalma_graph.biokalma import DEFAULT_ALPHA, BuildError, BuildOptions, EvolveConfig, build_biokalma
     from kalma_graph.models.llm import LLMError, load_llm
+    from kalma_graph.models.server import is_endpoint
     from kalma_graph.store import open_store
 
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
@@ -85,7 +91,11 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     try:
         # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
-        scorer = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed, logits=True)
+        if is_endpoint(scorer_model or model or ""):
+            raise LLMError("eq. 1's perplexities are computed in-process: give --scorer-model NAME|PATH (the GGUF the "
+                           "server serves) when --model is a model server")
+        scorer = load_llm(scorer_model or model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
+                          logits=True)
     except LLMError as exc:
         fail(exc)
     nli = None

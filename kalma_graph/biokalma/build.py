@@ -143,6 +143,7 @@ def settings_of(options: BuildOptions, plan: Plan, model: dict) -> dict:
         "relations": list(options.relations),
         "model_file": model.get("model_file"),
         "model_sha256": model.get("model_sha256"),
+        "writer_endpoint": model.get("endpoint"),  # None: written in-process
         "prompts": {name: load_prompt(name)["sha256"] for name in PROMPTS},
         "kalma_graph": __version__,
         # the code that reads what a question asks (recorded, not compared: a resumed build may span a fix)
@@ -183,13 +184,18 @@ def build_biokalma(
     perplexities and must be loaded with `logits=True` — a second instance of the same GGUF keeps the
     chat prompts' cached prefix alive (see `evolve.evolve_entry`). Both must be the same model file."""
     if scorer_llm is not None and hasattr(llm, "header") and hasattr(scorer_llm, "header"):
-        if llm.header()["model_sha256"] != scorer_llm.header()["model_sha256"]:
+        # a model server does not say which file it serves (sha256 None): the scorer's file is recorded instead
+        writer_sha = llm.header()["model_sha256"]
+        if writer_sha is not None and writer_sha != scorer_llm.header()["model_sha256"]:
             raise BuildError("the writing and the scoring model must be the same GGUF file")
     started = time.perf_counter()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     plan = plan_dataset(store, options)
     header = llm.header() if hasattr(llm, "header") else {}
+    if header.get("endpoint") and scorer_llm is not None:  # written by a server, scored by this file
+        header = {**header, "model_file": scorer_llm.header()["model_file"],
+                  "model_sha256": scorer_llm.header()["model_sha256"]}
     settings = settings_of(options, plan, header)
 
     paths = side_paths(out)

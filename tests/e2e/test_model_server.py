@@ -298,3 +298,32 @@ def test_two_shards_merged_are_the_unsharded_run(server, tmp_path, tmp_path_fact
     clash = kg("merge", "--questions", str(questions), "--out", str(tmp_path / "x.jsonl"), str(whole), str(parts[0]),
                check=False)
     assert clash.returncode == 2 and "both answer" in clash.stderr
+
+
+def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_path):
+    """`build biokalma --model URL --scorer-model GGUF`: eq. 1 scored in-process, sentences and questions written
+    by the server: the same entries as an in-process build (greedy); a server without a scorer is refused."""
+    from kalma_graph.store.embedded import EmbeddedStore
+
+    from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
+    from tests.e2e.test_cli import kg
+
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.close()
+    common = ["build", "biokalma", "--store", f"embedded:{path}", "--limit", "2", "--rounds", "2", "--no-nli", "--json",
+              "--n-ctx", "2048"]
+    kg(*common, "--out", str(tmp_path / "local.jsonl"))
+    via = json.loads(kg(*common, "--out", str(tmp_path / "server.jsonl"), "--model", server,
+                        "--scorer-model", str(default_model_path())).stdout)
+    assert via["settings"]["writer_endpoint"] == server and via["settings"]["model_sha256"]
+
+    def entries(name):
+        return [{k: v for k, v in json.loads(line).items() if k != "provenance"}
+                for line in (tmp_path / name).read_text().splitlines()]
+
+    assert entries("server.jsonl") == entries("local.jsonl") and len(entries("local.jsonl")) == 2
+    refused = kg(*common, "--out", str(tmp_path / "x.jsonl"), "--model", server, check=False)
+    assert refused.returncode == 2 and "--scorer-model" in refused.stderr
