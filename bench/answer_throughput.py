@@ -9,14 +9,18 @@ Modes: unconstrained; constrained (the citation grammar: marks must be [NA] or r
 every_sentence (the grammar also requires a mark in every sentence); attribute-first (each sentence
 starts with its mark, `--cite attribute-first`); posthoc (`--cite posthoc`, needs `--nli`). Decodings:
 default (KV cache of the shared prompt prefix reused across questions), no-prefix-reuse (the cache is
-dropped before each question), prompt-lookup (drafts copied from the prompt, `--lookup N` tokens).
+dropped before each question), prompt-lookup (drafts copied from the prompt, `--lookup N` tokens), no-grammar-first (llama-cpp-python's
+sampler chain filters the whole vocabulary at every constrained token; the default checks the greedy token first,
+`kalma_graph.models.grammar_first`).
 
 The same questions are answered with `kalma_graph.pipeline.answer.answer_questions` per mode and
 decoding; the bench reports questions/s, seconds per question, prompt and generated tokens, generated
 tokens/s, and the share of answers with at least one parsable citation, with a citation of a retrieved
 triple, with an `[NA]`, and truncated. The raw baseline is plain llama.cpp on the same model and
 threads (a ~500-token prompt, then 128 greedy tokens without grammar): prompt tokens/s and generation
-tokens/s; each mode's generated tokens/s is also given as a ratio to it. Figures are printed and
+tokens/s; each mode's generated tokens/s is also given as a ratio to it, and its model time as a ratio to the
+llama.cpp bound (prompt tokens not in the KV cache / prompt tok/s + generated tokens / generation tok/s, per
+call, `ratio_to_llama_bound`; issue 34 asks for at most 1.2). Figures are printed and
 appended to bench/results/answer_throughput.jsonl; nothing here is asserted in tests.
 """
 
@@ -46,8 +50,56 @@ MODES = {
     "every_sentence": ("every_sentence", "model"),
     "attribute-first": (False, "attribute-first"),
     "posthoc": (False, "posthoc"),
+    "grounded": (False, "grounded"),
 }
-DECODINGS = ("default", "no-prefix-reuse", "prompt-lookup")
+DECODINGS = ("default", "no-prefix-reuse", "prompt-lookup", "no-grammar-first")
+
+
+class Measured:
+    """The loaded model, with each generation call's prompt tokens, prompt tokens llama.cpp found in its KV cache
+    (the common prefix with the previous call's tokens), generated tokens and seconds recorded: what the llama.cpp
+    bound of a question is computed from."""
+
+    def __init__(self, llm) -> None:
+        self.llm = llm
+        self.calls: list[dict] = []
+
+    def __getattr__(self, name):
+        return getattr(self.llm, name)
+
+    def _measured(self, call, *args, **kwargs):
+        before = list(self.llm._llm._input_ids)  # bench only: llama-cpp-python's record of the cached tokens
+        started = time.perf_counter()
+        out = call(*args, **kwargs)
+        seconds = time.perf_counter() - started
+        prompt = list(self.llm._llm._input_ids[: out.prompt_tokens])
+        cached = 0
+        for a, b in zip(before, prompt):
+            if a != b:
+                break
+            cached += 1
+        self.calls.append({"prompt": out.prompt_tokens, "cached": min(cached, max(out.prompt_tokens - 1, 0)),
+                           "generated": out.completion_tokens, "seconds": seconds})
+        return out
+
+    def chat(self, *args, **kwargs):
+        return self._measured(self.llm.chat, *args, **kwargs)
+
+    def complete(self, *args, **kwargs):
+        return self._measured(self.llm.complete, *args, **kwargs)
+
+
+def llama_bound(calls: list[dict], raw: dict) -> dict:
+    """Seconds llama.cpp itself would need for these calls: prompt tokens not already in the KV cache at its
+    prompt speed, plus generated tokens at its generation speed (both measured by `raw_llama` in the same run)."""
+    bound = sum((c["prompt"] - c["cached"]) / raw["prompt_tokens_per_s"] + c["generated"] / raw["generation_tokens_per_s"]
+                for c in calls)
+    spent = sum(c["seconds"] for c in calls)
+    return {"calls": len(calls), "prompt_tokens": sum(c["prompt"] for c in calls),
+            "cached_prompt_tokens": sum(c["cached"] for c in calls),
+            "generated_tokens_counted": sum(c["generated"] for c in calls),
+            "model_seconds": round(spent, 3), "llama_bound_seconds": round(bound, 3),
+            "ratio_to_llama_bound": round(spent / bound, 3) if bound else None}
 
 
 def raw_llama(llm, n_prompt: int = 500, n_gen: int = 128) -> dict:
@@ -144,7 +196,8 @@ def main() -> None:
             raise SystemExit(f"--decoding takes {', '.join(DECODINGS)}, not {decoding!r}")
         llm = load_llm(args.model, n_ctx=args.n_ctx, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads,
                        reuse_prefix=decoding != "no-prefix-reuse",
-                       prompt_lookup=args.lookup if decoding == "prompt-lookup" else 0)
+                       prompt_lookup=args.lookup if decoding == "prompt-lookup" else 0,
+                       grammar_first=decoding != "no-grammar-first")
         row["model"] = llm.header()
         if not args.no_raw and "raw" not in row:
             row["raw"] = raw_llama(llm)
@@ -153,7 +206,8 @@ def main() -> None:
         for mode in args.modes.split(","):
             constrain, cite = MODES[mode]
             cpu0 = time.process_time()
-            summary = answer_questions(store, llm, ner, questions, variant=args.variant, params=params,
+            measured = Measured(llm)
+            summary = answer_questions(store, measured, ner, questions, variant=args.variant, params=params,
                                        constrain=constrain, cite=cite, nli=nli)
             cpu_s = time.process_time() - cpu0
             fig = figures(summary["records"], llm)
@@ -173,13 +227,15 @@ def main() -> None:
                 "ratio_to_raw_generation": round(gen_tps / row["raw"]["generation_tokens_per_s"], 3)
                 if gen_tps and row.get("raw") else None,
                 "failed": summary["failed"],
+                **(llama_bound(measured.calls, row["raw"]) if row.get("raw") else {}),
             })
             row["modes"][f"{mode}/{decoding}"] = fig
             print(f"{mode:15s} {decoding:16s} {fig['answers']} answers  {fig['seconds_per_question']} s/q  "
                   f"{fig['cpu_s_per_question']} cpu-s/q  {gen_tps} tok/s (x{fig['ratio_to_raw_generation']} raw)  "
                   f"parsable citation {fig['share_with_parsable_citation']:.0%}  "
                   f"retrieved citation {fig['share_with_retrieved_citation']:.0%}  [NA] {fig['share_with_na']:.0%}  "
-                  f"truncated {fig['share_truncated']:.0%}  ({llm.header()['device']})")
+                  f"truncated {fig['share_truncated']:.0%}  ratio to the llama.cpp bound {fig.get('ratio_to_llama_bound')}"
+                  f"  ({llm.header()['device']})")
         llm.close()
     print(f"appended to {append_jsonl(args.out, [row])}")
     store.close()

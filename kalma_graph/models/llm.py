@@ -106,7 +106,9 @@ class Grammar:
 def _compiled_grammar(text: str) -> Any:
     from llama_cpp import LlamaGrammar
 
-    return LlamaGrammar.from_string(text, verbose=False)
+    compiled = LlamaGrammar.from_string(text, verbose=False)
+    compiled.kalma_text = text  # what `grammar_first.GrammarFirstLlama` builds its own sampler from
+    return compiled
 
 
 def _llama_grammar(grammar: Any) -> Any:
@@ -147,11 +149,17 @@ class LocalLLM:
         verbose: bool = False,
         reuse_prefix: bool = True,
         prompt_lookup: int = 0,
+        grammar_first: bool = True,
     ) -> None:
         try:
             from llama_cpp import Llama
+
+            from .grammar_first import GrammarFirstLlama
         except ImportError as exc:  # pragma: no cover - the README's setup installs it
             raise LLMError("llama-cpp-python is not installed: pip install 'kalma-graph[ml]'") from exc
+        # Greedy decoding under a grammar checks the most likely token first and filters the vocabulary only
+        # when the grammar refuses it (same tokens, a quarter less time per constrained answer: grammar_first.py).
+        self.grammar_first = grammar_first
         self.path = Path(model_path)
         self.gpu = gpu_offload_supported()
         # Default: every layer on the GPU when llama.cpp was built with one, else none.
@@ -175,7 +183,7 @@ class LocalLLM:
 
             draft = LlamaPromptLookupDecoding(num_pred_tokens=prompt_lookup)
         try:
-            self._llm = Llama(
+            self._llm = (GrammarFirstLlama if grammar_first else Llama)(
                 model_path=str(self.path),
                 n_ctx=n_ctx,
                 n_gpu_layers=self.n_gpu_layers,
@@ -200,6 +208,7 @@ class LocalLLM:
             "seed": self.seed,
             "reuse_prefix": self.reuse_prefix,
             "prompt_lookup": self.prompt_lookup,
+            "grammar_first": self.grammar_first,
             "llama_cpp_python": _llama_version(),
         }
 
@@ -221,6 +230,11 @@ class LocalLLM:
         total = self.n_layers()
         offloaded = total if self.n_gpu_layers == -1 or (total and self.n_gpu_layers >= total) else self.n_gpu_layers
         return f"{self.path.name} on gpu ({offloaded}/{total if total else '?'} layers offloaded)"
+
+    def grammar_counts(self) -> dict[str, int]:
+        """Constrained greedy tokens whose argmax the grammar was asked about, and how many it refused (then the
+        whole vocabulary was filtered): `grammar_first.GrammarFirstLlama`'s counters."""
+        return {"checks": getattr(self._llm, "grammar_checks", 0), "refusals": getattr(self._llm, "grammar_refusals", 0)}
 
     def reset(self) -> None:
         """Forget the cached prompt prefix (the KV cache of the previous call)."""
@@ -411,6 +425,7 @@ def load_llm(
     logits: bool = False,
     reuse_prefix: bool = True,
     prompt_lookup: int = 0,
+    grammar_first: bool = True,
 ) -> LocalLLM:
     """Load a GGUF by path (or `KALMA_LLM`, or the packaged SmolLM2). `logits=True` keeps the
     logits of every position, needed by `continuation_logprobs` / `perplexity`. An endpoint
@@ -423,4 +438,4 @@ def load_llm(
         return ServerLLM(str(model), seed=seed)  # type: ignore[return-value]
     path = resolve_model_path(model)
     return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
-                    reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup)
+                    reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup, grammar_first=grammar_first)
