@@ -56,7 +56,11 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
                                           for g in gold)]
     tokens = tokenize(question)
     named = times_named(tokens, (name_a, name_b))
-    judging = sorted({t.norm for t in tokens if t.norm in JUDGEMENT_WORDS})
+    # a judgement word that is part of a relation's own label ("significant event") or of a name ("Francis Scott
+    # Key") judges nothing
+    labelled = {i for words in [*map(phrase, labels), phrase(name_a), phrase(name_b)]
+                for start, end in find_phrase(tokens, words) for i in range(start, end)}
+    judging = sorted({t.norm for i, t in enumerate(tokens) if t.norm in JUDGEMENT_WORDS and i not in labelled})
     asked_gold = asked_triples(question, persons, gold)
     return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
             "gold": len(gold), "gold_asked": len(asked_gold), "named": named, "judging": judging,

@@ -40,8 +40,7 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     """The shown triples that answer the question, in its order (see `asked_facts`)."""
     lexicon = load_lexicon()
     clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
-    found = [{e.id: find_phrase(tokens, phrase(e.name))[0][0] for e in entities
-              if e.name and find_phrase(tokens, phrase(e.name))} for tokens in clauses]
+    found = [_named(tokens, entities) for tokens in clauses]
     everyone = {i for people in found for i in people}
     found = _pronouns_resolved(clauses, found)
     names = {e.name.casefold(): e.id for e in entities if e.name}
@@ -74,6 +73,19 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
         labelled = any(by_label for by_label, _ in hits.values())
         out.update({t: (index, span[0]) for t, (by_label, span) in hits.items() if by_label or not labelled})
     return sorted(out, key=lambda t: out[t])
+
+
+def _named(tokens: Sequence[Any], entities: Sequence[Entity]) -> dict[str, int]:
+    """Where the clause first names each entity, not counting a name inside another's ("Gaius Laelius" in
+    "Gaius Laelius Sapiens")."""
+    spans = {e.id: find_phrase(tokens, phrase(e.name)) for e in entities if e.name}
+    out: dict[str, int] = {}
+    for entity_id, own in spans.items():
+        free = [(s, e) for s, e in own if not any(o != entity_id and os <= s and e <= oe and (os, oe) != (s, e)
+                                                  for o, other in spans.items() for os, oe in other)]
+        if free:
+            out[entity_id] = free[0][0]
+    return out
 
 
 _SINGULAR_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "hers", "herself"})

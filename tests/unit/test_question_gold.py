@@ -119,3 +119,23 @@ def test_question_rejection_truth_table():
     assert why("Who was Ray Bradbury's primary influence, and what were Jules Verne's place of birth and genre?") == (
         "gold: asks a judgement no triple holds: primary")
     assert why("How were Ray Bradbury and Jules Verne connected?", "general") is None
+
+
+def test_a_judgement_word_inside_a_label_or_a_name_judges_nothing():
+    """"Sima Zhao's significant event" names a relation; "Francis Scott Key's spouse" names a person."""
+    sima = _entry("What were Sima Yi's child, and Sima Zhao's ancestral home and significant event?", ["Q1", "Q2"],
+                  ["Sima Yi", "Sima Zhao"], [("Q1", "child", "Sima Zhao"), ("Q2", "ancestral home", "Wen Xian"),
+                                             ("Q2", "significant event", "Coup of Cao Mao")])
+    assert question_gold(sima)["judging"] == [] and question_gold(sima)["consistent"]
+    key = _entry("What was Francis Scott Key's spouse, and how was Mary Tayloe Lloyd connected to this person?",
+                 ["Q1", "Q2"], ["Francis Scott Key", "Mary Tayloe Lloyd"], [("Q1", "spouse", "Mary Tayloe Lloyd")])
+    assert question_gold(key)["judging"] == [] and question_gold(key)["consistent"]
+
+
+def test_a_name_inside_the_other_s_asks_nothing_of_its_own():
+    """"Gaius Laelius Sapiens's father" asks the son's father, not Gaius Laelius's too."""
+    entry = _entry("What were Gaius Laelius Sapiens's father and date of death, and Gaius Laelius's child?",
+                   ["Q1", "Q2"], ["Gaius Laelius Sapiens", "Gaius Laelius"],
+                   [("Q1", "father", "Gaius Laelius"), ("Q1", "date of death", "-0147"), ("Q2", "child", "Gaius Laelius Sapiens")])
+    row = question_gold(entry)
+    assert row["consistent"] and row["unheld"] == [] and row["gold_asked"] == 3
