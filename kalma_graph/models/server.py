@@ -190,10 +190,23 @@ class ServerLLM:
                        "a run that needs the citation grammar cannot use it")
 
     # --- metadata ------------------------------------------------------------------------------
+    def local_file(self) -> Any:
+        """The GGUF the endpoint's model names when it is a file or registry model present here, else None."""
+        try:
+            from .registry import resolve
+
+            return resolve(self.model)[0]
+        except Exception:  # noqa: BLE001 - a served model name that means nothing here
+            return None
+
     def header(self) -> dict[str, Any]:
+        from .llm import file_sha256
+
+        local = self.local_file()
         return {
             "model_file": self.model.rsplit("/", 1)[-1],
-            "model_sha256": None,  # a server does not say which file it serves
+            # a server does not say which file it serves: the file its model name points to here, if any
+            "model_sha256": file_sha256(local) if local is not None else None,
             "endpoint": self.endpoint.base,
             "server_model": self.model,
             "device": "server",
@@ -232,22 +245,29 @@ class ServerLLM:
         return _completion({"choices": [choice], "usage": data.get("usage")}, choice.get("text"), params)
 
     # --- scoring -------------------------------------------------------------------------------
-    def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20) -> dict[str, float]:
-        """Log-probability of each candidate as the first token after `prompt`, from the server's `top`
-        most likely next tokens (a candidate outside them gets -inf, as it would weigh nothing)."""
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20, wider: int = 1000) -> dict[str, float]:
+        """Log-probability of each candidate as the first token after `prompt`, from the server's `top` most likely
+        next tokens; when a candidate is not among them, asked once more for the `wider` most likely (a weak judge
+        puts little mass on "1".."5" and they rank low). A candidate outside those gets -inf (it weighs nothing); a
+        server that refuses the wider request (vLLM caps it at its `--max-logprobs`) keeps the first answer."""
+        ranked = self._top_logprobs(prompt, top)
+        if any(not _find(ranked, c) for c in candidates):
+            try:
+                ranked = self._top_logprobs(prompt, wider)
+            except LLMError as exc:
+                if "refused the request" not in str(exc):
+                    raise
+        return {c: float(max(_find(ranked, c))) if _find(ranked, c) else float("-inf") for c in candidates}
+
+    def _top_logprobs(self, prompt: str, top: int) -> dict[str, float]:
         url = f"{self.endpoint.base}/completions"
         body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "seed": self.seed,
                 "logprobs": top}
         choice = self._choice(self._request("POST", url, body), url)
         try:
-            ranked = choice["logprobs"]["top_logprobs"][0]
+            return dict(choice["logprobs"]["top_logprobs"][0])
         except (KeyError, IndexError, TypeError):
             raise LLMError(f"model server {url} returned no log-probabilities") from None
-        out: dict[str, float] = {}
-        for cand in candidates:
-            found = [lp for token, lp in ranked.items() if token == cand or token.strip() == cand.strip()]
-            out[cand] = float(max(found)) if found else float("-inf")
-        return out
 
     def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]:
         raise LLMError(f"model server {self.endpoint.base}: log-probabilities of a given continuation (BioKaLMA's eq. 1) "
@@ -274,18 +294,19 @@ class ServerLLM:
                 return str(props["chat_template"]), str(props.get("bos_token") or ""), str(props.get("eos_token") or "")
         except (httpx.HTTPError, ValueError):
             pass
-        try:
-            from .registry import resolve
-
-            path = resolve(self.model)[0]
-        except Exception:  # noqa: BLE001 - not a file or a registry name: say what would help
+        path = self.local_file()
+        if path is None:
             raise LLMError(f"model server {self.endpoint.base} does not serve its chat template (llama.cpp's /props) "
                            f"and {self.model!r} is no GGUF file or registry model here; --cite grounded and G-Eval need "
-                           "it: name the model as http://HOST:PORT/v1#NAME with NAME a registry model or GGUF path") from None
+                           "it: name the model as http://HOST:PORT/v1#NAME with NAME a registry model or GGUF path")
         return gguf_chat_template(path)
 
     def close(self) -> None:
         self._client.close()
+
+
+def _find(ranked: Mapping[str, float], candidate: str) -> list[float]:
+    return [lp for token, lp in ranked.items() if token == candidate or token.strip() == candidate.strip()]
 
 
 def gguf_chat_template(path: Any) -> tuple[str, str, str]:

@@ -73,6 +73,12 @@ def local():
     llm.close()
 
 
+def local_header_sha() -> str:
+    from kalma_graph.models.llm import file_sha256
+
+    return file_sha256(default_model_path())
+
+
 MESSAGES = [
     [{"role": "user", "content": "Who was Stephen Crane? Answer in one sentence."}],
     [{"role": "system", "content": "You answer briefly."}, {"role": "user", "content": "Name a colour."}],
@@ -84,7 +90,8 @@ def test_an_endpoint_is_a_model_like_a_file(server):
     try:
         assert isinstance(llm, ServerLLM) and llm.model.endswith(".gguf")
         head = llm.header()
-        assert head["endpoint"] == server and head["device"] == "server" and head["model_sha256"] is None
+        assert head["endpoint"] == server and head["device"] == "server"
+        assert head["model_sha256"] == local_header_sha()  # the file the served model's name points to here
     finally:
         llm.close()
 
@@ -327,3 +334,18 @@ def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_pa
     assert entries("server.jsonl") == entries("local.jsonl") and len(entries("local.jsonl")) == 2
     refused = kg(*common, "--out", str(tmp_path / "x.jsonl"), "--model", server, check=False)
     assert refused.returncode == 2 and "--scorer-model" in refused.stderr
+
+
+def test_geval_scores_through_a_server_equal_the_in_process_judge(server, local):
+    """`evaluate --judge URL`: the rendered judge prompt, its next-token probabilities of 1..5 and so the score."""
+    from kalma_graph.evaluation.geval import GEvalInput, GEvalJudge
+
+    item = GEvalInput("q1", "Who was Stephen Crane?", "Stephen Crane was an American writer.",
+                      "{qid: Q206534, name: Stephen Crane, occupation: writer}")
+    remote = ServerLLM(server, seed=0)
+    try:
+        got = GEvalJudge(remote, aspects=("fluency",)).score(item, "fluency")
+        want = GEvalJudge(local, aspects=("fluency",)).score(item, "fluency")
+        assert want.score is not None and got.score == pytest.approx(want.score, abs=0.02)
+    finally:
+        remote.close()
