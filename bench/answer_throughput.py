@@ -4,6 +4,8 @@
     python bench/answer_throughput.py --ingest --model qwen2.5-coder-1.5b-q4km --limit 5 --threads 2 \
         --modes constrained,attribute-first --decoding default,no-prefix-reuse,prompt-lookup
     python bench/answer_throughput.py --limit 10 --max-tokens 128 --model PATH.gguf --n-gpu-layers -1
+    python bench/answer_throughput.py --store embedded:PATH --model qwen2.5-coder-1.5b-q4km --threads 2 --limit 4 \
+        --modes constrained,attribute-first,grounded --decoding default,no-grammar-first --server
 
 Modes: unconstrained; constrained (the citation grammar: marks must be [NA] or retrieved triples);
 every_sentence (the grammar also requires a mark in every sentence); attribute-first (each sentence
@@ -124,6 +126,54 @@ def raw_llama(llm, n_prompt: int = 500, n_gen: int = 128) -> dict:
             "generated_tokens": generated - 1, "generation_tokens_per_s": round((generated - 1) / (done - first), 2)}
 
 
+def server_throughput(args, store, ner, questions, params, nli) -> dict:
+    """The same questions through llama-cpp-python's own OpenAI-compatible server on this machine (same GGUF and
+    threads, started here on a loopback port), one request at a time and with 2 and 4 in flight."""
+    import socket
+    import subprocess
+
+    import httpx
+
+    from kalma_graph.models.llm import resolve_model_path
+    from kalma_graph.models.server import ServerLLM
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model_path(args.model)), "--host",
+               "127.0.0.1", "--port", str(port), "--n_ctx", str(args.n_ctx)]
+    if args.threads:
+        command += ["--n_threads", str(args.threads)]
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    out: dict = {"server": "llama_cpp.server", "concurrency": {}}
+    try:
+        for _ in range(240):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        llm = ServerLLM(f"http://127.0.0.1:{port}/v1")
+        for mode in args.modes.split(","):
+            constrain, cite = MODES[mode]
+            for concurrency in (1, 2, 4):
+                summary = answer_questions(store, llm, ner, questions, variant=args.variant, params=params,
+                                           constrain=constrain, cite=cite, nli=nli, concurrency=concurrency)
+                n = summary["written"]
+                out["concurrency"][f"{mode}/{concurrency}"] = {
+                    "answers": n, "failed": len(summary["failed"]), "seconds": summary["seconds"],
+                    "seconds_per_question": round(summary["seconds"] / n, 2) if n else None,
+                    "questions_per_s": summary["questions_per_s"]}
+                print(f"server {mode:15s} concurrency {concurrency}  {n} answers  "
+                      f"{out['concurrency'][f'{mode}/{concurrency}']['seconds_per_question']} s/q")
+        llm.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return out
+
+
 def figures(records: list[dict], llm) -> dict:
     n = len(records)
     parsable = correct = with_na = truncated = tokens = citations = 0
@@ -166,6 +216,8 @@ def main() -> None:
     parser.add_argument("--n-gpu-layers", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--modes", default="unconstrained,constrained,every_sentence")
+    parser.add_argument("--server", action="store_true",
+                        help="also answer through llama-cpp-python's server on this machine at concurrency 1, 2 and 4")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "answer_throughput.jsonl"))
     args = parser.parse_args()
 
@@ -237,6 +289,8 @@ def main() -> None:
                   f"truncated {fig['share_truncated']:.0%}  ratio to the llama.cpp bound {fig.get('ratio_to_llama_bound')}"
                   f"  ({llm.header()['device']})")
         llm.close()
+    if args.server:
+        row["server"] = server_throughput(args, store, ner, questions, params, nli)
     print(f"appended to {append_jsonl(args.out, [row])}")
     store.close()
     if tmp is not None:

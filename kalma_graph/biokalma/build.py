@@ -164,6 +164,18 @@ def read_entries(path: Path) -> list[dict]:
     return read_jsonl(path, trim=True).records
 
 
+def settings_differ(provenance: dict, settings: dict) -> list[str]:
+    """The settings in which an entry's provenance differs from this run's; a key added since the entry was
+    built counts as its default, None, not as a difference (else every new setting would strand a build).
+
+    >>> settings_differ({"seed": 0}, {"seed": 0, "writer_endpoint": None, "kalma_graph": "0.2"})
+    []
+    >>> settings_differ({"seed": 0}, {"seed": 1, "writer_endpoint": "http://gpu:8000/v1"})
+    ['seed', 'writer_endpoint']
+    """
+    return sorted(k for k in _comparable(settings) if provenance.get(k) != settings.get(k))
+
+
 def _comparable(settings: dict) -> dict:
     return {k: v for k, v in settings.items() if k not in ("kalma_graph", "question_check")}
 
@@ -203,8 +215,8 @@ def build_biokalma(
     with JsonlAppender(out) as handle, JsonlAppender(paths["dropped"]) as dropped_log:
         finished = handle.records
         for entry in (finished + dropped_log.records)[:1]:
-            if _comparable(entry["provenance"]) != _comparable(settings):
-                differ = sorted(k for k in _comparable(settings) if entry["provenance"].get(k) != settings.get(k))
+            differ = settings_differ(entry["provenance"], settings)
+            if differ:
                 raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
                                  "resume with the same options, or write to a new --out")
         done_ids = {e["id"] for e in finished}
