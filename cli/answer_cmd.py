@@ -26,9 +26,10 @@ from .common import fail, console, err_console, json_option, print_json, store_o
               help="Prompt file instead of kalma/answer_<variant> (e.g. kalma/answer_paper, Table 13's own question).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 @store_option
-@click.option("--model", default=None, metavar="NAME|PATH",
-              help="Registry name (`kalma-graph models list`) or GGUF file [env KALMA_LLM] (default: the best "
-                   "pulled registry model, else the packaged SmolLM2-135M-Instruct; the header says which and why).")
+@click.option("--model", default=None, metavar="NAME|PATH|URL",
+              help="Registry name (`kalma-graph models list`), GGUF file or model server (http://HOST:PORT/v1#MODEL, "
+                   "docs/scaling.md) [env KALMA_LLM] (default: the best pulled registry model, else the packaged "
+                   "SmolLM2-135M-Instruct; the header says which and why).")
 @click.option("--model-sha256", "model_sha256", default=None, metavar="HEX",
               help="Refuse the model file unless its sha256 is HEX (for a GGUF given by path; registry models are "
                    "always checked against their pinned sha256). Hashed once, then cached by size and mtime.")

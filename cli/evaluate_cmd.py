@@ -58,8 +58,9 @@ def nli_options(func):
         click.option("--nli-cache", type=click.Path(dir_okay=False), default=None,
                      help="SQLite cache of NLI results [default: OUT/cache/nli.sqlite]."),
         click.option("--device", default=None, help="NLI device: auto | cpu | cuda | cuda:N [env KALMA_DEVICE]."),
-        click.option("--judge", default=None, metavar="NAME|PATH",
-                     help="G-Eval judge: a model name (`kalma-graph models list`) or a GGUF path; without it "
+        click.option("--judge", default=None, metavar="NAME|PATH|URL",
+                     help="G-Eval judge: a model name (`kalma-graph models list`), a GGUF path or a model server "
+                          "(http://HOST:PORT/v1#MODEL, docs/scaling.md); without it "
                           "G-Eval is skipped (and the report says so)."),
         click.option("--judge-ctx", type=int, default=4096, show_default=True, help="Judge context window."),
         click.option("--judge-gpu-layers", type=int, default=None, help="Judge layers on the GPU (default: all when built with one)."),
