@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kalma_graph.store.base import Entity, Triple
-from kalma_graph.verification.asked import asked_triples
+from kalma_graph.verification.asked import asked_readings, asked_triples
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
 
 
@@ -45,7 +45,9 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
         for label in labels:
             probes.append(Triple(subject, "", label, "?"))
             probes.append(Triple(subject, "", label, other_name, object_id=other))
-    asked = {(t.subject, t.label, t.value) for t in asked_triples(question, persons, probes)}
+    readings = asked_readings(question, persons, probes)
+    asked = {(t.subject, t.label, t.value) for t, _ in readings}
+    loose = sorted({(t.subject, t.label) for t, by_label in readings if not by_label})
     facts = []
     for subject, label, value in sorted(asked):
         if value == "?":
@@ -62,8 +64,13 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
                 for start, end in find_phrase(tokens, words) for i in range(start, end)}
     judging = sorted({t.norm for i, t in enumerate(tokens) if t.norm in JUDGEMENT_WORDS and i not in labelled})
     asked_gold = asked_triples(question, persons, gold)
+    # values of the set the question names (a third person, a place): an answer is handed, or another fact asked
+    own = set(phrase(name_a)) | set(phrase(name_b))
+    values_named = sorted({g.value for g in gold if g.value not in (name_a, name_b) and phrase(g.value)
+                           and not set(phrase(g.value)) <= own and find_phrase(tokens, phrase(g.value))})
     return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
             "gold": len(gold), "gold_asked": len(asked_gold), "named": named, "judging": judging,
+            "loose": [list(f) for f in loose], "values_named": values_named,
             "consistent": bool(facts) and not unheld and not judging and all(n == 1 for n in named.values())}
 
 

@@ -312,8 +312,11 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
     """Why a question is not kept, or None. Every question: `keeps_question` (`out` None: a template
     question, whose form is ours). A specific question, when its prompt sets `min_gold_asked` (acceptance
     v6): it must also be consistent with the entry's gold set (`consistency.question_gold`: every fact it
-    asks has a gold triple, each person named exactly once) and ask for at least that share of the set;
-    such reasons start with "gold:"."""
+    asks has a gold triple, each person named exactly once) and ask for at least that share of the set; a
+    model's question must also name each relation it asks by its label or noun (a cue word such as "die" or
+    "grow up" may mean a relation the set lacks: two of three model questions read by hand that passed the
+    looser check asked such) and name no value of the set (an answer handed over, or a third person's fact asked:
+    "which of them is older sibling of Michael Jackson"). Such reasons start with "gold:"."""
     fault = form_fault(question, out, names, prompt) if out is not None else None
     if fault:
         return f"form: {fault}"
@@ -328,6 +331,10 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
         return "gold: asks a judgement no triple holds: " + ", ".join(row["judging"])
     if row["unheld"]:
         return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
+    if out is not None and row["loose"]:  # a model's paraphrase: "where did he die" may be burial or death
+        return "gold: reads a relation by a cue word only: " + "; ".join(f"{s} {r}" for s, r in row["loose"])
+    if out is not None and row["values_named"]:
+        return "gold: names a value of the set: " + "; ".join(row["values_named"])
     share = gold_asked_share(row)
     if share < float(prompt["min_gold_asked"]):
         return f"gold: asks {row['gold_asked']} of {row['gold']} gold triples"
@@ -342,6 +349,8 @@ def question_attempts(prompt: Mapping[str, Any], names: Sequence[str]) -> list[t
     both persons in 4 general questions, draws in 4 more; the grammar names them always but may
     append the second name awkwardly or loop until the token limit (such a question is never kept,
     acceptance v4), hence last."""
+    if prompt.get("model") is False:  # the template question only (specific questions since prompt v9)
+        return []
     tries = prompt.get("second_tries") or {}
     out: list[tuple[str, float | None, str | None]] = [("llm", None, None)]
     if tries.get("samples"):

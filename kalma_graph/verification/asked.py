@@ -38,13 +38,19 @@ def asked_in_order(question: str, entities: Sequence[Entity], shown: Sequence[Tr
 
 def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:
     """The shown triples that answer the question, in its order (see `asked_facts`)."""
+    return [t for t, _ in asked_readings(question, entities, shown)]
+
+
+def asked_readings(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[tuple[Triple, bool]]:
+    """`asked_triples`, each with whether the question names its relation by its label or noun (True) or only by a
+    cue or family word ("where did he die", "his parents"), a looser reading."""
     lexicon = load_lexicon()
     clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
     found = [_named(tokens, entities) for tokens in clauses]
     everyone = {i for people in found for i in people}
     found = _pronouns_resolved(clauses, found)
     names = {e.name.casefold(): e.id for e in entities if e.name}
-    out: dict[Triple, tuple[int, int]] = {}  # triple -> (clause, token where the question names its relation)
+    out: dict[Triple, tuple[int, int, bool]] = {}  # triple -> (clause, token naming its relation, by its label?)
     for index, (tokens, people) in enumerate(zip(clauses, found)):
         hits: dict[Triple, tuple[bool, tuple[int, int]]] = {}  # named by its label?, the first span naming it
         for t in shown:
@@ -71,8 +77,8 @@ def asked_triples(question: str, entities: Sequence[Entity], shown: Sequence[Tri
         # A relation the clause names by its label ("which record label did he play for") outranks those
         # whose cue word it only shares ("play": instrument, genre).
         labelled = any(by_label for by_label, _ in hits.values())
-        out.update({t: (index, span[0]) for t, (by_label, span) in hits.items() if by_label or not labelled})
-    return sorted(out, key=lambda t: out[t])
+        out.update({t: (index, span[0], by_label) for t, (by_label, span) in hits.items() if by_label or not labelled})
+    return [(t, out[t][2]) for t in sorted(out, key=lambda t: out[t][:2])]
 
 
 def _named(tokens: Sequence[Any], entities: Sequence[Entity]) -> dict[str, int]:

@@ -387,6 +387,7 @@ def test_question_attempts_follow_the_prompt_file():
     assert question_attempts(with_grammar, names) == [("llm", None, None), ("llm-sampled", 0.5, None),
                                                       ("llm-constrained", None, naming_grammar(names))]
     assert question_attempts({}, names) == [("llm", None, None)]
+    assert question_attempts(load_prompt("biokalma/question_specific"), names) == []  # the template only (v9)
 
 
 def test_keeps_question_truth_table():
