@@ -314,7 +314,7 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
     v6): it must also be consistent with the entry's gold set (`consistency.question_gold`: every fact it
     asks has a gold triple, each person named exactly once) and ask for at least that share of the set; a
     model's question must also name each relation it asks by its label or noun (a cue word such as "die" or
-    "grow up" may mean a relation the set lacks: two of three model questions read by hand that passed the
+    "grow up" may mean a relation the set lacks: 3 of 4 model questions read by hand that passed the
     looser check asked such) and name no value of the set (an answer handed over, or a third person's fact asked:
     "which of them is older sibling of Michael Jackson"). Such reasons start with "gold:"."""
     fault = form_fault(question, out, names, prompt) if out is not None else None
