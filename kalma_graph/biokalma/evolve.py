@@ -320,6 +320,17 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
     fault = form_fault(question, out, names, prompt) if out is not None else None
     if fault:
         return f"form: {fault}"
+    if kind == "general" and prompt.get("check_gold") and out is not None:
+        # A general question asks nothing the gold set lacks and names each person once: two annotators found
+        # 4 of 30 model questions incoherent, each asking against the set ("How did Pushkin's romanticism
+        # influence Keats's ...", the influence reversed; "What are the names of Sharon Osbourne and Kelly
+        # Osbourne?"; "Which two individuals were influenced by Goethe and Schiller?").
+        row = question_gold({**entry, "general_question": question}, graph, kind="general")
+        if any(n != 1 for n in row["named"].values()):
+            return "gold: names a person not once: " + ", ".join(f"{k} ×{v}" for k, v in row["named"].items() if v != 1)
+        if row["unheld"]:
+            return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
+        return None
     if kind != "specific" or "min_gold_asked" not in prompt:
         return None
     row = question_gold({**entry, "specific_question": question}, graph)

@@ -139,3 +139,26 @@ def test_a_name_inside_the_other_s_asks_nothing_of_its_own():
                    [("Q1", "father", "Gaius Laelius"), ("Q1", "date of death", "-0147"), ("Q2", "child", "Gaius Laelius Sapiens")])
     row = question_gold(entry)
     assert row["consistent"] and row["unheld"] == [] and row["gold_asked"] == 3
+
+
+def test_a_general_question_against_its_gold_set_is_refused():
+    """General prompt v8 (`check_gold`): the annotators' four incoherent general questions all asked against the
+    set; a question asking nothing it lacks, naming each person once, is kept."""
+    from types import SimpleNamespace
+
+    from kalma_graph.biokalma.evolve import question_rejection
+    from kalma_graph.prompts import load_prompt
+
+    prompt = load_prompt("biokalma/question_general")
+    stop = SimpleNamespace(finish_reason="stop")
+    pushkin = _entry("", ["Q1", "Q2"], ["Alexander Pushkin", "John Keats"],
+                     [("Q1", "influenced by", "John Keats"), ("Q2", "medical condition", "tuberculosis")])
+
+    def why(question: str) -> str | None:
+        return question_rejection(question, stop, pushkin["names"], prompt, pushkin, (), "general")
+
+    assert why("How did Alexander Pushkin's romanticism influence John Keats's struggles with tuberculosis?") == (
+        "gold: asks what its gold set lacks: Q2 influenced by")
+    assert why("Which two individuals were influenced by Keats and Pushkin?").startswith("gold: names a person not once")
+    assert why("What is the relationship between Alexander Pushkin and John Keats?") is None
+    assert why("How was Alexander Pushkin influenced by John Keats?") is None
