@@ -79,6 +79,22 @@ def local_header_sha() -> str:
     return file_sha256(default_model_path())
 
 
+def sample_questions(tmp_path, tmp_path_factory, name: str, n: int):
+    """The sample store (released for the CLI to open) and `n` BioKaLMA questions (from the 61st) in a file."""
+    import gzip
+
+    from tests.conftest import DUMPS
+    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
+
+    store = sample_store_path(tmp_path_factory)
+    release_sample_store()
+    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    questions = tmp_path / f"{name}.json"
+    questions.write_text(json.dumps(data[60:60 + n]), encoding="utf-8")
+    return store, questions
+
+
 MESSAGES = [
     [{"role": "user", "content": "Who was Stephen Crane? Answer in one sentence."}],
     [{"role": "system", "content": "You answer briefly."}, {"role": "user", "content": "Name a colour."}],
@@ -205,18 +221,9 @@ def test_malformed_json_and_an_ignored_grammar_are_refused_by_name(faulty):
 def test_a_server_killed_mid_run_loses_nothing_and_the_run_resumes(tmp_path, tmp_path_factory):
     """`kalma-graph answer --model URL`: the server dies after two answers; those are kept, the rest fail with
     the endpoint named; with the server back, the same command answers only what is missing."""
-    import gzip
-
-    from tests.conftest import DUMPS
     from tests.e2e.test_cli import kg
-    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
-    store = sample_store_path(tmp_path_factory)
-    release_sample_store()
-    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
-        data = json.load(handle)
-    questions = tmp_path / "six.json"
-    questions.write_text(json.dumps(data[60:66]), encoding="utf-8")
+    store, questions = sample_questions(tmp_path, tmp_path_factory, "six", 6)
     out = tmp_path / "answers.jsonl"
     port = free_port()
     url = f"http://127.0.0.1:{port}/v1"
@@ -247,18 +254,9 @@ def test_a_server_killed_mid_run_loses_nothing_and_the_run_resumes(tmp_path, tmp
 
 def test_concurrent_requests_write_the_sequential_file(server, tmp_path, tmp_path_factory):
     """`--concurrency 3` against a server: the same answers, in the same order, as one request at a time."""
-    import gzip
-
-    from tests.conftest import DUMPS
     from tests.e2e.test_cli import kg
-    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
-    store = sample_store_path(tmp_path_factory)
-    release_sample_store()
-    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
-        data = json.load(handle)
-    questions = tmp_path / "five.json"
-    questions.write_text(json.dumps(data[60:65]), encoding="utf-8")
+    store, questions = sample_questions(tmp_path, tmp_path_factory, "five", 5)
     runs = {}
     for n in (1, 3):
         out = tmp_path / f"answers{n}.jsonl"
@@ -274,18 +272,9 @@ def test_concurrent_requests_write_the_sequential_file(server, tmp_path, tmp_pat
 def test_two_shards_merged_are_the_unsharded_run(server, tmp_path, tmp_path_factory):
     """`answer --shard 1/2` and `--shard 2/2` (as two machines would run them), then `merge`: the unsharded
     run's answers in its order; a shard file from another run is refused."""
-    import gzip
-
-    from tests.conftest import DUMPS
     from tests.e2e.test_cli import kg
-    from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
-    store = sample_store_path(tmp_path_factory)
-    release_sample_store()
-    with gzip.open(DUMPS / "biokalma/simple_question_graph.json.gz", "rt", encoding="utf-8") as handle:
-        data = json.load(handle)
-    questions = tmp_path / "five.json"
-    questions.write_text(json.dumps(data[60:65]), encoding="utf-8")
+    store, questions = sample_questions(tmp_path, tmp_path_factory, "five", 5)
     common = ["--questions", str(questions), "--store", f"embedded:{store}", "--model", server, "--max-tokens", "24",
               "--no-progress", "--json"]
 
