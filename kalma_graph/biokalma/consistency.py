@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kalma_graph.store.base import Entity, Triple
-from kalma_graph.verification.asked import asked_readings, asked_triples
+from kalma_graph.verification.asked import asked_readings, asked_triples, name_spans
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
 
 
@@ -82,11 +82,7 @@ def times_named(tokens: Sequence[Any], names: Sequence[str]) -> dict[str, int]:
     ...             ["Gaius Laelius Sapiens", "Gaius Laelius"])
     {'Gaius Laelius Sapiens': 1, 'Gaius Laelius': 1}
     """
-    spans = {name: find_phrase(tokens, phrase(name)) for name in names}
-    return {name: sum(not any(o != name and s <= start and end <= e and (s, e) != (start, end)
-                              for o in names for s, e in spans[o])
-                      for start, end in spans[name])
-            for name in names}
+    return {name: len(spans) for name, spans in name_spans(tokens, {n: n for n in names}).items()}
 
 
 def gold_asked_share(row: dict) -> float:

@@ -326,22 +326,18 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
         # influence Keats's ...", the influence reversed; "What are the names of Sharon Osbourne and Kelly
         # Osbourne?"; "Which two individuals were influenced by Goethe and Schiller?").
         row = question_gold({**entry, "general_question": question}, graph, kind="general")
-        if any(n != 1 for n in row["named"].values()):
-            return "gold: names a person not once: " + ", ".join(f"{k} ×{v}" for k, v in row["named"].items() if v != 1)
-        if row["unheld"]:
-            return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
-        return None
+        return _misnamed(row) or _unheld(row)
     if kind != "specific" or "min_gold_asked" not in prompt:
         return None
     row = question_gold({**entry, "specific_question": question}, graph)
-    if any(n != 1 for n in row["named"].values()):
-        return "gold: names a person not once: " + ", ".join(f"{k} ×{v}" for k, v in row["named"].items() if v != 1)
+    if _misnamed(row):
+        return _misnamed(row)
     if not row["facts"]:
         return "gold: asks nothing of the graph"
     if row["judging"]:
         return "gold: asks a judgement no triple holds: " + ", ".join(row["judging"])
     if row["unheld"]:
-        return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
+        return _unheld(row)
     if out is not None and row["loose"]:  # a model's paraphrase: "where did he die" may be burial or death
         return "gold: reads a relation by a cue word only: " + "; ".join(f"{s} {r}" for s, r in row["loose"])
     if out is not None and row["values_named"]:
@@ -350,6 +346,15 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
     if share < float(prompt["min_gold_asked"]):
         return f"gold: asks {row['gold_asked']} of {row['gold']} gold triples"
     return None
+
+
+def _misnamed(row: Mapping[str, Any]) -> str | None:
+    wrong = [f"{name} ×{n}" for name, n in row["named"].items() if n != 1]
+    return "gold: names a person not once: " + ", ".join(wrong) if wrong else None
+
+
+def _unheld(row: Mapping[str, Any]) -> str | None:
+    return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"]) if row["unheld"] else None
 
 
 def question_attempts(prompt: Mapping[str, Any], names: Sequence[str]) -> list[tuple[str, float | None, str | None]]:

@@ -266,12 +266,7 @@ class LocalLLM:
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
         """The exact text the chat template makes of `messages`, ending where the assistant speaks."""
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise LLMError(f"{self.path.name} has no chat template in its metadata")
-        eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
-        bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
-        return render_chat(template, bos, eos, messages)
+        return render_chat(*chat_template_of(self._llm, self.path.name), messages)
 
     # --- scoring -------------------------------------------------------------------------------
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
@@ -371,6 +366,16 @@ class LocalLLM:
 
     def close(self) -> None:
         self._llm.close()
+
+
+def chat_template_of(llama: Any, name: str) -> tuple[str, str, str]:
+    """A loaded `llama_cpp.Llama`'s chat template and its BOS / EOS texts (what `render_chat` takes)."""
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise LLMError(f"{name} has no chat template in its metadata")
+    bos = llama.detokenize([llama.token_bos()]).decode("utf-8", errors="ignore")
+    eos = llama.detokenize([llama.token_eos()]).decode("utf-8", errors="ignore")
+    return template, bos, eos
 
 
 def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, str]]) -> str:

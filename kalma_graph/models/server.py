@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from .llm import Completion, GenerationParams, LLMError, _completion, _sampling, render_chat
+from .llm import Completion, GenerationParams, LLMError, _completion, _sampling, chat_template_of, render_chat
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -42,6 +42,10 @@ GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
     ("structured_outputs", lambda text: {"structured_outputs": {"grammar": text}}),  # vLLM >= 0.11
 )
 _PROBE_WORD = "kalmagraphprobe"
+
+
+class ServerRefused(LLMError):
+    """The server answered a request with a 4xx: it will not do this (an unknown field, a bound it enforces)."""
 
 
 def is_endpoint(model: object) -> bool:
@@ -106,7 +110,14 @@ class ServerLLM:
         self._grammar_style: str | None = None
         self._template: tuple[str, str, str] | None = None  # chat template, BOS text, EOS text
         self.model = self.endpoint.model or self._first_model()
-        self.n_ctx = self._context_size()
+        self._props = self._read_props()
+        # llama.cpp's /props says the context size; other servers do not, and enforce their own (a prompt too long
+        # for it is refused with the server's message)
+        try:
+            self.n_ctx = int(self._props["default_generation_settings"]["n_ctx"])
+        except (KeyError, TypeError, ValueError):
+            self.n_ctx = sys.maxsize
+        self._local = self._local_file()
 
     # --- plumbing ------------------------------------------------------------------------------
     def _request(self, method: str, url: str, body: Mapping[str, Any] | None = None) -> dict:
@@ -126,7 +137,7 @@ class ServerLLM:
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
                 continue
             if response.status_code >= 400:
-                raise LLMError(f"model server {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
+                raise ServerRefused(f"model server {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
             try:
                 data = response.json()
             except ValueError:
@@ -143,16 +154,15 @@ class ServerLLM:
             raise LLMError(f"model server {self.endpoint.base} lists no model; name one: {self.endpoint.base}#MODEL")
         return str(data[0]["id"])
 
-    def _context_size(self) -> int:
-        """llama.cpp's `/props` says the context size; other servers do not, and enforce their own (a prompt
-        too long for it is refused with the server's message)."""
+    def _read_props(self) -> dict:
+        """llama.cpp's `/props` (context size, chat template), read once; {} from a server without it."""
         import httpx
 
         try:
             props = self._client.get(f"{self.endpoint.root}/props", timeout=5).json()
-            return int(props["default_generation_settings"]["n_ctx"])
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
-            return sys.maxsize
+        except (httpx.HTTPError, ValueError):
+            return {}
+        return props if isinstance(props, dict) else {}
 
     def _choice(self, data: dict, url: str) -> dict:
         choices = data.get("choices")
@@ -179,10 +189,8 @@ class ServerLLM:
                     "max_tokens": 16, "temperature": 0.0, "seed": self.seed, **fields(f'root ::= "{_PROBE_WORD}"')}
             try:
                 data = self._request("POST", url, body)
-            except LLMError as exc:
-                if "refused the request" in str(exc):  # an unknown field may be a 400: try the next style
-                    continue
-                raise
+            except ServerRefused:  # an unknown field may be a 400: try the next style
+                continue
             text = (self._choice(data, url).get("message") or {}).get("content") or ""
             if text.strip() == _PROBE_WORD:
                 return name
@@ -190,7 +198,7 @@ class ServerLLM:
                        "a run that needs the citation grammar cannot use it")
 
     # --- metadata ------------------------------------------------------------------------------
-    def local_file(self) -> Any:
+    def _local_file(self) -> Any:
         """The GGUF the endpoint's model names when it is a file or registry model present here, else None."""
         try:
             from .registry import resolve
@@ -202,7 +210,7 @@ class ServerLLM:
     def header(self) -> dict[str, Any]:
         from .llm import file_sha256
 
-        local = self.local_file()
+        local = self._local
         return {
             "model_file": self.model.rsplit("/", 1)[-1],
             # a server does not say which file it serves: the file its model name points to here, if any
@@ -234,8 +242,9 @@ class ServerLLM:
         url = f"{self.endpoint.base}/chat/completions"
         body = {"model": self.model, "messages": list(messages), **_request_sampling(params), **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
-        return _completion({"choices": [self._choice(data, url)], "usage": data.get("usage")},
-                           (self._choice(data, url).get("message") or {}).get("content"), params)
+        choice = self._choice(data, url)
+        return _completion({"choices": [choice], "usage": data.get("usage")},
+                           (choice.get("message") or {}).get("content"), params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
         url = f"{self.endpoint.base}/completions"
@@ -254,9 +263,8 @@ class ServerLLM:
         if any(not _find(ranked, c) for c in candidates):
             try:
                 ranked = self._top_logprobs(prompt, wider)
-            except LLMError as exc:
-                if "refused the request" not in str(exc):
-                    raise
+            except ServerRefused:
+                pass
         return {c: float(max(_find(ranked, c))) if _find(ranked, c) else float("-inf") for c in candidates}
 
     def _top_logprobs(self, prompt: str, top: int) -> dict[str, float]:
@@ -286,15 +294,10 @@ class ServerLLM:
         return render_chat(*self._template, messages)
 
     def _find_template(self) -> tuple[str, str, str]:
-        import httpx
-
-        try:
-            props = self._client.get(f"{self.endpoint.root}/props", timeout=5).json()
-            if isinstance(props, dict) and props.get("chat_template"):
-                return str(props["chat_template"]), str(props.get("bos_token") or ""), str(props.get("eos_token") or "")
-        except (httpx.HTTPError, ValueError):
-            pass
-        path = self.local_file()
+        props = self._props
+        if props.get("chat_template"):
+            return str(props["chat_template"]), str(props.get("bos_token") or ""), str(props.get("eos_token") or "")
+        path = self._local
         if path is None:
             raise LLMError(f"model server {self.endpoint.base} does not serve its chat template (llama.cpp's /props) "
                            f"and {self.model!r} is no GGUF file or registry model here; --cite grounded and G-Eval need "
@@ -315,12 +318,7 @@ def gguf_chat_template(path: Any) -> tuple[str, str, str]:
 
     llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
     try:
-        template = llama.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise LLMError(f"{path} has no chat template in its metadata")
-        bos = llama.detokenize([llama.token_bos()]).decode("utf-8", errors="ignore")
-        eos = llama.detokenize([llama.token_eos()]).decode("utf-8", errors="ignore")
-        return template, bos, eos
+        return chat_template_of(llama, str(path))
     finally:
         llama.close()
 

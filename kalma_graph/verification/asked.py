@@ -82,16 +82,18 @@ def asked_readings(question: str, entities: Sequence[Entity], shown: Sequence[Tr
 
 
 def _named(tokens: Sequence[Any], entities: Sequence[Entity]) -> dict[str, int]:
-    """Where the clause first names each entity, not counting a name inside another's ("Gaius Laelius" in
+    """Where the clause first names each entity (`name_spans`)."""
+    spans = name_spans(tokens, {e.id: e.name for e in entities if e.name})
+    return {entity_id: own[0][0] for entity_id, own in spans.items() if own}
+
+
+def name_spans(tokens: Sequence[Any], names: dict[str, str]) -> dict[str, list[tuple[int, int]]]:
+    """Where each name (keyed as given) occurs, not counting where it is part of another's ("Gaius Laelius" in
     "Gaius Laelius Sapiens")."""
-    spans = {e.id: find_phrase(tokens, phrase(e.name)) for e in entities if e.name}
-    out: dict[str, int] = {}
-    for entity_id, own in spans.items():
-        free = [(s, e) for s, e in own if not any(o != entity_id and os <= s and e <= oe and (os, oe) != (s, e)
+    spans = {key: find_phrase(tokens, phrase(name)) for key, name in names.items()}
+    return {key: [(s, e) for s, e in own if not any(o != key and os <= s and e <= oe and (os, oe) != (s, e)
                                                   for o, other in spans.items() for os, oe in other)]
-        if free:
-            out[entity_id] = free[0][0]
-    return out
+            for key, own in spans.items()}
 
 
 _SINGULAR_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "hers", "herself"})
