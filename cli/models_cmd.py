@@ -30,7 +30,7 @@ def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.group("models")
 def models() -> None:
-    """Named GGUF models (registry: kalma_graph/data/models.json, or $KALMA_MODEL_REGISTRY).
+    """Named GGUF models and model servers (registry: kalma_graph/data/models.json, or $KALMA_MODEL_REGISTRY).
 
     Every --model option takes one of these names or a GGUF path. Pulled models live in
     $KALMA_MODELS_DIR, else $KALMA_DATA_DIR/models, else <user data dir>/kalma-graph/models, and are
@@ -60,6 +60,13 @@ def list_cmd(as_json: bool) -> None:
     for row in data["models"]:
         if row["present"]:
             click.echo(f"{row['name']}: {row['path']}")  # whole, never cropped to the terminal
+    if data["servers"]:
+        servers = Table(title="model servers (--model NAME)", title_justify="left")
+        for column in ("name", "endpoint", "serves", "timeout"):
+            servers.add_column(column, no_wrap=column != "endpoint")
+        for row in data["servers"]:
+            servers.add_row(row["name"], row["endpoint"], row["serves"] or "-", f"{row['timeout']:g} s")
+        console.print(servers)
     console.print(f"default for answer/judge: {data['default'] or 'none present'}")
 
 

@@ -436,11 +436,15 @@ def load_llm(
     logits of every position, needed by `continuation_logprobs` / `perplexity`. An endpoint
     (`http://HOST:PORT/v1#MODEL`) gives a `models.server.ServerLLM` with the same interface; the
     file options (context, GPU layers, threads) are then the server's own."""
+    from .registry import server_spec
     from .server import ServerLLM, is_endpoint
 
     model = model or os.environ.get(LLM_ENV)
     if is_endpoint(model):
         return ServerLLM(str(model), seed=seed)  # type: ignore[return-value]
+    if (server := server_spec(model)) is not None:  # a registry entry of kind server
+        return ServerLLM(server.endpoint, seed=seed, timeout=server.timeout, retries=server.retries,  # type: ignore[return-value]
+                         serves=server.serves)
     path = resolve_model_path(model)
     return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
                     reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup, grammar_first=grammar_first)

@@ -135,24 +135,49 @@ class ModelSpec(_Record):
         return next((s for s in self.sources if isinstance(s, PackageSource)), None)
 
 
+class ServerSpec(_Record):
+    """A model behind an OpenAI-compatible endpoint, by name (`--model gpu-qwen`): where it is, which registry GGUF
+    it serves (its chat template and sha256 then come from that file here, when present), and how long to wait."""
+
+    kind: Literal["server"]
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    title: str = ""
+    endpoint: str = Field(pattern=r"^https?://[^/\s#]+")  # http://HOST:PORT/v1#MODEL, as --model takes it
+    serves: str | None = None  # a registry GGUF name, or None when the served model is not one
+    timeout: float = Field(default=300.0, gt=0)  # seconds per request
+    retries: int = Field(default=3, ge=0)
+    notes: str = ""
+
+
 class _RegistryFile(_Record):
     about: str = ""
-    models: list[ModelSpec] = Field(min_length=1)
+    # "packaged": this file adds to the packaged registry (its entries first) rather than replacing it, so a user
+    # registry of servers (`KALMA_MODEL_REGISTRY`) need not copy the packaged models' source records
+    extends: Literal["packaged"] | None = None
+    models: list[ModelSpec] = Field(default_factory=list)
+    servers: list[ServerSpec] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Registry:
     path: Path
     models: tuple[ModelSpec, ...]
+    servers: tuple[ServerSpec, ...] = ()
 
     def names(self) -> list[str]:
-        return [m.name for m in self.models]
+        return [m.name for m in self.models] + [s.name for s in self.servers]
 
     def find(self, name: str) -> ModelSpec | None:
         return next((m for m in self.models if m.name == name), None)
 
+    def find_server(self, name: str) -> ServerSpec | None:
+        return next((s for s in self.servers if s.name == name), None)
+
     def get(self, name: str) -> ModelSpec:
         spec = self.find(name)
+        if spec is None and (server := self.find_server(name)) is not None:
+            raise ModelError(f"{name} is a model server at {server.endpoint}, not a GGUF file: nothing to pull, "
+                             "locate or verify here")
         if spec is None:
             raise UnknownModelError(f"unknown model {name!r}; known models: {', '.join(self.names())}")
         return spec
@@ -161,21 +186,37 @@ class Registry:
         return (self.path.parent / relative).resolve()
 
 
-def load_registry(path: str | os.PathLike | None = None) -> Registry:
-    """The registry at `path`, else `$KALMA_MODEL_REGISTRY`, else the packaged one."""
-    where = Path(path or os.environ.get(REGISTRY_ENV) or PACKAGED_REGISTRY).expanduser().resolve()
+def _read_registry_file(where: Path) -> _RegistryFile:
     try:
         data = json.loads(where.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ModelError(f"cannot read the model registry {where}: {exc}") from exc
     try:
-        parsed = TypeAdapter(_RegistryFile).validate_python(data)
+        return TypeAdapter(_RegistryFile).validate_python(data)
     except ValueError as exc:
         raise ModelError(f"invalid model registry {where}: {exc}") from exc
-    names = [m.name for m in parsed.models]
-    if len(set(names)) != len(names):
-        raise ModelError(f"invalid model registry {where}: duplicate model names")
-    return Registry(where, tuple(parsed.models))
+
+
+def load_registry(path: str | os.PathLike | None = None) -> Registry:
+    """The registry at `path`, else `$KALMA_MODEL_REGISTRY`, else the packaged one. A file with
+    `"extends": "packaged"` adds its models and servers to the packaged registry's (which come first)."""
+    where = Path(path or os.environ.get(REGISTRY_ENV) or PACKAGED_REGISTRY).expanduser().resolve()
+    parsed = _read_registry_file(where)
+    models, servers = list(parsed.models), list(parsed.servers)
+    if parsed.extends == "packaged" and where != PACKAGED_REGISTRY.resolve():
+        base = _read_registry_file(PACKAGED_REGISTRY.resolve())
+        models, servers = list(base.models) + models, list(base.servers) + servers
+    if not models:
+        raise ModelError(f"invalid model registry {where}: no models (add `\"extends\": \"packaged\"` to add to the "
+                         "packaged ones)")
+    names = [m.name for m in models] + [s.name for s in servers]
+    if duplicate := sorted({n for n in names if names.count(n) > 1}):
+        raise ModelError(f"invalid model registry {where}: duplicate names {', '.join(duplicate)}")
+    for server in servers:
+        if server.serves is not None and server.serves not in {m.name for m in models}:
+            raise ModelError(f"invalid model registry {where}: server {server.name} serves {server.serves!r}, "
+                             "which is not a model of the registry")
+    return Registry(where, tuple(models), tuple(servers))
 
 
 # --- locations ---------------------------------------------------------------------------------
@@ -378,10 +419,14 @@ def choose_model(
     from kalma_graph.models.server import is_endpoint
 
     given = model or os.environ.get(LLM_ENV)
-    if is_endpoint(str(given or "")):
+    registry = registry or load_registry()
+    server = server_spec(given, registry)
+    if is_endpoint(str(given or "")) or server is not None:
         if sha256 is not None:
             raise HashMismatchError(f"{given} is a model server: it cannot be pinned by sha256")
-        return ModelChoice(str(given), str(given), "a model server" + (" (--model)" if model else f" (set by {LLM_ENV})"))
+        where = f" at {server.endpoint}" if server is not None else ""
+        return ModelChoice(str(given), str(given),
+                           f"a model server{where}" + (" (--model)" if model else f" (set by {LLM_ENV})"))
     choice = _choose_model(model, registry)
     if sha256 is not None:
         check_pinned(choice.path, sha256)
@@ -617,6 +662,13 @@ def _cached_state(spec: ModelSpec, path: Path | None) -> str:
     return "verified" if digest == spec.sha256 else "HASH MISMATCH"
 
 
+def server_spec(model: object, registry: Registry | None = None) -> ServerSpec | None:
+    """The registry server named `model`, if it is one (a name never shadows a file path)."""
+    if not isinstance(model, str) or _looks_like_path(model):
+        return None
+    return (registry or load_registry()).find_server(model)
+
+
 def list_models(registry: Registry | None = None) -> dict[str, Any]:
     registry = registry or load_registry()
     rows = []
@@ -637,7 +689,10 @@ def list_models(registry: Registry | None = None) -> dict[str, Any]:
             "path": str(path or model_location(spec) or ""),
             "state": _cached_state(spec, path),
         })
-    return {"registry": str(registry.path), "models_dir": str(models_dir()), "default": default, "models": rows}
+    servers = [{"name": s.name, "title": s.title, "endpoint": s.endpoint, "serves": s.serves, "timeout": s.timeout,
+                "retries": s.retries, "notes": s.notes} for s in registry.servers]
+    return {"registry": str(registry.path), "models_dir": str(models_dir()), "default": default, "models": rows,
+            "servers": servers}
 
 
 def path_of(name: str, registry: Registry | None = None) -> dict[str, Any]:

@@ -97,7 +97,7 @@ class ServerLLM:
     several in flight (`--concurrency`)."""
 
     def __init__(self, spec: str, *, seed: int = 0, timeout: float = 300.0, retries: int = 3,
-                 backoff: float = 0.5, connections: int = 8) -> None:
+                 backoff: float = 0.5, connections: int = 8, serves: str | None = None) -> None:
         import httpx
 
         self.endpoint = Endpoint.parse(spec)
@@ -117,7 +117,7 @@ class ServerLLM:
             self.n_ctx = int(self._props["default_generation_settings"]["n_ctx"])
         except (KeyError, TypeError, ValueError):
             self.n_ctx = sys.maxsize
-        self._local = self._local_file()
+        self._local = self._local_file(serves)
 
     # --- plumbing ------------------------------------------------------------------------------
     def _request(self, method: str, url: str, body: Mapping[str, Any] | None = None) -> dict:
@@ -198,11 +198,14 @@ class ServerLLM:
                        "a run that needs the citation grammar cannot use it")
 
     # --- metadata ------------------------------------------------------------------------------
-    def _local_file(self) -> Any:
-        """The GGUF the endpoint's model names when it is a file or registry model present here, else None."""
-        try:
-            from .registry import resolve
+    def _local_file(self, serves: str | None = None) -> Any:
+        """The GGUF served, when it is here: the registry model a server entry says it serves (which must be
+        present), else the file or registry model the endpoint's model name names, else None."""
+        from .registry import resolve
 
+        if serves is not None:
+            return resolve(serves)[0]
+        try:
             return resolve(self.model)[0]
         except Exception:  # noqa: BLE001 - a served model name that means nothing here
             return None

@@ -172,6 +172,40 @@ def test_the_chat_template_comes_from_the_gguf_the_server_names(server, local):
         unnamed.close()
 
 
+def test_a_registry_server_entry_is_a_model_by_name(server, local, tmp_path, monkeypatch):
+    """A user registry that extends the packaged one names the server; the GGUF it says it serves gives the chat
+    template and the header's sha256 (the served name alone means nothing here)."""
+    from click.testing import CliRunner
+
+    from kalma_graph.models.registry import choose_model
+    from kalma_graph.cli.main import cli
+
+    registry = tmp_path / "servers.json"
+    registry.write_text(json.dumps({"extends": "packaged", "servers": [
+        {"kind": "server", "name": "loopback-smollm", "endpoint": f"{server}#some-served-model",
+         "serves": "smollm2-135m", "timeout": 60, "retries": 1}]}), encoding="utf-8")
+    monkeypatch.setenv("KALMA_MODEL_REGISTRY", str(registry))
+    choice = choose_model("loopback-smollm")
+    assert choice.name == "loopback-smollm" and server in choice.why
+    remote = load_llm(choice.path)
+    try:
+        assert isinstance(remote, ServerLLM) and remote.timeout == 60 and remote.retries == 1
+        assert remote.header()["model_sha256"] == local_header_sha()
+        assert remote.chat_prompt(MESSAGES[1]) == local.chat_prompt(MESSAGES[1])
+        local.reset()
+        params = GenerationParams(max_tokens=16, temperature=0.0, seed=0)
+        assert remote.chat(MESSAGES[0], params).text == local.chat(MESSAGES[0], params).text
+    finally:
+        remote.close()
+    listed = CliRunner().invoke(cli, ["models", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    data = json.loads(listed.output)
+    assert [s["name"] for s in data["servers"]] == ["loopback-smollm"]
+    assert data["models"][0]["name"] == "qwen2.5-coder-1.5b-q4km"  # the packaged models stay, first
+    pulled = CliRunner().invoke(cli, ["models", "pull", "loopback-smollm"])
+    assert pulled.exit_code != 0 and "is a model server" in pulled.output
+
+
 def test_a_server_that_is_down_is_named():
     url = f"http://127.0.0.1:{free_port()}/v1"
     remote = ServerLLM(f"{url}#model", retries=1, backoff=0.01)
