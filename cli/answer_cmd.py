@@ -81,7 +81,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     from kalma_graph.models.llm import GenerationParams, LLMError, load_llm
     from kalma_graph.models.registry import choose_model
     from kalma_graph.models.ner import NERError, load_ner
-    from kalma_graph.pipeline.shards import Shard
+    from kalma_graph.shards import Shard
     from kalma_graph.pipeline.answer import (
         AnswerError,
         AnswerInterrupted,

@@ -62,6 +62,9 @@ def build() -> None:
 @click.option("--max-new", type=click.IntRange(min=0), default=None,
               help="Build at most N more entries in this run, then check (0: only re-check OUT and rewrite "
                    "its side files). The dataset's size stays --limit.")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Build only shard I of N of the plan's pairs (by a stable hash of the entry id; the reserve's "
+                   "too); `kalma-graph merge` keeps the first --limit kept entries in plan order (docs/scaling.md).")
 @click.option("--nli", "nli_model", default=None, metavar="MODEL",
               help="NLI model for the relevance check (path or hub id) [env KALMA_NLI_MODEL].")
 @click.option("--no-nli", is_flag=True, help="Skip the NLI relevance check.")
@@ -69,7 +72,7 @@ def build() -> None:
 @json_option
 def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, scorer_model, n_ctx,
                  n_gpu_layers,
-                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, nli_model, no_nli,
+                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, shard, nli_model, no_nli,
                  no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
 
@@ -86,8 +89,13 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
                           temperature=temperature, perplexity_scope=perplexity_scope, annotate=annotate,
                           max_candidates=max_candidates)
-    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config, max_new=max_new,
-                           reserve=reserve)
+    from kalma_graph.shards import Shard, ShardError
+
+    try:
+        options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config,
+                               max_new=max_new, reserve=reserve, shard=Shard.parse(shard) if shard else None)
+    except ShardError as exc:
+        fail(exc)
     try:
         # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
@@ -145,6 +153,8 @@ def _print_summary(summary: dict) -> None:
     table.add_column("value", justify="right")
     sizes = checks["set_sizes"]
     rows = [
+        *([("shard", f"{summary['shard']}: the entries of its pairs only; `kalma-graph merge` joins the shards")]
+          if summary.get("shard") else []),
         ("entries (built now / resumed)", f"{summary['entries']} ({summary['built_now']} / {summary['resumed']})"),
         ("pairs considered / disambiguation", f"{summary['pairs_considered']} / {summary['disambiguation']}"),
         ("entries per minute", f"{summary['entries_per_minute']}"),

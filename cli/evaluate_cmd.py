@@ -140,10 +140,14 @@ def progress_printer(enabled: bool):
               help="Also write the run into this graph store (embedded[:PATH] or bolt://…) [env KALMA_STORE].")
 @click.option("--run-id", default=None, help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Score only shard I of N of the answers (a stable hash of their id), filling OUT's NLI and judge "
+                   "caches; `kalma-graph merge --out DIR OUT1 OUT2 …` unites the shards' caches, and `evaluate --out "
+                   "DIR` then scores the whole file without asking the models again (docs/scaling.md).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @json_option
 @nli_options
-def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_json, nli_model, no_nli,
+def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progress, as_json, nli_model, no_nli,
              nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,
              geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed,
              alignment_method, verifier_nli):
@@ -153,9 +157,11 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
     OUT/plots/*.png; with --store, the run is written into the graph (browse it with the saved
     queries in cypher/browse/)."""
     from kalma_graph.evaluation.evaluate import evaluate_file
+    from kalma_graph.shards import Shard
 
     out = Path(out_dir)
     with evaluation_errors():
+        part = Shard.parse(shard) if shard else None
         options = build_options(matching, hypothesis_format, absent_set, threshold, alignment_first,
                                 nli_batch_size, geval_sample, seed, alignment_method)
         if alignment_method == "nli" and no_nli:
@@ -180,7 +186,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, progress, as_j
         try:
             results = evaluate_file(answers, out_dir=out, gold=gold, nli=nli, judge=judge_obj, options=options,
                                     store=store, run_id=run_id, plots=not no_plots,
-                                    progress=progress_printer(progress), verifier=verifier)
+                                    progress=progress_printer(progress), verifier=verifier, shard=part)
         finally:
             if store is not None:
                 store.close()

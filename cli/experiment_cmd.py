@@ -41,6 +41,10 @@ def pipeline_options(func):
         click.option("--temperature", type=float, default=0.0, show_default=True),
         click.option("--constrain", is_flag=True, help="Grammar-constrained citation format (passed to the pipeline)."),
         click.option("--limit", type=int, default=None, help="Only the first N questions."),
+        click.option("--shard", metavar="I/N", default=None,
+                     help="Answer only shard I of N of the questions (a stable hash of their id) in every setting; "
+                          "`kalma-graph merge --questions Q --out DIR OUT1 OUT2 …` joins the shards' directories and "
+                          "the same command with --out DIR scores the whole run (docs/scaling.md)."),
         click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
                      help="Experiment directory; re-running with the same one resumes."),
         click.option("--reuse-answers", is_flag=True, help="Evaluate OUT/<setting>/answers.jsonl as found; answer nothing."),
@@ -82,9 +86,12 @@ class _Context:
             ner = load_ner(kw["ner_model"])
             params = GenerationParams(max_tokens=kw["max_tokens"], temperature=kw["temperature"], seed=kw["seed"])
         self.components = Components(store=self.store, llm=llm, ner=ner)
+        from kalma_graph.shards import Shard
+
         self.settings = ExperimentSettings(out_dir=out, params=params, constrain=kw["constrain"], options=self.options,
                                            seed=kw["seed"], reuse_answers=kw["reuse_answers"],
-                                           write_store=kw["write_store"], plots=not kw["no_plots"])
+                                           write_store=kw["write_store"], plots=not kw["no_plots"],
+                                           shard=Shard.parse(kw["shard"]) if kw["shard"] else None)
 
     def close(self) -> None:
         for thing in (self.nli, self.judge, self.store):
@@ -300,7 +307,9 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
 
             result = paper(qs, _gold(gold), store=ctx.store, ner=ner, load_llm=loader, settings=ctx.settings,
                            rows_of=rows_of, nli=ctx.nli, judge=ctx.judge, placing_nli=placing,
-                           parts=[p.strip() for p in parts.split(",") if p.strip()], results_md=results_md,
+                           parts=[p.strip() for p in parts.split(",") if p.strip()],
+                           # a shard's figures are of its questions only: they never go beside the paper's rows
+                           results_md=None if kw["shard"] else results_md,
                            progress=_progress(True))
         finally:
             ctx.close()

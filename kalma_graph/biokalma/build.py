@@ -22,6 +22,7 @@ is cut off and that entry built again; a corrupt line inside OUT stops the build
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Any, Callable, Sequence
 from kalma_graph import __version__
 from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, read_jsonl
 from kalma_graph.prompts import load_prompt
+from kalma_graph.shards import ShardError
 from kalma_graph.store.base import GraphStore
 
 from .checks import check_dataset, time_breakdown
@@ -60,6 +62,7 @@ class BuildOptions:
     # rewrite its side files); the dataset's size N, and so eq. 1, do not depend on it
     reserve: int = 0  # pairs resolved beyond `limit` that stand in, in order, for entries dropped by the
     # question check (with `limit`, the build stops once `limit` entries are kept)
+    shard: Any = None  # a `kalma_graph.shards.Shard`: build only the plan's pairs (reserve included) it holds
 
 
 def side_paths(out: str | Path) -> dict[str, Path]:
@@ -74,6 +77,8 @@ def side_paths(out: str | Path) -> dict[str, Path]:
         # entries built and then dropped (their template question failed the gold check too): kept so that
         # a resumed build neither builds them again nor loses why they are missing
         "dropped": stem.with_name(stem.name + ".dropped.jsonl"),
+        # a sharded build's plan (entry ids in order, the limit): where `merge_builds` cuts the shards' entries
+        "plan": stem.with_name(stem.name + ".plan.json"),
     }
 
 
@@ -222,7 +227,14 @@ def build_biokalma(
         done_ids = {e["id"] for e in finished}
         dropped_ids = {e["id"] for e in dropped_log.records}
         target = plan.n if options.limit is None else min(options.limit, plan.n)
-        todo = [r for r in plan.resolutions if r.entry_id not in done_ids | dropped_ids]
+        mine = plan.resolutions
+        if options.shard is not None:
+            # a shard cannot know how many entries the others drop, so it builds all its pairs of the plan, the
+            # reserve's too; `kalma-graph merge` keeps the first `limit` kept entries in plan order
+            mine = [r for r in plan.resolutions if options.shard.holds(r.entry_id)]
+            target = len(mine)
+            write_plan(out, plan, options, settings)
+        todo = [r for r in mine if r.entry_id not in done_ids | dropped_ids]
         built = dropped_now = 0
         generation_seconds = 0.0
         if progress:
@@ -261,6 +273,7 @@ def build_biokalma(
         "checks_file": str(paths["checks"]),
         "store": store.uri,
         "entries": len(entries),
+        "shard": str(options.shard) if options.shard is not None else None,
         "built_now": built,
         "dropped_now": dropped_now,
         "resumed": len(done_ids),
@@ -279,6 +292,14 @@ def build_biokalma(
     summary["headline"] = headline(summary, entries, read_timings(paths["timings"], {e["id"] for e in entries}))
     atomic_write_json(paths["checks"], summary)
     return summary
+
+
+def write_plan(out: Path, plan: Plan, options: BuildOptions, settings: dict) -> None:
+    """`<out>.plan.json` of a sharded build: the plan's entry ids in order, the limit, and the settings' hash,
+    which `merge_builds` needs to cut the shards' entries where the unsharded build stops."""
+    digest = hashlib.sha256(json.dumps(_comparable(settings), sort_keys=True).encode("utf-8")).hexdigest()
+    atomic_write_json(side_paths(out)["plan"], {"order": [r.entry_id for r in plan.resolutions], "limit": options.limit,
+                                       "shard": str(options.shard), "settings_sha256": digest})
 
 
 def read_timings(path: Path, ids: set[str]) -> list[dict]:
@@ -336,3 +357,57 @@ def write_side_files(entries: Sequence[dict], paths: dict[str, Path]) -> None:
         }, ensure_ascii=False) + "\n")
     atomic_write_text(paths["gold"], "".join(gold))
     atomic_write_text(paths["questions"], "".join(questions))
+
+
+def merge_builds(shard_files: Sequence[str | Path], out: str | Path) -> dict:
+    """Join `build biokalma --shard I/N` outputs into the entries file the unsharded build writes: walking the
+    plan in order, each pair's entry is taken from the shard that built it, dropped entries are skipped (they go
+    to `<out>.dropped.jsonl`), and the walk stops at `limit` kept entries. Refuses shards of different plans. The
+    side files (gold, questions, checks) are then written by the build itself run on `out` (nothing is left to
+    build: it only checks)."""
+    plans = []
+    for path in shard_files:
+        where = side_paths(path)["plan"]
+        if not where.is_file():
+            raise ShardError(f"{path}: no {where.name} beside it: not the output of `build biokalma --shard`")
+        plans.append(json.loads(where.read_text(encoding="utf-8")))
+    first = plans[0]
+    for path, plan in zip(shard_files[1:], plans[1:]):
+        if (plan["order"], plan["limit"], plan["settings_sha256"]) != (first["order"], first["limit"], first["settings_sha256"]):
+            raise ShardError(f"{path} and {shard_files[0]} are shards of different builds (plan or settings differ)")
+    entries: dict[str, dict] = {}
+    dropped: dict[str, dict] = {}
+    timings: dict[str, dict] = {}
+    for path in shard_files:
+        sides = side_paths(path)
+        for record in read_jsonl(path).records:
+            entries[record["id"]] = record
+        if sides["dropped"].is_file():
+            dropped.update((r["id"], r) for r in read_jsonl(sides["dropped"]).records)
+        if sides["timings"].is_file():
+            timings.update((r["id"], r) for r in read_jsonl(sides["timings"], trim=False).records)
+    limit = first["limit"] if first["limit"] is not None else len(first["order"])
+    kept: list[dict] = []
+    skipped: list[dict] = []
+    waiting: list[str] = []
+    for entry_id in first["order"]:
+        if len(kept) >= limit:
+            break
+        if entry_id in entries:
+            kept.append(entries[entry_id])
+        elif entry_id in dropped:
+            skipped.append(dropped[entry_id])
+        else:
+            waiting.append(entry_id)
+            break  # the entries after it wait for it: it may be kept or dropped
+    complete = not waiting and (len(kept) >= limit or len(kept) + len(skipped) >= len(first["order"]))
+    out = Path(out)
+    sides = side_paths(out)
+    if complete:
+        atomic_write_text(out, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept))
+        atomic_write_text(sides["dropped"], "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in skipped))
+        atomic_write_text(sides["timings"], "".join(json.dumps(timings[e["id"]], ensure_ascii=True) + "\n"
+                                                    for e in kept + skipped if e["id"] in timings))
+    return {"out": str(out), "complete": complete, "entries": len(kept), "limit": limit, "dropped": len(skipped),
+            "waiting_for": waiting, "shards": [str(p) for p in shard_files],
+            "built_beyond_the_cut": len(set(entries) - {e["id"] for e in kept})}

@@ -38,7 +38,7 @@ import platform
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -250,11 +250,14 @@ def evaluate_records(
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     verifier: Any | None = None,
+    population: Sequence[str] | None = None,
 ) -> EvaluationResult:
     """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
     `kalma_graph.models.nli.NLIModel` (or anything with `entailment_prob(premises, hypotheses)` and
     `describe()`), `judge` a `kalma_graph.evaluation.geval.GEvalJudge`; either may be None. `verifier` is a
-    `kalma_graph.verification.Verifier` (default: one without a store) for `options.alignment == "verifier"`."""
+    `kalma_graph.verification.Verifier` (default: one without a store) for `options.alignment == "verifier"`.
+    `population`: the ids of the whole answers file when `records` are one shard of it (G-Eval's seeded sample is
+    drawn from the whole file, so that a shard judges what the unsharded run judges of its answers)."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     checked = [answer_record(r, f"record {i}") for i, r in enumerate(records)]
@@ -301,7 +304,7 @@ def evaluate_records(
     if judge is None:
         skipped["geval"] = "no judge model given (--judge)"
     else:
-        metrics["geval"] = timed("geval", lambda: geval_part(answers, judge, options, progress))
+        metrics["geval"] = timed("geval", lambda: geval_part(answers, judge, options, progress, population))
 
     metrics["answer_descriptives"] = descriptives_part(answers)
     notes += parse_notes(answers)
@@ -429,14 +432,16 @@ def na_notes(eligible: int, answers: int, options: EvaluateOptions) -> list[str]
 
 
 def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOptions,
-               progress: Progress | None = None) -> dict:
-    """G-Eval on all answers or a seeded sample, judging the answer without its citation marks."""
+               progress: Progress | None = None, population: Sequence[str] | None = None) -> dict:
+    """G-Eval on all answers or a seeded sample (drawn from `population`, default the answers' ids), judging the
+    answer without its citation marks."""
     from kalma_graph.evaluation.geval import GEvalInput, geval, sample_ids
 
-    chosen = set(sample_ids([a.id for a in answers], options.geval_sample, options.seed))
+    ids = list(population) if population is not None else [a.id for a in answers]
+    chosen = set(sample_ids(ids, options.geval_sample, options.seed))
     items = [GEvalInput(a.id, a.question, clean_answer(a.parsed), knowledge_text(a.shown, a.subject_names))
              for a in answers if a.id in chosen]
-    return geval(items, judge, answers_total=len(answers), sample=geval_sample_choice(options, len(answers)),
+    return geval(items, judge, answers_total=len(answers), sample=geval_sample_choice(options, len(ids)),
                  progress=(lambda d, t: progress("geval", d, t)) if progress else None)
 
 
@@ -604,14 +609,28 @@ def evaluate_file(
     progress: Progress | None = None,
     reuse: bool = False,
     verifier: Any | None = None,
+    shard: Any | None = None,
 ) -> EvaluationResult:
     """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
     answers_scored.jsonl, summary.md, plots) and, when a store is given, write the run into the graph.
     Returns the result (with `run_id` and `files`). With `reuse` (and no store), a report already in
-    `out_dir` that scored these very inputs is read back instead (`reusable_result`)."""
+    `out_dir` that scored these very inputs is read back instead (`reusable_result`).
+
+    `shard` (a `pipeline.shards.Shard`): score only the answers it holds, filling `out_dir`'s model caches with
+    what the unsharded run asks of them; `kalma-graph merge` unites the shards' caches, and the unsharded
+    evaluation on the merged directory then asks the models nothing the shards asked (docs/scaling.md)."""
     from kalma_graph.reporting import write_report
 
     file = read_answers(answers)
+    population = None
+    if shard is not None:
+        if store is not None:
+            raise ValueError("--shard scores part of the answers: write the run into the store (--store) from the "
+                             "evaluation of the merged directory, not from a shard")
+        if options.alignment_first_n is not None:
+            raise ValueError("--alignment-first counts answers from the file's start: not with --shard")
+        population = [r.id for r in file.records]
+        file = replace(file, records=shard.select(file.records))
     gold_info: GoldSource | None = None
     if isinstance(gold, (str, os.PathLike)):
         gold_path = Path(gold)
@@ -636,7 +655,12 @@ def evaluate_file(
 
         verifier = Verifier(store)  # the store's aliases and statements widen what a claim can rest on
     results = evaluate_records(file.records, gold=gold_sets, nli=nli, judge=judge, options=options,
-                               subject_names=names, progress=progress, verifier=verifier)
+                               subject_names=names, progress=progress, verifier=verifier, population=population)
+    if shard is not None:
+        results.header = results.header.model_copy(update={"choices": {**results.header.choices,
+                                                                         "evaluation.shard": str(shard)}})
+        results.notes.append(f"shard {shard}: the {len(file.records)} of {len(population or [])} answers whose id "
+                             "hashes to it; `kalma-graph merge` joins the shards' caches for the whole evaluation")
     results.header = results.header.model_copy(update={
         "evaluated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "answers": AnswersSource(

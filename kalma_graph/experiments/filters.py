@@ -106,8 +106,10 @@ class RemovalFilter:
                          "removed_gold": len(chosen), "removed_triples": len(removed)}
         return shown, removed
 
-    def summary(self) -> dict:
-        rows = list(self.log.values())
+    def summary(self, records: Sequence[Mapping[str, Any]] | None = None) -> dict:
+        """What was withheld: from this run's calls, or, given the answers file's records, from what each record
+        says it withheld — whole even when the run answered none of them itself (resumed, or merged shards)."""
+        rows = list(self.log.values()) if records is None else [self._logged(r) for r in records]
         return {
             "n_remove": self.n_remove,
             "questions": len(rows),
@@ -116,6 +118,15 @@ class RemovalFilter:
             "gold_removed": sum(r["removed_gold"] for r in rows),
             "order": "gold set order" if self.seed is None else f"shuffled per question (seed {self.seed})",
         }
+
+
+    def _logged(self, record: Mapping[str, Any]) -> dict:
+        qid = str(record["id"])
+        if qid not in self.gold:
+            return {"gold": None, "removed_gold": 0}
+        gold_keys = {self.key(g) for g in self.order(qid)}
+        withheld = {self.key(_parts(t)) for t in record.get("removed") or []}
+        return {"gold": len(self.gold[qid]), "removed_gold": len(withheld & gold_keys)}
 
 
 def choose_replaced(question_ids: Sequence[str], share: float, seed: int = 0) -> set[str]:
@@ -193,7 +204,9 @@ class IrrelevantGraphFilter:
         as_dicts = bool(triples) and isinstance(triples[0], Mapping)
         return ([asdict(t) for t in shown] if as_dicts else shown), triples
 
-    def summary(self) -> dict:
-        rows = list(self.log.values())
+    def summary(self, records: Sequence[Mapping[str, Any]] | None = None) -> dict:
+        """What was withheld: from this run's calls, or, given the answers file's records, from what each record
+        says it withheld — whole even when the run answered none of them itself (resumed, or merged shards)."""
+        rows = list(self.log.values()) if records is None else [self._logged(r) for r in records]
         return {"questions": len(rows), "replaced": sum(1 for r in rows if r["replaced"]), "seed": self.seed,
                 "pool": len(self.pool)}

@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
 from kalma_graph.evaluation_result import EvaluationResult
+from kalma_graph.files import read_jsonl
 from kalma_graph.experiments.filters import (
     IrrelevantGraphFilter,
     KnowledgeFilter,
@@ -70,6 +71,9 @@ class ExperimentSettings:
     # The paper's retrieval (NER + strict type filter) for reproduction tables; the answer command's
     # default is the graph-aware policy (kalma_graph.retrieval.linking.DEFAULT_TYPE_POLICY).
     type_policy: str = "strict"
+    # a `pipeline.shards.Shard`: answer only its questions in every setting (the knowledge filters still draw over
+    # all questions, so a question is shown what the unsharded run shows it); its reports are of those answers
+    shard: Any = None
 
 
 def default_answer_fn() -> AnswerFn:
@@ -98,6 +102,8 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
         # answers on disk) of a plain run with the same model, prompt and parameters.
         knowledge_filter = None
     fn = answer_fn or default_answer_fn()
+    if settings.shard is not None:
+        questions = settings.shard.select(questions, id_of=question_key)
     path.parent.mkdir(parents=True, exist_ok=True)
     fn(components.store, components.llm, components.ner, list(questions), variant=variant or settings.variant,
        params=settings.params, constrain=settings.constrain, knowledge_filter=knowledge_filter, out_path=path,
@@ -157,6 +163,7 @@ def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
         "answer_variant": settings.variant,
         "constrain": settings.constrain,
         "answers_reused": settings.reuse_answers,
+        "shard": str(settings.shard) if settings.shard is not None else None,
         "choices": header.choices if header else None,
         "answer_models": header.answer_models if header else None,
         "nli": nli.get("name_or_path"),
@@ -182,12 +189,18 @@ def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: 
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)
         first = first or results
         removal = None if settings.reuse_answers else (
-            _nothing_removed(questions, gold) if flt.withholds_nothing else flt.summary())
+            _nothing_removed(questions, gold) if flt.withholds_nothing else flt.summary(_records_of(path, questions)))
         rows.append(setting_row(n, results, removal=removal))
     header = _header("conscious", questions, settings, gold, first, rounds=list(rounds),
                      removal_order="gold set order" if removal_seed is None else f"shuffled (seed {removal_seed})")
     files = write_experiment_report("conscious", rows, settings.out_dir, header=header, plots=settings.plots)
     return {"kind": "conscious", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
+
+
+def _records_of(path: Path, questions: Sequence[Any]) -> list[dict]:
+    """The answers file's records of these questions (a file may hold more, answered with a larger --limit)."""
+    wanted = {question_key(q) for q in questions}
+    return [r for r in read_jsonl(path).records if str(r.get("id")) in wanted]
 
 
 def _nothing_removed(questions: Sequence[Any], gold: Mapping[str, Any]) -> dict:

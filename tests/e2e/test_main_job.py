@@ -112,3 +112,41 @@ def test_retrieval_ablation_shows_the_stand_in_graph(store, tmp_path):
     assert r["shown"] and not shown_subjects & retrieved_subjects
     assert r["removed"] == r["retrieved"]
     assert "shown" not in kept[0] or kept[0]["shown"] == kept[0]["retrieved"]
+
+
+def test_an_experiment_in_shards_merged_is_the_unsharded_experiment(store, tmp_path):
+    """Issue 34: `experiment conscious --shard I/N` per machine, `kalma-graph merge` of their directories, and the
+    experiment run on the merged directory: it answers nothing (every answer is a shard's) and reports the rows of
+    the unsharded experiment; each setting's answers file is the unsharded one, timings aside."""
+    from kalma_graph.shards import shard_number
+
+    if not NLI.is_dir():
+        pytest.skip(f"offline NLI model not found at {NLI}")
+    questions = Path(f"{BUILT}.questions.jsonl")
+    ids = [json.loads(line)["id"] for line in questions.read_text(encoding="utf-8").splitlines()[:3]]
+    count = next(n for n in range(2, 9) if len({shard_number(i, n) for i in ids}) > 1)
+    common = ["experiment", "conscious", "--questions", str(questions), "--gold", f"{BUILT}.gold.jsonl", "--variant",
+              "specific", "--rounds", "0,1", "--limit", "3", "--max-tokens", "48", "--store", store, "--nli", str(NLI),
+              "--no-plots", "--json"]
+    whole = json.loads(kg(*common, "--out", str(tmp_path / "whole")).stdout)
+    parts = [tmp_path / f"part{i}" for i in range(1, count + 1)]
+    for i, part in enumerate(parts, 1):
+        shard = json.loads(kg(*common, "--out", str(part), "--shard", f"{i}/{count}").stdout)
+        assert shard["header"]["shard"] == f"{i}/{count}"
+        assert sum(r["answers"] for r in shard["rows"][:1]) == sum(1 for x in ids if shard_number(x, count) == i)
+    merged = json.loads(kg("merge", "--questions", str(questions), "--limit", "3", "--out", str(tmp_path / "merged"),
+                           *map(str, parts), "--json").stdout)
+    assert merged["missing"] == 0 and {a["answers"] for a in merged["answers"]} == {"removed_0/answers.jsonl",
+                                                                                   "removed_1/answers.jsonl"}
+    final = json.loads(kg(*common, "--out", str(tmp_path / "merged")).stdout)
+
+    def rows(result):
+        return [{k: v for k, v in r.items() if k not in ("run_id", "out_dir")} for r in result["rows"]]
+
+    def answers(root, setting):
+        lines = (root / setting / "answers.jsonl").read_text(encoding="utf-8").splitlines()
+        return [{k: v for k, v in json.loads(x).items() if k != "timings"} for x in lines]
+
+    assert rows(final) == rows(whole) and final["header"]["shard"] is None
+    for setting in ("removed_0", "removed_1"):
+        assert answers(tmp_path / "merged", setting) == answers(tmp_path / "whole", setting)

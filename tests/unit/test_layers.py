@@ -11,12 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "kalma_graph"
 
-BASE = {"text", "files", "records", "evaluation_result"}
+BASE = {"text", "files", "records", "evaluation_result", "shards"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
+    "shards": {"files"},  # --shard I/N and merging what shards wrote (answers files, directories of caches)
     "records": set(),  # the typed records that cross package boundaries (pydantic only)
     "evaluation_result": set(),  # the typed evaluation result, results.json (pydantic only)
     "prompts": set(),
