@@ -62,6 +62,9 @@ def build() -> None:
 @click.option("--max-new", type=click.IntRange(min=0), default=None,
               help="Build at most N more entries in this run, then check (0: only re-check OUT and rewrite "
                    "its side files). The dataset's size stays --limit.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Entries in flight at once, for a model server writing them (--model http://…); written in plan "
+                   "order, so the file is the sequential build's.")
 @click.option("--shard", metavar="I/N", default=None,
               help="Build only shard I of N of the plan's pairs (by a stable hash of the entry id; the reserve's "
                    "too); `kalma-graph merge` keeps the first --limit kept entries in plan order (docs/scaling.md).")
@@ -72,7 +75,8 @@ def build() -> None:
 @json_option
 def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, scorer_model, n_ctx,
                  n_gpu_layers,
-                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, shard, nli_model, no_nli,
+                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, concurrency, shard, nli_model,
+                 no_nli,
                  no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
 
@@ -93,7 +97,8 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
 
     try:
         options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config,
-                               max_new=max_new, reserve=reserve, shard=Shard.parse(shard) if shard else None)
+                               max_new=max_new, reserve=reserve, concurrency=concurrency,
+                               shard=Shard.parse(shard) if shard else None)
     except ShardError as exc:
         fail(exc)
     try:

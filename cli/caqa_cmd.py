@@ -102,10 +102,12 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.option("--device", default=None, help="auto | cpu | cuda[:N] for the NLI / fine-tuned models [env KALMA_DEVICE].")
 @click.option("--batch-size", default=16, show_default=True)
 @click.option("--seed", default=0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="LLM judges: samples judged at once (for a model server, --llm http://…).")
 @click.option("--no-progress", is_flag=True)
 @json_option
 def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_ctx, n_gpu_layers, constrained, short_prompt, split,
-              limit, factscore_limit, device, batch_size, seed, no_progress, as_json):
+              limit, factscore_limit, device, batch_size, seed, concurrency, no_progress, as_json):
     """Run attribution evaluators on built samples; write report.md (Table 5 layout), report.json,
     confusion matrices and FActScore on partially supportive samples."""
     from kalma_graph.caqa.bench import load_samples, run_bench
@@ -132,7 +134,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
     if "llm-few-shot" in evaluators:
         demos = demos_from(load_samples(samples, split="train"), seed=seed) or None
     built = [make_evaluator(e, nli=nli, llm=llm, demos=demos, short_prompt=short_prompt, seed=seed, device=device,
-                            constrained=constrained) for e in evaluators]
+                            constrained=constrained, concurrency=concurrency) for e in evaluators]
     header = {"samples_file": str(samples), "split": split, "subset": limit, "seed": seed,
               "constrained": constrained, "short_prompt": short_prompt}
     bar = _bar("caqa bench", no_progress or as_json or not sys.stderr.isatty())

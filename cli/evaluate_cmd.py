@@ -65,6 +65,8 @@ def nli_options(func):
         click.option("--judge-ctx", type=int, default=4096, show_default=True, help="Judge context window."),
         click.option("--judge-gpu-layers", type=int, default=None, help="Judge layers on the GPU (default: all when built with one)."),
         click.option("--judge-threads", type=int, default=None, help="CPU threads for the judge (default: llama.cpp's)."),
+        click.option("--judge-concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="G-Eval judgements in flight (for a model server, --judge http://…)."),
         click.option("--geval-aspects", default=",".join(ASPECTS), show_default=True),
         click.option("--geval-sample", type=int, default=None, help="Judge a seeded sample of N answers (the paper: 100)."),
         click.option("--geval-min-mass", type=float, default=DEFAULT_MIN_MASS, show_default=True,
@@ -93,7 +95,8 @@ def build_options(matching, hypothesis_format, absent_set, threshold, alignment_
 
 
 def load_models(out: Path, *, nli_model, no_nli, nli_batch_size, nli_cache, device, judge, judge_ctx,
-                judge_gpu_layers, geval_aspects, geval_min_mass, seed, judge_threads=None) -> tuple[Any, Any]:
+                judge_gpu_layers, geval_aspects, geval_min_mass, seed, judge_threads=None,
+                judge_concurrency=1) -> tuple[Any, Any]:
     nli = judge_obj = None
     if not no_nli:
         from kalma_graph.models.nli import load_nli
@@ -107,7 +110,8 @@ def load_models(out: Path, *, nli_model, no_nli, nli_batch_size, nli_cache, devi
 
         llm = load_llm(judge, n_ctx=judge_ctx, n_gpu_layers=judge_gpu_layers, n_threads=judge_threads, seed=seed)
         aspects = [a.strip() for a in geval_aspects.split(",") if a.strip()]
-        judge_obj = GEvalJudge(llm, aspects=aspects, cache=out / "cache" / "geval.sqlite", min_mass=geval_min_mass)
+        judge_obj = GEvalJudge(llm, aspects=aspects, cache=out / "cache" / "geval.sqlite", min_mass=geval_min_mass,
+                               concurrency=judge_concurrency)
         header = llm.header()
         err_console.print(f"G-Eval judge: {escape(header['model_file'])} on {header['device']} "
                           f"({header['n_gpu_layers']} GPU layers)")
@@ -148,7 +152,8 @@ def progress_printer(enabled: bool):
 @json_option
 @nli_options
 def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progress, as_json, nli_model, no_nli,
-             nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, geval_aspects,
+             nli_batch_size, nli_cache, device, judge, judge_ctx, judge_gpu_layers, judge_threads, judge_concurrency,
+             geval_aspects,
              geval_sample, geval_min_mass, matching, hypothesis_format, absent_set, threshold, alignment_first, seed,
              alignment_method, verifier_nli):
     """Score an answers file: citation quality, text–citation alignment (the verifier; or NLI), [NA] quality, G-Eval.
@@ -169,7 +174,8 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progres
         nli, judge_obj = load_models(out, nli_model=nli_model, no_nli=no_nli, nli_batch_size=nli_batch_size,
                                      nli_cache=nli_cache, device=device, judge=judge, judge_ctx=judge_ctx,
                                      judge_gpu_layers=judge_gpu_layers, geval_aspects=geval_aspects,
-                                     geval_min_mass=geval_min_mass, seed=seed, judge_threads=judge_threads)
+                                     geval_min_mass=geval_min_mass, seed=seed, judge_threads=judge_threads,
+                                     judge_concurrency=judge_concurrency)
         store = None
         if store_uri:
             from kalma_graph.store import open_store

@@ -72,7 +72,8 @@ class _Context:
             out, nli_model=kw["nli_model"], no_nli=kw["no_nli"], nli_batch_size=kw["nli_batch_size"],
             nli_cache=kw["nli_cache"], device=kw["device"], judge=kw["judge"], judge_ctx=kw["judge_ctx"],
             judge_gpu_layers=kw["judge_gpu_layers"], geval_aspects=kw["geval_aspects"],
-            geval_min_mass=kw["geval_min_mass"], seed=kw["seed"], judge_threads=kw["judge_threads"])
+            geval_min_mass=kw["geval_min_mass"], seed=kw["seed"], judge_threads=kw["judge_threads"],
+            judge_concurrency=kw["judge_concurrency"])
         self.store = None
         if needs_store or kw["write_store"] or not kw["reuse_answers"]:
             from kalma_graph.store import open_store

@@ -68,12 +68,14 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
               help="Answers per batch (intent classification runs per batch).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N records.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="--judge llm: an answer's sentences judged at once (for a model server, --model http://…).")
 @click.option("--fresh", is_flag=True, help="Delete the previous results in --out and start over.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
 def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embedder, ner, device, evidence,
           question_entities, nli_threshold, nli_premise, k_weights, attr_penalty, intent_weights, batch_size, limit,
-          fresh, no_progress, as_json):
+          concurrency, fresh, no_progress, as_json):
     """SCK answer scores: S (structure), C (content), K (knowledge: VE, ER, KG-AttrScore), with evidence.
 
     Writes header.json, answers.{jsonl,csv}, sentences.{jsonl,csv} and summary.{json,md} to --out.
@@ -101,7 +103,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
         err_console.print("[dim]loading models…[/]")
         scorer = build_scorer(store, judge=judge, intent=intent, nli=nli_path, model=model_path, embedder=embedder,
                               ner=ner, device=device, nli_threshold=nli_threshold, nli_premise=nli_premise,
-                              options=options)
+                              options=options, concurrency=concurrency)
         with progress:
             summary = score_file(scorer, in_path, out_dir, fresh=fresh, limit=limit, batch_size=batch_size,
                                  progress=hook)

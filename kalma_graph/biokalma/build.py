@@ -25,12 +25,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kalma_graph import __version__
 from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, read_jsonl
+from kalma_graph.models.calls import in_order
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
 from kalma_graph.store.base import GraphStore
@@ -62,6 +64,7 @@ class BuildOptions:
     # rewrite its side files); the dataset's size N, and so eq. 1, do not depend on it
     reserve: int = 0  # pairs resolved beyond `limit` that stand in, in order, for entries dropped by the
     # question check (with `limit`, the build stops once `limit` entries are kept)
+    concurrency: int = 1  # entries in flight (`models.calls.in_order`; for a model server writing them)
     shard: Any = None  # a `kalma_graph.shards.Shard`: build only the plan's pairs (reserve included) it holds
 
 
@@ -239,14 +242,24 @@ def build_biokalma(
         generation_seconds = 0.0
         if progress:
             progress(len(done_ids), target, "")
-        with JsonlAppender(paths["timings"], ensure_ascii=True) as timing:
-            for resolution in todo:
-                if len(done_ids) + built >= target or (options.max_new is not None and built + dropped_now >= options.max_new):
-                    break
-                t0 = time.perf_counter()
-                entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n,
-                                     options.evolve, scorer_llm=scorer_llm)
-                generation_seconds += time.perf_counter() - t0
+
+        def evolve(resolution: Resolution) -> tuple[dict, float]:
+            t0 = time.perf_counter()
+            entry = evolve_entry(llm, resolution, plan.pools[resolution.entry_id], plan.counts, plan.n,
+                                 options.evolve, scorer_llm=scorer_llm)
+            return entry, time.perf_counter() - t0
+
+        def enough() -> bool:
+            return len(done_ids) + built >= target or (options.max_new is not None
+                                                       and built + dropped_now >= options.max_new)
+
+        # `options.concurrency` entries in flight (a model server writes them in parallel); they are written in
+        # plan order and the walk stops where the sequential build stops (entries running past it are not kept)
+        calls = in_order(evolve, iter(todo) if not enough() else iter(()), options.concurrency)
+        with JsonlAppender(paths["timings"], ensure_ascii=True) as timing, closing(calls):
+            for resolution, result in calls:
+                entry, seconds = result()
+                generation_seconds += seconds
                 phases = entry.pop("timings", {})
                 entry["provenance"] = settings
                 if entry.get("dropped"):
@@ -255,9 +268,11 @@ def build_biokalma(
                 else:
                     handle.append(entry)
                     built += 1
-                timing.append({"id": entry["id"], "seconds": round(time.perf_counter() - t0, 2), **phases})
+                timing.append({"id": entry["id"], "seconds": round(seconds, 2), **phases})
                 if progress:
                     progress(len(done_ids) + built, target, resolution.entry_id)
+                if enough():
+                    break
 
     dropped = read_entries(paths["dropped"]) if paths["dropped"].is_file() else []
     entries = read_entries(out)

@@ -195,6 +195,7 @@ class GEvalJudge:
         aspects: Sequence[str] = ASPECTS,
         cache: GEvalCache | str | os.PathLike[str] | None = None,
         min_mass: float = DEFAULT_MIN_MASS,
+        concurrency: int = 1,
     ) -> None:
         from kalma_graph.prompts import load_prompt
 
@@ -203,6 +204,7 @@ class GEvalJudge:
             raise ValueError(f"unknown G-Eval aspects {unknown or list(aspects)}; expected some of {ASPECTS}")
         weighted_score({t: 0.0 for t in SCORE_TOKENS}, min_mass=min_mass)  # validates min_mass
         self.llm = llm
+        self.concurrency = concurrency  # judgements in flight (a model server; `models.calls.in_order`)
         self.aspects = tuple(aspects)
         self.min_mass = min_mass
         self.prompts = {aspect: load_prompt(f"geval/{aspect}") for aspect in self.aspects}
@@ -273,13 +275,14 @@ def sample_ids(ids: Sequence[str], n: int | None, seed: int = 0) -> list[str]:
 def geval(items: Sequence[GEvalInput], judge: GEvalJudge, *, progress: Progress | None = None,
           answers_total: int | None = None, sample: str = "all") -> dict:
     """Score every item on every aspect of the judge; the metric result (see the module card)."""
+    from kalma_graph.models.calls import in_order
+
     scores: list[GEvalScore] = []
-    total = len(items) * len(judge.aspects)
-    for item in items:
-        for aspect in judge.aspects:
-            scores.append(judge.score(item, aspect))
-            if progress:
-                progress(len(scores), total)
+    pairs = [(item, aspect) for item in items for aspect in judge.aspects]
+    for _, result in in_order(lambda pair: judge.score(*pair), pairs, getattr(judge, "concurrency", 1)):
+        scores.append(result())
+        if progress:
+            progress(len(scores), len(pairs))
     return summarise(scores, items, judge.aspects, choices=_choices(judge, sample),
                      answers_total=answers_total if answers_total is not None else len(items))
 

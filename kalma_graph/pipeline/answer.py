@@ -24,16 +24,15 @@ import json
 import os
 import platform
 import time
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
+from kalma_graph.models.calls import in_order
 from kalma_graph.models.llm import Completion, GenerationParams, LLMError
 from kalma_graph.pipeline.grounded import grounded_generate
 from kalma_graph.pipeline.cite import (
@@ -441,34 +440,30 @@ def answer_questions(
         if progress:
             progress(handled, len(todo), {"id": question.id, "failed": False})
 
-    pool = ThreadPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
-    in_flight: deque[tuple[Question, Any]] = deque()
-    try:
+    def prepared() -> Iterator[tuple[Question, Any]]:
+        # Retrieval stays in this thread (store and NER are not shared): `in_order` draws the next question only
+        # when a model-call slot frees up, and gives the answers back in question order (the sequential file).
         for question in todo:
-            if pool is None:
-                settle(question, lambda q=question: answer_one(store, llm, ner, q, run, knowledge_filter))
-                continue
-            # Retrieval stays in this thread (store and NER are not shared); up to `concurrency` model calls
-            # are in flight, and answers are written in question order, so the file is the sequential run's.
             try:
-                item = retrieve_one(store, ner, question, run, knowledge_filter)
+                yield question, retrieve_one(store, ner, question, run, knowledge_filter)
             except StoreError:
                 raise
             except (LLMError, ValueError, RuntimeError) as exc:
-                in_flight.append((question, _failed(exc)))
-            else:
-                in_flight.append((question, pool.submit(generate_one, llm, item, run, knowledge_filter)))
-            while len(in_flight) >= concurrency or (in_flight and in_flight[0][1].done()):
-                first, future = in_flight.popleft()
-                settle(first, future.result)
-        while in_flight:
-            first, future = in_flight.popleft()
-            settle(first, future.result)
+                yield question, exc
+
+    def generate(pair: tuple[Question, Any]) -> AnswerRecord:
+        if isinstance(pair[1], BaseException):
+            raise pair[1]
+        return generate_one(llm, pair[1], run, knowledge_filter)
+
+    calls = in_order(generate, prepared(), concurrency)
+    try:
+        for (question, _), result in calls:
+            settle(question, result)
     except KeyboardInterrupt:
         interrupted = True  # answers in flight are not written: a re-run answers them
     finally:
-        if pool is not None:
-            pool.shutdown(wait=not interrupted, cancel_futures=True)
+        calls.close()
         if writer is not None:
             writer.close()
     elapsed = time.perf_counter() - started
@@ -486,13 +481,6 @@ def answer_questions(
     if interrupted:
         raise AnswerInterrupted(summary)
     return summary
-
-
-def _failed(exc: BaseException) -> Future:
-    """A finished future holding `exc` (a question whose retrieval failed keeps its place in the order)."""
-    future: Future = Future()
-    future.set_exception(exc)
-    return future
 
 
 def _grammar_mode(constrain: bool | str) -> str | None:

@@ -388,11 +388,12 @@ class LLMAttributionJudge:
     name = "llm"
 
     def __init__(self, llm: Any, *, prompt: str = "sck/kg_attr", max_triplets: int = 40, max_tokens: int = 256,
-                 constrained: bool = True, seed: int = 0) -> None:
+                 constrained: bool = True, seed: int = 0, concurrency: int = 1) -> None:
         from kalma_graph.models.llm import GenerationParams
         from kalma_graph.prompts import load_prompt
 
         self.llm = llm
+        self.concurrency = concurrency  # chat calls in flight (a model server; `models.calls.in_order`)
         self.prompt = load_prompt(prompt)
         self.max_triplets = max_triplets
         self.params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=seed)
@@ -430,23 +431,24 @@ class LLMAttributionJudge:
         return [{"role": "system", "content": self.prompt["system"]}, {"role": "user", "content": user}]
 
     def judge(self, question: str, items: Sequence[tuple[str, SentenceEvidence]]) -> list[Judgement]:
-        out = []
-        for sentence, evidence in items:
-            triplets = self.triplets_for(evidence, sentence)
-            if not triplets:
-                out.append(Judgement(EXTRAPOLATORY, NO_TRIPLETS, (), {"n_triplets": 0}))
-                continue
-            completion = self.llm.chat(self.messages(question, sentence, evidence), self.params,
-                                       grammar=self.grammar(len(triplets)))
-            label, rationale, numbers, reason = parse_attr_output(completion.text, len(triplets))
-            details = {"n_triplets": len(triplets), "truncated": completion.truncated,
-                       "completion_tokens": completion.completion_tokens}
-            if label is None:
-                if completion.truncated:
-                    reason = f"{reason} (output truncated at max_tokens={self.params.max_tokens})"
-                out.append(Judgement(None, "", (), details, raw=completion.text, missing_reason=reason))
-                continue
-            relevant = tuple(triplets[k - 1] for k in numbers)
-            out.append(Judgement(label, rationale or f"{LABEL_NAMES[label]} (no rationale given)", relevant,
-                                 details, raw=completion.text))
-        return out
+        from kalma_graph.models.calls import in_order
+
+        return [result() for _, result in
+                in_order(lambda item: self.judge_one(question, *item), items, self.concurrency)]
+
+    def judge_one(self, question: str, sentence: str, evidence: SentenceEvidence) -> Judgement:
+        triplets = self.triplets_for(evidence, sentence)
+        if not triplets:
+            return Judgement(EXTRAPOLATORY, NO_TRIPLETS, (), {"n_triplets": 0})
+        completion = self.llm.chat(self.messages(question, sentence, evidence), self.params,
+                                   grammar=self.grammar(len(triplets)))
+        label, rationale, numbers, reason = parse_attr_output(completion.text, len(triplets))
+        details = {"n_triplets": len(triplets), "truncated": completion.truncated,
+                   "completion_tokens": completion.completion_tokens}
+        if label is None:
+            if completion.truncated:
+                reason = f"{reason} (output truncated at max_tokens={self.params.max_tokens})"
+            return Judgement(None, "", (), details, raw=completion.text, missing_reason=reason)
+        relevant = tuple(triplets[k - 1] for k in numbers)
+        return Judgement(label, rationale or f"{LABEL_NAMES[label]} (no rationale given)", relevant, details,
+                         raw=completion.text)

@@ -136,8 +136,10 @@ def build_scorer(
     nli_cache: Any = "default",
     llm_n_ctx: int = 4096,
     max_triplets: int = 40,
+    concurrency: int = 1,
 ) -> SCKScorer:
-    """Load the models the options ask for (each once) and build an `SCKScorer`."""
+    """Load the models the options ask for (each once) and build an `SCKScorer`. `concurrency`: the LLM judge's
+    calls in flight (a model server)."""
     from kalma_graph.models.embeddings import load_embedder
     from kalma_graph.models.ner import load_ner
     from kalma_graph.sck.entities import GraphLinker
@@ -160,7 +162,7 @@ def build_scorer(
         llm = load_llm(model, n_ctx=llm_n_ctx)
     the_judge = (NLIAttributionJudge(nli_model, threshold=nli_threshold, premise=nli_premise) if judge == "nli"
                  else VerifierAttributionJudge() if judge == "verifier"
-                 else LLMAttributionJudge(llm, max_triplets=max_triplets))
+                 else LLMAttributionJudge(llm, max_triplets=max_triplets, concurrency=concurrency))
     classifier = {"nli": lambda: NLIIntentClassifier(nli_model), "llm": lambda: LLMIntentClassifier(llm),
                   "rules": RuleIntentClassifier}[intent]()
     ner_model = load_ner(ner)

@@ -331,8 +331,9 @@ def test_two_shards_merged_are_the_unsharded_run(server, tmp_path, tmp_path_fact
 
 
 def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_path):
-    """`build biokalma --model URL --scorer-model GGUF`: eq. 1 scored in-process, sentences and questions written
-    by the server: the same entries as an in-process build (greedy); a server without a scorer is refused."""
+    """`build biokalma --model URL --scorer-model GGUF --concurrency 2`: eq. 1 scored in-process, sentences and
+    questions written by the server, two entries in flight: the same entries, in the same order, as an in-process
+    sequential build (greedy); a server without a scorer is refused."""
     from kalma_graph.store.embedded import EmbeddedStore
 
     from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
@@ -347,7 +348,7 @@ def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_pa
               "--n-ctx", "2048"]
     kg(*common, "--out", str(tmp_path / "local.jsonl"))
     via = json.loads(kg(*common, "--out", str(tmp_path / "server.jsonl"), "--model", server,
-                        "--scorer-model", str(default_model_path())).stdout)
+                        "--scorer-model", str(default_model_path()), "--concurrency", "2").stdout)
     assert via["settings"]["writer_endpoint"] == server and via["settings"]["model_sha256"]
 
     def entries(name):
@@ -360,15 +361,63 @@ def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_pa
 
 
 def test_geval_scores_through_a_server_equal_the_in_process_judge(server, local):
-    """`evaluate --judge URL`: the rendered judge prompt, its next-token probabilities of 1..5 and so the score."""
-    from kalma_graph.evaluation.geval import GEvalInput, GEvalJudge
+    """`evaluate --judge URL --judge-concurrency 3`: the rendered judge prompt, its next-token probabilities of 1..5
+    and so the score, for each item and aspect, in order, with three judgements in flight."""
+    from kalma_graph.evaluation.geval import GEvalInput, GEvalJudge, geval
 
-    item = GEvalInput("q1", "Who was Stephen Crane?", "Stephen Crane was an American writer.",
-                      "{qid: Q206534, name: Stephen Crane, occupation: writer}")
+    items = [GEvalInput("q1", "Who was Stephen Crane?", "Stephen Crane was an American writer.",
+                        "{qid: Q206534, name: Stephen Crane, occupation: writer}"),
+             GEvalInput("q2", "Where was Stephen Crane born?", "He was born in Newark, New Jersey.",
+                        "{qid: Q206534, name: Stephen Crane, place of birth: Newark}"),
+             GEvalInput("q3", "What did Crane write?", "He wrote The Red Badge of Courage.", "")]
     remote = ServerLLM(server, seed=0)
     try:
-        got = GEvalJudge(remote, aspects=("fluency",)).score(item, "fluency")
-        want = GEvalJudge(local, aspects=("fluency",)).score(item, "fluency")
-        assert want.score is not None and got.score == pytest.approx(want.score, abs=0.02)
+        got = geval(items, GEvalJudge(remote, aspects=("fluency", "coherence"), concurrency=3))
+        want = geval(items, GEvalJudge(local, aspects=("fluency", "coherence")))
+        pairs = [(row["id"], aspect) for row in want["per_answer"] for aspect in ("fluency", "coherence")]
+        assert [(row["id"], a) for row in got["per_answer"] for a in ("fluency", "coherence")] == pairs
+        for g, w in zip(got["per_answer"], want["per_answer"]):
+            for aspect in ("fluency", "coherence"):
+                assert w[aspect]["score"] is not None
+                assert g[aspect]["score"] == pytest.approx(w[aspect]["score"], abs=0.02), (g["id"], aspect)
+    finally:
+        remote.close()
+
+
+def test_caqa_and_sck_llm_judges_keep_calls_in_flight_and_their_order(server, local):
+    """`caqa bench --concurrency 3` and `score --judge llm --concurrency 3` through a server: every label the
+    sequential in-process judge gives, in the samples' order."""
+    from kalma_graph.caqa.evaluators import make_evaluator
+    from kalma_graph.caqa.model import Sample
+
+    def sample(i, answer, citation):
+        return Sample(id=f"s{i}", query_key="q", kb="wikidata", split="test", question="Where was Stephen Crane born?",
+                      extended_question=None, answer=["Newark"], answer_ids=["Q18127"], answer_statement=answer,
+                      citation=citation, category="supportive", complexity="single", triples=[], facts=[], query={},
+                      group_size=1)
+
+    samples = [sample(0, "Stephen Crane was born in Newark.", "Stephen Crane, place of birth: Newark"),
+               sample(1, "Stephen Crane was born in Paris.", "Stephen Crane, place of birth: Newark"),
+               sample(2, "Stephen Crane wrote novels.", "Stephen Crane, occupation: novelist"),
+               sample(3, "Crane died in 1900.", "Stephen Crane, date of death: 1900")]
+    from kalma_graph.sck.judges import LLMAttributionJudge
+    from kalma_graph.sck.kg_attr import SentenceEvidence
+    from tests.unit.test_sck_scores import BIRTH, CRANE, JOB, NAMES, NEWARK, POET, TYPES
+
+    evidence = SentenceEvidence((NEWARK,), (NEWARK, CRANE), (BIRTH,), (JOB,), NAMES, TYPES)
+    sentences = [(s, evidence) for s in ("Stephen Crane was born in Newark.", "Crane was a poet.",
+                                         "Crane was born in Boston.", "He liked Newark.")]
+    remote = ServerLLM(server, seed=0)
+    try:
+        for name in ("llm-zero-shot", "cot-llm"):
+            local.reset()
+            want = make_evaluator(name, llm=local, constrained=True).judge(samples)
+            got = make_evaluator(name, llm=remote, constrained=True, concurrency=3).judge(samples)
+            assert [(j.label, j.raw) for j in got] == [(j.label, j.raw) for j in want], name
+        local.reset()
+        want = LLMAttributionJudge(local, max_tokens=64).judge("Where was Stephen Crane born?", sentences)
+        got = LLMAttributionJudge(remote, max_tokens=64, concurrency=3).judge("Where was Stephen Crane born?", sentences)
+        assert [(j.label, j.raw) for j in got] == [(j.label, j.raw) for j in want]
+        assert len({j.raw for j in got}) > 1  # four sentences, not one answer repeated
     finally:
         remote.close()

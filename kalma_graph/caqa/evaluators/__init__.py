@@ -15,7 +15,8 @@ NEEDS_LLM = ("llm-zero-shot", "llm-few-shot", "cot-llm")
 
 def make_evaluator(name: str, *, nli: Any = None, llm: Any = None, demos: list[dict] | None = None,
                    short_prompt: bool = False, seed: int = 0, device: str | None = None,
-                   constrained: bool = False) -> Evaluator:
+                   constrained: bool = False, concurrency: int = 1) -> Evaluator:
+    """An evaluator by name; `concurrency`: the LLM judges' calls in flight (a model server)."""
     if name in NEEDS_NLI and nli is None:
         raise ValueError(f"evaluator {name} needs an NLI model")
     if name in NEEDS_LLM and llm is None:
@@ -39,13 +40,14 @@ def make_evaluator(name: str, *, nli: Any = None, llm: Any = None, demos: list[d
     if name == "cot-llm":
         from kalma_graph.caqa.evaluators.cot import CoTLLMEvaluator
 
-        return CoTLLMEvaluator(llm, seed=seed, constrained=constrained)
+        return CoTLLMEvaluator(llm, seed=seed, constrained=constrained, concurrency=concurrency)
     if name in ("llm-zero-shot", "llm-few-shot"):
         from kalma_graph.caqa.evaluators.llm_judge import LLMJudge
 
         suffix = "_short" if short_prompt else ""
         prompt = f"caqa/judge_{'few' if name == 'llm-few-shot' else 'zero'}_shot{suffix}"
-        return LLMJudge(llm, prompt=prompt, demos=demos, seed=seed, name=name, constrained=constrained)
+        return LLMJudge(llm, prompt=prompt, demos=demos, seed=seed, name=name, constrained=constrained,
+                        concurrency=concurrency)
     if name.startswith("finetuned:"):
         from kalma_graph.caqa.evaluators.finetuned import FineTunedEvaluator
 

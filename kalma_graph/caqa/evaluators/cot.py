@@ -94,11 +94,12 @@ class CoTLLMEvaluator:
     labels = CATEGORIES
 
     def __init__(self, llm, *, max_tokens: int = 128, label_tokens: int = 24, seed: int = 0,
-                 constrained: bool = False) -> None:
+                 constrained: bool = False, concurrency: int = 1) -> None:
         from kalma_graph.models.llm import GenerationParams
         from kalma_graph.prompts import load_prompt
 
         self.llm = llm
+        self.concurrency = concurrency  # samples judged at once (a model server; `models.calls.in_order`)
         self.decompose_prompt = load_prompt("caqa/cot_decompose")
         self.label_prompt = load_prompt("caqa/cot_fact_label")
         self.decompose_params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=seed)
@@ -137,18 +138,19 @@ class CoTLLMEvaluator:
         return parse_label(out.text, allowed=_FACT_LABELS), out.text
 
     def judge(self, samples: Sequence[Sample]) -> list[Judgement]:
-        out = []
-        for s in samples:
-            facts, raw = self.sub_facts(s.answer_statement)
-            labels, raws = [], [raw]
-            for f in facts:
-                lab, text = self.fact_label(f, s.citation)
-                labels.append(lab)
-                raws.append(text)
-            rationale = "; ".join(f"{f} → {lab}" for f, lab in zip(facts, labels)) or None
-            out.append(Judgement(final_label(labels), rationale, "\n---\n".join(raws),
-                                 {"facts": facts, "fact_labels": labels}))
-        return out
+        from kalma_graph.models.calls import in_order
+
+        return [result() for _, result in in_order(self.judge_one, samples, self.concurrency)]
+
+    def judge_one(self, sample: Sample) -> Judgement:
+        facts, raw = self.sub_facts(sample.answer_statement)
+        labels, raws = [], [raw]
+        for f in facts:
+            lab, text = self.fact_label(f, sample.citation)
+            labels.append(lab)
+            raws.append(text)
+        rationale = "; ".join(f"{f} → {lab}" for f, lab in zip(facts, labels)) or None
+        return Judgement(final_label(labels), rationale, "\n---\n".join(raws), {"facts": facts, "fact_labels": labels})
 
     def supported(self, facts: Sequence[str], citations: Sequence[str]) -> list[bool | None]:
         result: list[bool | None] = []

@@ -52,11 +52,13 @@ class LLMJudge:
     labels = CATEGORIES
 
     def __init__(self, llm, *, prompt: str = "caqa/judge_zero_shot", demos: list[dict] | None = None,
-                 max_tokens: int = 48, seed: int = 0, name: str | None = None, constrained: bool = False) -> None:
+                 max_tokens: int = 48, seed: int = 0, name: str | None = None, constrained: bool = False,
+                 concurrency: int = 1) -> None:
         from kalma_graph.models.llm import GenerationParams
         from kalma_graph.prompts import load_prompt
 
         self.llm = llm
+        self.concurrency = concurrency  # chat calls in flight (a model server; `models.calls.in_order`)
         self.prompt = load_prompt(prompt)
         self.fact_prompt = load_prompt("caqa/factscore_fact")
         self.few_shot = "demo_template" in self.prompt
@@ -90,16 +92,18 @@ class LLMJudge:
         return p["template"].format(instruction=p["instruction"], **fields)
 
     def judge(self, samples: Sequence[Sample]) -> list[Judgement]:
-        out = []
-        for s in samples:
-            completion = self.llm.chat([{"role": "user", "content": self.render(s)}], self.params, grammar=self._grammar)
-            text = completion.text.strip()
-            if completion.truncated:
-                self.truncated += 1
-            label = parse_label(text)
-            rationale = text.split("\n", 1)[1].strip() if "\n" in text else None
-            out.append(Judgement(label, rationale or None, text, {"truncated": completion.truncated}))
+        from kalma_graph.models.calls import in_order
+
+        out = [result() for _, result in in_order(self.judge_one, samples, self.concurrency)]
+        self.truncated += sum(1 for j in out if j.detail.get("truncated"))
         return out
+
+    def judge_one(self, sample: Sample) -> Judgement:
+        completion = self.llm.chat([{"role": "user", "content": self.render(sample)}], self.params, grammar=self._grammar)
+        text = completion.text.strip()
+        label = parse_label(text)
+        rationale = text.split("\n", 1)[1].strip() if "\n" in text else None
+        return Judgement(label, rationale or None, text, {"truncated": completion.truncated})
 
     def supported(self, facts: Sequence[str], citations: Sequence[str]) -> list[bool | None]:
         out: list[bool | None] = []
