@@ -5,7 +5,7 @@
         --modes constrained,attribute-first --decoding default,no-prefix-reuse,prompt-lookup
     python bench/answer_throughput.py --limit 10 --max-tokens 128 --model PATH.gguf --n-gpu-layers -1
     python bench/answer_throughput.py --store embedded:PATH --model qwen2.5-coder-1.5b-q4km --threads 2 --limit 4 \
-        --modes constrained,attribute-first,grounded --decoding default,no-grammar-first --server
+        --modes constrained,attribute-first,grounded --decoding default,no-grammar-first --server llama_cpp,kalma
 
 Modes: unconstrained; constrained (the citation grammar: marks must be [NA] or retrieved triples);
 every_sentence (the grammar also requires a mark in every sentence); attribute-first (each sentence
@@ -126,9 +126,10 @@ def raw_llama(llm, n_prompt: int = 500, n_gen: int = 128) -> dict:
             "generated_tokens": generated - 1, "generation_tokens_per_s": round((generated - 1) / (done - first), 2)}
 
 
-def server_throughput(args, store, ner, questions, params, nli) -> dict:
-    """The same questions through llama-cpp-python's own OpenAI-compatible server on this machine (same GGUF and
-    threads, started here on a loopback port), one request at a time and with 2 and 4 in flight."""
+def server_throughput(args, store, ner, questions, params, nli, kind: str = "llama_cpp") -> dict:
+    """The same questions through a server on this machine (same GGUF and threads, started here on a loopback port),
+    one request at a time and with 2 and 4 in flight: llama-cpp-python's own (`llama_cpp`) or `kalma-graph serve`
+    (`kalma`: the in-process decoding, grammar-first and prefix reuse, behind HTTP)."""
     import socket
     import subprocess
 
@@ -140,13 +141,17 @@ def server_throughput(args, store, ner, questions, params, nli) -> dict:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model_path(args.model)), "--host",
-               "127.0.0.1", "--port", str(port), "--n_ctx", str(args.n_ctx)]
-    if args.threads:
-        command += ["--n_threads", str(args.threads)]
+    if kind == "kalma":
+        command = [sys.executable, "-m", "kalma_graph.cli.main", "serve", "--model", str(resolve_model_path(args.model)),
+                   "--port", str(port), "--n-ctx", str(args.n_ctx), "--quiet"]
+        command += ["--threads", str(args.threads)] if args.threads else []
+    else:
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model_path(args.model)), "--host",
+                   "127.0.0.1", "--port", str(port), "--n_ctx", str(args.n_ctx)]
+        command += ["--n_threads", str(args.threads)] if args.threads else []
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    out: dict = {"server": "llama_cpp.server", "concurrency": {}}
+    out: dict = {"server": "kalma-graph serve" if kind == "kalma" else "llama_cpp.server", "concurrency": {}}
     try:
         for _ in range(240):
             try:
@@ -165,7 +170,7 @@ def server_throughput(args, store, ner, questions, params, nli) -> dict:
                     "answers": n, "failed": len(summary["failed"]), "seconds": summary["seconds"],
                     "seconds_per_question": round(summary["seconds"] / n, 2) if n else None,
                     "questions_per_s": summary["questions_per_s"]}
-                print(f"server {mode:15s} concurrency {concurrency}  {n} answers  "
+                print(f"server {kind:9s} {mode:15s} concurrency {concurrency}  {n} answers  "
                       f"{out['concurrency'][f'{mode}/{concurrency}']['seconds_per_question']} s/q")
         llm.close()
     finally:
@@ -216,8 +221,10 @@ def main() -> None:
     parser.add_argument("--n-gpu-layers", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--modes", default="unconstrained,constrained,every_sentence")
-    parser.add_argument("--server", action="store_true",
-                        help="also answer through llama-cpp-python's server on this machine at concurrency 1, 2 and 4")
+    parser.add_argument("--server", nargs="?", const="llama_cpp", default=None,
+                        help="also answer through servers on this machine at concurrency 1, 2 and 4: comma-separated, of "
+                             "llama_cpp (llama-cpp-python's server; the default with a bare --server) and kalma "
+                             "(`kalma-graph serve`)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "answer_throughput.jsonl"))
     args = parser.parse_args()
 
@@ -290,7 +297,8 @@ def main() -> None:
                   f"  ({llm.header()['device']})")
         llm.close()
     if args.server:
-        row["server"] = server_throughput(args, store, ner, questions, params, nli)
+        row["servers"] = {kind: server_throughput(args, store, ner, questions, params, nli, kind)
+                          for kind in args.server.split(",")}
     print(f"appended to {append_jsonl(args.out, [row])}")
     store.close()
     if tmp is not None:

@@ -87,7 +87,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from kalma_graph.biokalma import DEFAULT_ALPHA, BuildError, BuildOptions, EvolveConfig, build_biokalma
     from kalma_graph.models.llm import LLMError, load_llm
-    from kalma_graph.models.server import is_endpoint
+    from kalma_graph.models.server import ServerLLM
     from kalma_graph.store import open_store
 
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
@@ -104,11 +104,12 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     try:
         # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
         llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
-        if is_endpoint(scorer_model or model or ""):
-            raise LLMError("eq. 1's perplexities are computed in-process: give --scorer-model NAME|PATH (the GGUF the "
-                           "server serves) when --model is a model server")
         scorer = load_llm(scorer_model or model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
                           logits=True)
+        if isinstance(scorer, ServerLLM) and "scored_extensions" not in scorer.scoring:
+            scorer.close()
+            raise LLMError(f"{scorer.endpoint.base} does not compute eq. 1's perplexities (only `kalma-graph serve "
+                           "--scoring` does): give --scorer-model NAME|PATH (the GGUF the server serves, in-process)")
     except LLMError as exc:
         fail(exc)
     nli = None

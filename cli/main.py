@@ -20,6 +20,7 @@ from .models_cmd import models
 from .neo4j_cmd import neo4j
 from .nli_cmd import nli
 from .score_cmd import score
+from .serve_cmd import serve
 from .verify_cmd import verify
 
 
@@ -36,7 +37,7 @@ def cli() -> None:
 # One module per command family, each exposing a click command or group; imported plainly, so a
 # command that fails to import is an error at start, never a command silently missing from --help.
 for _command in (ingest_cmd, stats_cmd, show_cmd, neo4j, nli, answer, evaluate, experiment, build, caqa, score,
-                 annotate, models, verify, merge):
+                 annotate, models, verify, merge, serve):
     cli.add_command(_command)
 
 

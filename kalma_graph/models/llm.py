@@ -150,6 +150,7 @@ class LocalLLM:
         reuse_prefix: bool = True,
         prompt_lookup: int = 0,
         grammar_first: bool = True,
+        state_cache_bytes: int = 0,
     ) -> None:
         try:
             from llama_cpp import Llama
@@ -196,6 +197,14 @@ class LocalLLM:
             )
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"llama.cpp could not load {self.path}: {exc}") from exc
+        # Saved KV-cache states, keyed by their tokens: a call restores the longest matching prefix. One KV cache
+        # serves one conversation at a time, so calls that interleave (a server with requests from several
+        # questions in flight, grounded's many short calls) would otherwise evaluate their whole prompt again.
+        self.state_cache_bytes = state_cache_bytes
+        if state_cache_bytes:
+            from llama_cpp import LlamaRAMCache
+
+            self._llm.set_cache(LlamaRAMCache(capacity_bytes=state_cache_bytes))
 
     # --- metadata ------------------------------------------------------------------------------
     def header(self) -> dict[str, Any]:
@@ -209,6 +218,7 @@ class LocalLLM:
             "reuse_prefix": self.reuse_prefix,
             "prompt_lookup": self.prompt_lookup,
             "grammar_first": self.grammar_first,
+            "state_cache_bytes": self.state_cache_bytes,
             "llama_cpp_python": _llama_version(),
         }
 
@@ -264,9 +274,13 @@ class LocalLLM:
             out = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar), **_sampling(params))
         return _completion(out, out["choices"][0]["text"], params)
 
+    def chat_template(self) -> tuple[str, str, str]:
+        """The model's chat template and its BOS / EOS texts (what `render_chat` takes)."""
+        return chat_template_of(self._llm, self.path.name)
+
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
         """The exact text the chat template makes of `messages`, ending where the assistant speaks."""
-        return render_chat(*chat_template_of(self._llm, self.path.name), messages)
+        return render_chat(*self.chat_template(), messages)
 
     # --- scoring -------------------------------------------------------------------------------
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
@@ -431,6 +445,7 @@ def load_llm(
     reuse_prefix: bool = True,
     prompt_lookup: int = 0,
     grammar_first: bool = True,
+    state_cache_bytes: int = 0,
 ) -> LocalLLM:
     """Load a GGUF by path (or `KALMA_LLM`, or the packaged SmolLM2). `logits=True` keeps the
     logits of every position, needed by `continuation_logprobs` / `perplexity`. An endpoint
@@ -447,4 +462,5 @@ def load_llm(
                          serves=server.serves)
     path = resolve_model_path(model)
     return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
-                    reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup, grammar_first=grammar_first)
+                    reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup, grammar_first=grammar_first,
+                    state_cache_bytes=state_cache_bytes)

@@ -18,9 +18,10 @@ llama.cpp's `llama-server`, llama-cpp-python's server (`python -m llama_cpp.serv
 - **the chat template's text** (`chat_prompt`: `--cite grounded` continues the assistant's turn, G-Eval reads the
   next token after it) from llama.cpp's `/props`, else from the GGUF named after `#` when it is here.
 
-Not over HTTP (raises `LLMError` saying so): the log-probabilities of a given continuation (BioKaLMA's eq. 1
-perplexities: llama-cpp-python's server shifts echoed prompt log-probabilities by one position, and llama-server
-returns none). The build's scoring model stays in-process.
+Not over HTTP, except from `kalma-graph serve --scoring` (`models.serve`; raises `LLMError` saying so): the
+log-probabilities of a given continuation (BioKaLMA's eq. 1 perplexities: llama-cpp-python's server shifts echoed
+prompt log-probabilities by one position, and llama-server returns none). `kalma-graph serve` also computes G-Eval's
+next-token log-probabilities exactly, where other servers give their top N.
 """
 
 from __future__ import annotations
@@ -117,6 +118,10 @@ class ServerLLM:
             self.n_ctx = int(self._props["default_generation_settings"]["n_ctx"])
         except (KeyError, TypeError, ValueError):
             self.n_ctx = sys.maxsize
+        # `kalma-graph serve` says which of LocalLLM's scoring methods it runs (`models.serve`)
+        kalma = self._props.get("kalma_graph")
+        self._kalma: dict = kalma if isinstance(kalma, dict) else {}
+        self.scoring: frozenset[str] = frozenset(self._kalma.get("scoring") or ())
         self._local = self._local_file(serves)
 
     # --- plumbing ------------------------------------------------------------------------------
@@ -217,7 +222,7 @@ class ServerLLM:
         return {
             "model_file": self.model.rsplit("/", 1)[-1],
             # a server does not say which file it serves: the file its model name points to here, if any
-            "model_sha256": file_sha256(local) if local is not None else None,
+            "model_sha256": file_sha256(local) if local is not None else self._kalma.get("model_sha256"),
             "endpoint": self.endpoint.base,
             "server_model": self.model,
             "device": "server",
@@ -261,7 +266,10 @@ class ServerLLM:
         """Log-probability of each candidate as the first token after `prompt`, from the server's `top` most likely
         next tokens; when a candidate is not among them, asked once more for the `wider` most likely (a weak judge
         puts little mass on "1".."5" and they rank low). A candidate outside those gets -inf (it weighs nothing); a
-        server that refuses the wider request (vLLM caps it at its `--max-logprobs`) keeps the first answer."""
+        server that refuses the wider request (vLLM caps it at its `--max-logprobs`) keeps the first answer.
+        `kalma-graph serve` computes every candidate's exactly, as in-process."""
+        if "next_token_logprobs" in self.scoring:
+            return {str(k): float(v) for k, v in self._call("next_token_logprobs", prompt, list(candidates)).items()}
         ranked = self._top_logprobs(prompt, top)
         if any(not _find(ranked, c) for c in candidates):
             try:
@@ -280,11 +288,32 @@ class ServerLLM:
         except (KeyError, IndexError, TypeError):
             raise LLMError(f"model server {url} returned no log-probabilities") from None
 
-    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]:
-        raise LLMError(f"model server {self.endpoint.base}: log-probabilities of a given continuation (BioKaLMA's eq. 1) "
-                       "are computed in-process; pass a GGUF file or registry name for the scoring model")
+    def _call(self, method: str, *args: Any) -> Any:
+        """A scoring method of `kalma-graph serve` (`/kalma/call`), run there as `LocalLLM` runs it here."""
+        if method not in self.scoring:
+            how = ("start it with `kalma-graph serve --scoring`" if "next_token_logprobs" in self.scoring else
+                   "serve the GGUF with `kalma-graph serve --scoring`, or pass a GGUF file or registry name for the "
+                   "scoring model (in-process)")
+            raise LLMError(f"model server {self.endpoint.base}: {method} (log-probabilities of a given continuation, "
+                           f"BioKaLMA's eq. 1) is not served there: {how}")
+        url = f"{self.endpoint.root}/kalma/call"
+        data = self._request("POST", url, {"method": method, "args": list(args)})
+        if "result" not in data:
+            raise LLMError(f"model server {url} answered without a result: {json.dumps(data)[:200]}")
+        return data["result"]
 
-    continuation_logprobs_many = scored_extensions = perplexity = continuation_logprobs
+    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]:
+        return [float(x) for x in self._call("continuation_logprobs", prefix, continuation)]
+
+    def continuation_logprobs_many(self, prefix: str, continuations: Sequence[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in self._call("continuation_logprobs_many", prefix, list(continuations))]
+
+    def scored_extensions(self, prefix: str, continuations: Sequence[str]) -> tuple[list[float], list[list[float]]]:
+        own, rows = self._call("scored_extensions", prefix, list(continuations))
+        return [float(x) for x in own], [[float(x) for x in row] for row in rows]
+
+    def perplexity(self, prefix: str, continuation: str) -> float:
+        return float(self._call("perplexity", prefix, continuation))
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:
         """The exact text the served model's chat template makes of `messages` (`--cite grounded` continues it,

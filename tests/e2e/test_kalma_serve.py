@@ -1,0 +1,150 @@
+"""`kalma-graph serve` (issue 34): the packaged SmolLM2 GGUF served by a real `kalma-graph serve` process on a
+loopback port, against the same GGUF in-process — generation, G-Eval's and eq. 1's log-probabilities, a whole
+BioKaLMA build with both models over HTTP, and requests it refuses by name."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from kalma_graph.generation.grammar import llama_grammar
+from kalma_graph.models.llm import GenerationParams, LLMError, default_model_path, load_llm
+from kalma_graph.models.server import ServerLLM, ServerRefused
+from tests.e2e.test_model_server import MESSAGES, free_port, local_header_sha, stop
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`kalma-graph serve --scoring` on a free port, waited for until it lists its model."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("serve") / "serve.log").open("w+")
+    proc = subprocess.Popen([sys.executable, "-m", "kalma_graph.cli.main", "serve", "--model", "smollm2-135m",
+                             "--port", str(port), "--n-ctx", "2048", "--threads", "1", "--scoring"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.seek(0)
+            stop(proc)
+            raise AssertionError(f"kalma-graph serve did not start: {log.read()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    yield url
+    stop(proc)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def local():
+    llm = load_llm(None, n_ctx=2048, n_threads=1, seed=0, logits=True)
+    yield llm
+    llm.close()
+
+
+def test_generation_equals_the_in_process_model(served, local):
+    remote = ServerLLM(served, seed=0)
+    params = GenerationParams(max_tokens=32, temperature=0.0, seed=0)
+    try:
+        head = remote.header()
+        assert head["model_sha256"] == local_header_sha() and remote.n_ctx == 2048
+        assert remote.scoring >= {"next_token_logprobs", "scored_extensions", "continuation_logprobs"}
+        for messages in MESSAGES:
+            local.reset()
+            assert remote.chat(messages, params).text == local.chat(messages, params).text
+        grammar = llama_grammar('root ::= "The answer is " ("yes" | "no") "."')
+        local.reset()
+        assert remote.chat(MESSAGES[0], params, grammar=grammar).text == local.chat(MESSAGES[0], params, grammar=grammar).text
+        assert remote.header()["grammar"] == "grammar"
+        prompt = remote.chat_prompt(MESSAGES[1])  # the template from /props, not from a local file
+        assert prompt == local.chat_prompt(MESSAGES[1])
+        local.reset()
+        assert remote.complete(prompt, params).text == local.complete(prompt, params).text
+    finally:
+        remote.close()
+
+
+def test_log_probabilities_equal_the_in_process_model(served, local):
+    """G-Eval's next-token log-probabilities for every candidate (not only a top N) and eq. 1's."""
+    remote = ServerLLM(served, seed=0)
+    try:
+        prompt, candidates = "The capital of France is", [" Paris", " Zanzibar", "1", "5"]
+        got, want = remote.next_token_logprobs(prompt, candidates), local.next_token_logprobs(prompt, candidates)
+        assert got == pytest.approx(want, abs=1e-5) and got[" Zanzibar"] > float("-inf")
+        prefix, ends = "Stephen Crane was an American", [" writer.", " poet and novelist."]
+        assert remote.continuation_logprobs(prefix, ends[0]) == pytest.approx(local.continuation_logprobs(prefix, ends[0]), abs=1e-5)
+        own, rows = remote.scored_extensions(prefix, ends)
+        want_own, want_rows = local.scored_extensions(prefix, ends)
+        assert own == pytest.approx(want_own, abs=1e-5) and len(rows) == 2
+        assert all(r == pytest.approx(w, abs=1e-5) for r, w in zip(rows, want_rows))
+        assert remote.perplexity(prefix, ends[1]) == pytest.approx(local.perplexity(prefix, ends[1]), rel=1e-5)
+    finally:
+        remote.close()
+
+
+def test_calls_in_flight_are_answered_as_one_at_a_time(served, local):
+    remote = ServerLLM(served, seed=0)
+    params = GenerationParams(max_tokens=24, temperature=0.0, seed=0)
+    asks = [[{"role": "user", "content": f"Name a {thing}."}] for thing in ("colour", "river", "poet", "city")]
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda m: remote.chat(m, params).text, asks))
+        want = []
+        for messages in asks:
+            local.reset()
+            want.append(local.chat(messages, params).text)
+        assert got == want
+    finally:
+        remote.close()
+
+
+def test_what_it_does_not_serve_is_refused_by_name(served):
+    remote = ServerLLM(served, seed=0)
+    try:
+        with pytest.raises(ServerRefused, match="unsupported field.*frequency_penalty"):
+            remote._request("POST", f"{served}/chat/completions",
+                            {"messages": MESSAGES[0], "max_tokens": 4, "frequency_penalty": 0.5})
+        with pytest.raises(ServerRefused, match="/kalma/call"):
+            remote._request("POST", f"{served}/completions", {"prompt": "Hi", "max_tokens": 1, "logprobs": 5})
+        with pytest.raises(ServerRefused, match="scores with"):
+            remote._request("POST", f"{served[:-3]}/kalma/call", {"method": "close", "args": []})
+        with pytest.raises(ServerRefused, match="context window"):
+            remote.chat([{"role": "user", "content": "word " * 3000}], GenerationParams(max_tokens=4))
+    finally:
+        remote.close()
+
+
+def test_a_build_with_both_models_over_http_is_the_in_process_build(served, tmp_path):
+    """`build biokalma --model URL --scorer-model URL` against `kalma-graph serve --scoring`: eq. 1 over HTTP."""
+    from kalma_graph.store.embedded import EmbeddedStore
+    from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
+    from tests.e2e.test_cli import kg
+
+    path = tmp_path / "tiny.lbdb"
+    store = EmbeddedStore(path)
+    store.bootstrap()
+    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.close()
+    common = ["build", "biokalma", "--store", f"embedded:{path}", "--limit", "2", "--rounds", "2", "--no-nli", "--json",
+              "--n-ctx", "2048"]
+    kg(*common, "--out", str(tmp_path / "local.jsonl"))
+    via = json.loads(kg(*common, "--out", str(tmp_path / "served.jsonl"), "--model", served,
+                        "--scorer-model", served).stdout)
+    assert via["settings"]["model_sha256"] == local_header_sha()
+
+    def entries(name):
+        return [{k: v for k, v in json.loads(line).items() if k != "provenance"}
+                for line in (tmp_path / name).read_text().splitlines()]
+
+    assert entries("served.jsonl") == entries("local.jsonl") and len(entries("local.jsonl")) == 2
