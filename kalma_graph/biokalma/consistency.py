@@ -23,6 +23,11 @@ JUDGEMENT_WORDS = frozenset({"primary", "main", "most", "key", "impact", "impact
                              "contribution", "contributions", "legacy", "why"})
 
 
+#: Words by which a question presupposes a value the two persons share ("Which record label influenced the careers of
+#: both Miley Cyrus and Lil' Kim?", whose gold labels differ: the question asks for what does not exist).
+SHARED_WORDS = frozenset({"both", "shared", "share", "common", "same"})
+
+
 def gold_triples(entry: dict) -> list[Triple]:
     return [Triple(g["qid"], g.get("pid") or "", g["property"], g["value"], object_id=g.get("object_id"))
             for g in entry["minimum_knowledge_set"]]
@@ -64,14 +69,39 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
                 for start, end in find_phrase(tokens, words) for i in range(start, end)}
     judging = sorted({t.norm for i, t in enumerate(tokens) if t.norm in JUDGEMENT_WORDS and i not in labelled})
     asked_gold = asked_triples(question, persons, gold)
+    unshared = _unshared(tokens, facts, gold, (a, b))
     # values of the set the question names (a third person, a place): an answer is handed, or another fact asked
     own = set(phrase(name_a)) | set(phrase(name_b))
     values_named = sorted({g.value for g in gold if g.value not in (name_a, name_b) and phrase(g.value)
                            and not set(phrase(g.value)) <= own and find_phrase(tokens, phrase(g.value))})
     return {"id": entry["id"], "facts": [list(f) for f in facts], "unheld": [list(f) for f in unheld],
             "gold": len(gold), "gold_asked": len(asked_gold), "named": named, "judging": judging,
-            "loose": [list(f) for f in loose], "values_named": values_named,
-            "consistent": bool(facts) and not unheld and not judging and all(n == 1 for n in named.values())}
+            "loose": [list(f) for f in loose], "values_named": values_named, "unshared": unshared,
+            "consistent": bool(facts) and not unheld and not unshared and not judging
+            and all(n == 1 for n in named.values())}
+
+
+def _unshared(tokens: Sequence[Any], facts: Sequence[tuple], gold: Sequence[Triple], persons: Sequence[str]) -> list[str]:
+    """The relations a question asks of both persons while presupposing a shared value ("both", "in common", "the
+    same") for which the gold set holds no value common to the two.
+
+    >>> from kalma_graph.verification.text import tokenize
+    >>> gold = [Triple("Q1", "", "record label", "RCA"), Triple("Q2", "", "record label", "Atlantic")]
+    >>> facts = [("Q1", "record label", None), ("Q2", "record label", None)]
+    >>> _unshared(tokenize("Which record label did both sign with?"), facts, gold, ("Q1", "Q2"))
+    ['record label']
+    >>> _unshared(tokenize("Which record labels did they sign with?"), facts, gold, ("Q1", "Q2"))
+    []
+    """
+    if not any(t.norm in SHARED_WORDS for t in tokens):
+        return []
+    labels = {label for subject, label, value in facts if value is None and subject == persons[0]} & \
+        {label for subject, label, value in facts if value is None and subject == persons[1]}
+    values = {(g.subject, g.label): set() for g in gold}
+    for g in gold:
+        values[(g.subject, g.label)].add(g.object_id or g.value)
+    return sorted(label for label in labels
+                  if not values.get((persons[0], label), set()) & values.get((persons[1], label), set()))
 
 
 def times_named(tokens: Sequence[Any], names: Sequence[str]) -> dict[str, int]:

@@ -325,8 +325,10 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
         # 4 of 30 model questions incoherent, each asking against the set ("How did Pushkin's romanticism
         # influence Keats's ...", the influence reversed; "What are the names of Sharon Osbourne and Kelly
         # Osbourne?"; "Which two individuals were influenced by Goethe and Schiller?").
+        # A question presupposing a value both share that the set does not hold asks for what does not exist (an
+        # annotator's 0 in the rebuild: "Which record label influenced the careers of both Miley Cyrus and Lil' Kim?").
         row = question_gold({**entry, "general_question": question}, graph, kind="general")
-        return _misnamed(row) or _unheld(row)
+        return _misnamed(row) or _unheld(row) or _unshared(row)
     if kind != "specific" or "min_gold_asked" not in prompt:
         return None
     row = question_gold({**entry, "specific_question": question}, graph)
@@ -351,6 +353,10 @@ def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Ma
 def _misnamed(row: Mapping[str, Any]) -> str | None:
     wrong = [f"{name} ×{n}" for name, n in row["named"].items() if n != 1]
     return "gold: names a person not once: " + ", ".join(wrong) if wrong else None
+
+
+def _unshared(row: Mapping[str, Any]) -> str | None:
+    return "gold: presupposes a value both share: " + ", ".join(row["unshared"]) if row["unshared"] else None
 
 
 def _unheld(row: Mapping[str, Any]) -> str | None:

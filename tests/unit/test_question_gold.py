@@ -162,3 +162,23 @@ def test_a_general_question_against_its_gold_set_is_refused():
     assert why("Which two individuals were influenced by Keats and Pushkin?").startswith("gold: names a person not once")
     assert why("What is the relationship between Alexander Pushkin and John Keats?") is None
     assert why("How was Alexander Pushkin influenced by John Keats?") is None
+
+
+def test_a_shared_value_the_gold_set_lacks_is_refused():
+    """Issue 33, the annotators' check of the rebuild (entries 31-95): both passes marked incoherent the general
+    questions presupposing a value the two persons share where their gold values differ."""
+    from kalma_graph.biokalma.consistency import question_gold
+
+    entry = {"id": "e", "qids": ["Q4235", "Q229379"], "names": ["Miley Cyrus", "Lil' Kim"],
+             "minimum_knowledge_set": [
+                 {"qid": "Q4235", "property": "influenced by", "value": "Lil' Kim", "object_id": "Q229379"},
+                 {"qid": "Q229379", "property": "record label", "value": "Atlantic Records"},
+                 {"qid": "Q4235", "property": "record label", "value": "RCA Records"}],
+             "general_question": "Which record label influenced the careers of both Miley Cyrus and Lil' Kim?"}
+    row = question_gold(entry, kind="general")
+    assert row["unshared"] == ["record label"] and not row["consistent"]
+    entry["minimum_knowledge_set"][2]["value"] = "Atlantic Records"
+    assert question_gold(entry, kind="general")["unshared"] == []
+    entry["general_question"] = "Which record labels did Miley Cyrus and Lil' Kim sign with?"
+    entry["minimum_knowledge_set"][2]["value"] = "RCA Records"
+    assert question_gold(entry, kind="general")["unshared"] == []  # no sharing presupposed
