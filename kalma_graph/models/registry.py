@@ -35,7 +35,7 @@ from typing import Annotated, Any, Callable, Literal, NamedTuple, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from kalma_graph.files import atomic_write_text, file_sha256, fsync_dir, pid_alive
-from kalma_graph.models.llm import LLMError
+from kalma_graph.models.chat import LLM_ENV, LLMError, is_endpoint
 
 REGISTRY_ENV = "KALMA_MODEL_REGISTRY"
 DATA_DIR_ENV = "KALMA_DATA_DIR"
@@ -415,9 +415,6 @@ def choose_model(
     `KALMA_LLM`, else the best pulled registry model (registry order is by quality), else the
     packaged one. `why` is one line for run headers. A registry model is always checked against
     its pinned sha256; `sha256` pins whichever file is chosen (HashMismatchError when it differs)."""
-    from kalma_graph.models.llm import LLM_ENV
-    from kalma_graph.models.server import is_endpoint
-
     given = model or os.environ.get(LLM_ENV)
     registry = registry or load_registry()
     server = server_spec(given, registry)
@@ -434,8 +431,6 @@ def choose_model(
 
 
 def _choose_model(model: str | os.PathLike | None, registry: Registry | None) -> ModelChoice:
-    from kalma_graph.models.llm import LLM_ENV
-
     registry = registry or load_registry()
     if model or os.environ.get(LLM_ENV):
         given, why = (model, "requested with --model") if model else (os.environ[LLM_ENV], f"set by {LLM_ENV}")

@@ -34,7 +34,16 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from .llm import Completion, GenerationParams, LLMError, _completion, _sampling, chat_template_of, render_chat
+from .chat import (
+    Completion,
+    GenerationParams,
+    LLMError,
+    _completion,
+    _sampling,
+    chat_template_of,
+    is_endpoint,  # noqa: F401 - where callers have found it
+    render_chat,
+)
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -47,11 +56,6 @@ _PROBE_WORD = "kalmagraphprobe"
 
 class ServerRefused(LLMError):
     """The server answered a request with a 4xx: it will not do this (an unknown field, a bound it enforces)."""
-
-
-def is_endpoint(model: object) -> bool:
-    """Does a `--model` value name a server rather than a file or a registry entry?"""
-    return isinstance(model, str) and model.startswith(("http://", "https://"))
 
 
 @dataclass(frozen=True)
@@ -216,13 +220,13 @@ class ServerLLM:
             return None
 
     def header(self) -> dict[str, Any]:
-        from .llm import file_sha256
+        from .registry import cached_sha256
 
         local = self._local
         return {
             "model_file": self.model.rsplit("/", 1)[-1],
             # a server does not say which file it serves: the file its model name points to here, if any
-            "model_sha256": file_sha256(local) if local is not None else self._kalma.get("model_sha256"),
+            "model_sha256": cached_sha256(local)[0] if local is not None else self._kalma.get("model_sha256"),
             "endpoint": self.endpoint.base,
             "server_model": self.model,
             "device": "server",

@@ -23,7 +23,26 @@ from typing import Any
 
 from kalma_graph.files import atomic_write_text
 
-from .paths import Layout
+from .paths import Layout, apoc_installed
+
+#: `db.transaction.timeout` of the neo4j.conf this launcher writes: the server's limit for clients that set none
+#: (Browser, cypher-shell); 0 = none. The store's own per-query limits are `store.timeouts`' (which lists this too).
+SERVER_TX_TIMEOUT_ENV = "KALMA_NEO4J_TX_TIMEOUT_S"
+DEFAULT_SERVER_TX_S = 3600.0
+
+
+def server_tx_timeout_s() -> float:
+    """`$KALMA_NEO4J_TX_TIMEOUT_S`, else 3600 s; a value that is not 0 or more seconds is a ValueError naming it."""
+    raw = os.environ.get(SERVER_TX_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_SERVER_TX_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{SERVER_TX_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"{SERVER_TX_TIMEOUT_ENV}={raw!r}: must be 0 (no limit) or more seconds")
+    return value
 
 #: The ``server.jvm.additional`` defaults of the neo4j.conf that Neo4j 5.26 ships (G1, module
 #: opens for Netty/NIO on Java 17+, native access, no JMX for log4j, …).
@@ -151,12 +170,7 @@ def render_config(
     if gc not in GC_FLAGS:
         raise ValueError(f"gc must be one of {', '.join(GC_FLAGS)}, got {gc!r}")
     if tx_timeout_s is None:
-        from kalma_graph.store.timeouts import StoreError, server_tx_timeout_s
-
-        try:
-            tx_timeout_s = server_tx_timeout_s()
-        except StoreError as exc:
-            raise ValueError(str(exc)) from exc
+        tx_timeout_s = server_tx_timeout_s()
     if tx_timeout_s < 0:
         raise ValueError(f"tx_timeout_s must be 0 (no limit) or more, got {tx_timeout_s!r}")
     host = LISTEN_HOST
@@ -232,8 +246,6 @@ def write_config(home: Path | str, *ports_and_auth: Any, apoc: bool | None = Non
 
     ``apoc=None`` detects APOC Core in ``home/plugins`` (only then are its procedures unrestricted).
     """
-    from .installer import apoc_installed
-
     layout = Layout.of(home)
     if apoc is None:
         apoc = apoc_installed(layout.home)

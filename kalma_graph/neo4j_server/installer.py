@@ -30,7 +30,8 @@ from kalma_graph.files import atomic_write_json
 from kalma_graph.files import file_sha256 as sha256_file  # the public name of this module's API
 
 from .errors import ChecksumError, MavenError, Neo4jServerError
-from .paths import Layout, home_lock
+from .paths import Layout, apoc_installed, home_lock
+from .process import running_pid
 from .tooling import require_java, require_maven
 from .versions import APOC_VERSION, BROWSER_VERSION, DEPENDENCY_PLUGIN, NEO4J_VERSION
 
@@ -195,10 +196,6 @@ def _jar_stats(folder: Path) -> tuple[int, int]:
     return len(jars), sum(j.stat().st_size for j in jars)
 
 
-def apoc_installed(home: Path | str | None = None) -> bool:
-    return any(Layout.of(home).plugins.glob("apoc-core-*.jar"))
-
-
 def is_installed(home: Path | str | None = None, version: str = NEO4J_VERSION) -> bool:
     """Cheap check (names only, no hashing): every pinned ``lib`` jar is present."""
     layout = Layout.of(home)
@@ -239,8 +236,6 @@ def install(
         plugins_ok = not with_apoc or (verify and not check_folder(layout.plugins, plugin_expected, exact=False))
         changed = False
         if not (lib_ok and plugins_ok):
-            from .server import running_pid  # (server imports this module)
-
             if (pid := running_pid(layout.home)) is not None:
                 raise Neo4jServerError(
                     f"Neo4j (pid {pid}) is running from {layout.home}; stop it before changing its jars "

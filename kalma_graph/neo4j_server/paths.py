@@ -107,3 +107,8 @@ def home_lock(home: Path, name: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def apoc_installed(home: Path | str | None = None) -> bool:
+    """APOC Core is in the home's plugins folder."""
+    return any(Layout.of(home).plugins.glob("apoc-core-*.jar"))

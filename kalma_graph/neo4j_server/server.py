@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kalma_graph.files import pid_alive
 
 from .config import (
     DEFAULT_GC,
@@ -45,14 +44,12 @@ from .config import (
 )
 from .credentials import credentials_path, generate_password, load_credentials, save_credentials
 from .errors import Neo4jServerError, NotInstalledError, StartupError
-from .installer import apoc_installed, is_installed, require_verified_jars
-from .paths import Layout, home_lock
+from .installer import is_installed, require_verified_jars
+from .paths import Layout, apoc_installed, home_lock
+from .process import _CHILDREN, _pid_alive, running_pid  # noqa: F401 - running_pid: this module's API too
 from .tooling import JavaInfo, require_java
 from .versions import ADMIN_MAIN_CLASS, NEO4J_USER, NEO4J_VERSION, SERVER_MAIN_CLASS
 
-#: Popen objects of servers started by this Python process, so they can be polled and reaped
-#: (otherwise a stopped child lingers as a zombie that still "exists" for ``kill(pid, 0)``).
-_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 #: Where console.log and neo4j.log ended when each server was launched, so errors show only its output.
 _LOG_OFFSETS: dict[int, tuple[int, int]] = {}
 
@@ -113,61 +110,6 @@ def port_is_open(port: int, host: str = LISTEN_HOST, timeout: float = 0.5) -> bo
             return True
     except OSError:
         return False
-
-
-def _pid_alive(pid: int) -> bool:
-    proc = _CHILDREN.get(pid)
-    if proc is not None:
-        return proc.poll() is None
-    if not pid_alive(pid):
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists():  # a zombie is not alive
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (OSError, IndexError):
-            return True
-    return True
-
-
-def _command_line(pid: int) -> str | None:
-    proc_file = Path(f"/proc/{pid}/cmdline")
-    try:
-        if proc_file.exists():
-            return proc_file.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _is_our_server(pid: int, layout: Layout) -> bool:
-    """The pid is alive and is the Neo4j of this home (guards against pid reuse)."""
-    if not _pid_alive(pid):
-        return False
-    cmd = _command_line(pid)
-    if cmd is None:  # cannot tell; trust the pid file
-        return True
-    return SERVER_MAIN_CLASS in cmd and f"--home-dir={layout.home}" in cmd
-
-
-def _read_pid(layout: Layout) -> int | None:
-    try:
-        return int(layout.pid_file.read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def running_pid(home: Path | str | None = None) -> int | None:
-    """The pid of this home's server when it is running; removes a stale pid file."""
-    layout = Layout.of(home)
-    pid = _read_pid(layout)
-    if pid is None:
-        return None
-    if _is_our_server(pid, layout):
-        return pid
-    layout.pid_file.unlink(missing_ok=True)
-    return None
 
 
 def _size(path: Path) -> int:

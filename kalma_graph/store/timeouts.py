@@ -28,17 +28,21 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kalma_graph.neo4j_server.config import (  # noqa: F401 - the server's limit is the launcher's setting
+    DEFAULT_SERVER_TX_S,
+    SERVER_TX_TIMEOUT_ENV,
+    server_tx_timeout_s,
+)
+
 from .base import StoreError
 
 QUERY_TIMEOUT_ENV = "KALMA_QUERY_TIMEOUT_S"
 WRITE_TIMEOUT_ENV = "KALMA_WRITE_TIMEOUT_S"
 CONNECT_TIMEOUT_ENV = "KALMA_NEO4J_CONNECT_TIMEOUT_S"
-SERVER_TX_TIMEOUT_ENV = "KALMA_NEO4J_TX_TIMEOUT_S"
 
 DEFAULT_READ_S = 600.0
 DEFAULT_WRITE_S = 3600.0
 DEFAULT_CONNECT_S = 15.0
-DEFAULT_SERVER_TX_S = 3600.0
 
 
 class QueryTimeoutError(StoreError):
@@ -80,11 +84,6 @@ class Timeouts:
 
     def env_name(self, write: bool) -> str:
         return WRITE_TIMEOUT_ENV if write else QUERY_TIMEOUT_ENV
-
-
-def server_tx_timeout_s() -> float:
-    """`db.transaction.timeout` for the neo4j.conf of `kalma-graph neo4j start` (0 = none)."""
-    return _seconds(SERVER_TX_TIMEOUT_ENV, DEFAULT_SERVER_TX_S)
 
 
 def statement_summary(text: str, width: int = 100) -> str:

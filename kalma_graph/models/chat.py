@@ -1,0 +1,88 @@
+"""What in-process models (`models.llm.LocalLLM`) and model servers (`models.server.ServerLLM`) share: the error
+they raise, the sampling parameters of a call, a completion, the chat-template helpers, and what names a server
+(`is_endpoint`). A leaf of `models/`: it imports nothing of kalma_graph, so llm, server and registry all build on
+it without importing one another in a circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+LLM_ENV = "KALMA_LLM"
+
+
+class LLMError(RuntimeError):
+    """The model file is missing or unusable; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Sampling parameters, set per call and recorded with each output."""
+
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not (0 < self.max_tokens <= 32768):
+            raise ValueError("max_tokens must be between 1 and 32768: generation is always capped")
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str  # "stop" | "length" (truncated at max_tokens)
+    prompt_tokens: int
+    completion_tokens: int
+    params: dict = field(default_factory=dict)
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+def chat_template_of(llama: Any, name: str) -> tuple[str, str, str]:
+    """A loaded `llama_cpp.Llama`'s chat template and its BOS / EOS texts (what `render_chat` takes)."""
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise LLMError(f"{name} has no chat template in its metadata")
+    bos = llama.detokenize([llama.token_bos()]).decode("utf-8", errors="ignore")
+    eos = llama.detokenize([llama.token_eos()]).decode("utf-8", errors="ignore")
+    return template, bos, eos
+
+
+def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, str]]) -> str:
+    """A chat template applied as llama-cpp-python applies it, ending where the assistant speaks."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages)).prompt
+
+
+def _sampling(params: GenerationParams) -> dict[str, Any]:
+    return {
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "seed": params.seed,
+        "stop": list(params.stop) or None,
+    }
+
+
+def _completion(out: dict, text: str | None, params: GenerationParams) -> Completion:
+    choice = out["choices"][0]
+    usage = out.get("usage") or {}
+    return Completion(
+        text=text or "",
+        finish_reason=choice.get("finish_reason") or "stop",
+        prompt_tokens=int(usage.get("prompt_tokens", 0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)),
+        params=asdict(params),
+    )
+
+
+def is_endpoint(model: object) -> bool:
+    """Does a `--model` value name a server rather than a file or a registry entry?"""
+    return isinstance(model, str) and model.startswith(("http://", "https://"))
