@@ -33,15 +33,22 @@ DEFAULT_SERVER_TX_S = 3600.0
 
 def server_tx_timeout_s() -> float:
     """`$KALMA_NEO4J_TX_TIMEOUT_S`, else 3600 s; a value that is not 0 or more seconds is a ValueError naming it."""
-    raw = os.environ.get(SERVER_TX_TIMEOUT_ENV, "").strip()
+    return env_seconds(SERVER_TX_TIMEOUT_ENV, DEFAULT_SERVER_TX_S)
+
+
+def env_seconds(name: str, default: float, *, allow_zero: bool = True) -> float:
+    """Seconds from the environment variable `name` (unset or empty: `default`); ValueError naming it otherwise.
+    The store's timeouts are read with it too (`store.timeouts`)."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_SERVER_TX_S
+        return default
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{SERVER_TX_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
-    if not 0 <= value < float("inf"):
-        raise ValueError(f"{SERVER_TX_TIMEOUT_ENV}={raw!r}: must be 0 (no limit) or more seconds")
+        raise ValueError(f"{name}={raw!r} is not a number of seconds") from None
+    if value < 0 or value != value or value == float("inf") or (value == 0 and not allow_zero):
+        bound = "0 (no limit) or more" if allow_zero else "more than 0"
+        raise ValueError(f"{name}={raw!r}: must be {bound} seconds")
     return value
 
 #: The ``server.jvm.additional`` defaults of the neo4j.conf that Neo4j 5.26 ships (G1, module

@@ -23,7 +23,6 @@ naming the limit and the variable that sets it.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +30,7 @@ from functools import lru_cache
 from kalma_graph.neo4j_server.config import (  # noqa: F401 - the server's limit is the launcher's setting
     DEFAULT_SERVER_TX_S,
     SERVER_TX_TIMEOUT_ENV,
+    env_seconds,
     server_tx_timeout_s,
 )
 
@@ -50,17 +50,10 @@ class QueryTimeoutError(StoreError):
 
 
 def _seconds(name: str, default: float, *, allow_zero: bool = True) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
     try:
-        value = float(raw)
-    except ValueError:
-        raise StoreError(f"{name}={raw!r} is not a number of seconds") from None
-    if value < 0 or value != value or value == float("inf") or (value == 0 and not allow_zero):
-        bound = "0 (no limit) or more" if allow_zero else "more than 0"
-        raise StoreError(f"{name}={raw!r}: must be {bound} seconds")
-    return value
+        return env_seconds(name, default, allow_zero=allow_zero)
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
 
 
 @dataclass(frozen=True)
