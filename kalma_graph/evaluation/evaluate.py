@@ -616,7 +616,7 @@ def evaluate_file(
     Returns the result (with `run_id` and `files`). With `reuse` (and no store), a report already in
     `out_dir` that scored these very inputs is read back instead (`reusable_result`).
 
-    `shard` (a `pipeline.shards.Shard`): score only the answers it holds, filling `out_dir`'s model caches with
+    `shard` (a `kalma_graph.shards.Shard`): score only the answers it holds, filling `out_dir`'s model caches with
     what the unsharded run asks of them; `kalma-graph merge` unites the shards' caches, and the unsharded
     evaluation on the merged directory then asks the models nothing the shards asked (docs/scaling.md)."""
     from kalma_graph.reporting import write_report

@@ -119,7 +119,6 @@ class RemovalFilter:
             "order": "gold set order" if self.seed is None else f"shuffled per question (seed {self.seed})",
         }
 
-
     def _logged(self, record: Mapping[str, Any]) -> dict:
         qid = str(record["id"])
         if qid not in self.gold:
@@ -204,9 +203,7 @@ class IrrelevantGraphFilter:
         as_dicts = bool(triples) and isinstance(triples[0], Mapping)
         return ([asdict(t) for t in shown] if as_dicts else shown), triples
 
-    def summary(self, records: Sequence[Mapping[str, Any]] | None = None) -> dict:
-        """What was withheld: from this run's calls, or, given the answers file's records, from what each record
-        says it withheld — whole even when the run answered none of them itself (resumed, or merged shards)."""
-        rows = list(self.log.values()) if records is None else [self._logged(r) for r in records]
+    def summary(self) -> dict:
+        rows = list(self.log.values())
         return {"questions": len(rows), "replaced": sum(1 for r in rows if r["replaced"]), "seed": self.seed,
                 "pool": len(self.pool)}

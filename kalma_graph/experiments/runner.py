@@ -71,7 +71,7 @@ class ExperimentSettings:
     # The paper's retrieval (NER + strict type filter) for reproduction tables; the answer command's
     # default is the graph-aware policy (kalma_graph.retrieval.linking.DEFAULT_TYPE_POLICY).
     type_policy: str = "strict"
-    # a `pipeline.shards.Shard`: answer only its questions in every setting (the knowledge filters still draw over
+    # a `kalma_graph.shards.Shard`: answer only its questions in every setting (the knowledge filters still draw over
     # all questions, so a question is shown what the unsharded run shows it); its reports are of those answers
     shard: Any = None
 

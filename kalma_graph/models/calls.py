@@ -49,10 +49,3 @@ def in_order(fn: Callable[[T], R], items: Iterable[T], concurrency: int = 1) -> 
     finally:
         pool.shutdown(wait=finished, cancel_futures=True)
 
-
-def failed(exc: BaseException) -> Callable[[], R]:
-    """A result that raises `exc` (an item whose preparation failed keeps its place in the order)."""
-    def result() -> R:
-        raise exc
-
-    return result

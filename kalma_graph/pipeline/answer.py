@@ -508,13 +508,6 @@ class _Retrieved:
     retrieval_s: float
 
 
-def answer_one(
-    store: GraphStore, llm: Any, ner: Any, question: Question, run: _Run, knowledge_filter: KnowledgeFilter | None
-) -> AnswerRecord:
-    """One record of the output schema (docs/answer.md)."""
-    return generate_one(llm, retrieve_one(store, ner, question, run, knowledge_filter), run, knowledge_filter)
-
-
 def retrieve_one(store: GraphStore, ner: Any, question: Question, run: _Run,
                  knowledge_filter: KnowledgeFilter | None) -> _Retrieved:
     """Entity linking, retrieval, knowledge removal and the prompt: the part of an answer that reads the store

@@ -127,15 +127,10 @@ def test_what_it_does_not_serve_is_refused_by_name(served):
 
 def test_a_build_with_both_models_over_http_is_the_in_process_build(served, tmp_path):
     """`build biokalma --model URL --scorer-model URL` against `kalma-graph serve --scoring`: eq. 1 over HTTP."""
-    from kalma_graph.store.embedded import EmbeddedStore
-    from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
+    from tests.e2e.test_biokalma_cli import tiny_store
     from tests.e2e.test_cli import kg
 
-    path = tmp_path / "tiny.lbdb"
-    store = EmbeddedStore(path)
-    store.bootstrap()
-    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
-    store.close()
+    path = tiny_store(tmp_path)
     common = ["build", "biokalma", "--store", f"embedded:{path}", "--limit", "2", "--rounds", "2", "--no-nli", "--json",
               "--n-ctx", "2048"]
     kg(*common, "--out", str(tmp_path / "local.jsonl"))

@@ -334,16 +334,10 @@ def test_a_build_written_through_a_server_is_the_in_process_build(server, tmp_pa
     """`build biokalma --model URL --scorer-model GGUF --concurrency 2`: eq. 1 scored in-process, sentences and
     questions written by the server, two entries in flight: the same entries, in the same order, as an in-process
     sequential build (greedy); a server without a scorer is refused."""
-    from kalma_graph.store.embedded import EmbeddedStore
-
-    from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
+    from tests.e2e.test_biokalma_cli import tiny_store
     from tests.e2e.test_cli import kg
 
-    path = tmp_path / "tiny.lbdb"
-    store = EmbeddedStore(path)
-    store.bootstrap()
-    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
-    store.close()
+    path = tiny_store(tmp_path)
     common = ["build", "biokalma", "--store", f"embedded:{path}", "--limit", "2", "--rounds", "2", "--no-nli", "--json",
               "--n-ctx", "2048"]
     kg(*common, "--out", str(tmp_path / "local.jsonl"))
