@@ -343,6 +343,7 @@ def headline(summary: dict, entries: Sequence[dict], timings: Sequence[dict]) ->
         "template_sentence_share": checks["generation"]["template_sentence_share"],
         "fallback_question_share": checks["generation"]["fallback_question_share"],
         "gold_in_graph_share": checks["in_graph"]["share"],
+        "gold_unlabelled": checks["in_graph"].get("unlabelled", 0),  # gold values no knowledge block shows
         "nli_relevance_share": relevance.get("entailed_micro"),
         # the specific questions against their gold sets (issue 33)
         "question_gold_consistent_share": checks["question_gold"]["question_gold_consistent_share"],

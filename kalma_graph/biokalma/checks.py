@@ -22,6 +22,8 @@ import statistics
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
+from kalma_graph.kg.knowledge import is_unlabelled
+from kalma_graph.kg.triples import Triple
 from kalma_graph.store.base import GraphStore
 
 from .consistency import question_gold
@@ -40,14 +42,18 @@ def triples_in_graph(store: GraphStore, entries: Sequence[dict]) -> dict:
         known.update((t.subject, t.pid, t.label, t.value) for t in store.one_hop(subject))
     total = missing = 0
     missing_rows: list[list[str]] = []
+    unlabelled_rows: list[list[str]] = []
     for entry in entries:
         for g in entry["minimum_knowledge_set"]:
             total += 1
             if (g["qid"], g["pid"], g["property"], g["value"]) not in known:
                 missing += 1
                 missing_rows.append([entry["id"], g["qid"], g["property"], g["value"]])
+            if is_unlabelled(Triple(g["qid"], g["pid"], g["property"], g["value"], object_id=g.get("object_id"))):
+                # a gold triple no knowledge block shows cannot be cited: it only lowers recall
+                unlabelled_rows.append([entry["id"], g["qid"], g["property"], g["value"]])
     return {"triples": total, "in_graph": total - missing, "share": _ratio(total - missing, total),
-            "missing": missing_rows[:20]}
+            "missing": missing_rows[:20], "unlabelled": len(unlabelled_rows), "unlabelled_rows": unlabelled_rows[:20]}
 
 
 def set_sizes(entries: Sequence[dict]) -> dict:

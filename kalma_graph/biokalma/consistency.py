@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.verification.asked import asked_readings, asked_triples, name_spans
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
 

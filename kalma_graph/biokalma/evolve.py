@@ -29,12 +29,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from kalma_graph.evaluation.citation_marks import locate_marks
+from kalma_graph.kg.citation_marks import locate_marks
 from kalma_graph.text.sentences import split_sentences  # the one splitter (checks.py imports it from here)
 from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
 from kalma_graph.models.llm import GenerationParams
 from kalma_graph.prompts import load_prompt
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 from .disambiguation import Resolution
 from .pairs import PERSON_RELATIONS

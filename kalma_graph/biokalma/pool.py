@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from kalma_graph.retrieval.subgraph import knowledge_block
-from kalma_graph.store.base import Entity, GraphStore, Triple
+from kalma_graph.kg.knowledge import is_unlabelled, knowledge_block
+from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.store.base import GraphStore
 
 from .disambiguation import Resolution
 
@@ -58,7 +59,7 @@ class Pool:
         return [
             t
             for t in self.triples
-            if t not in taken and t.pid not in excluded and not (t.object_id and t.value == t.object_id) and t.value.strip()
+            if t not in taken and t.pid not in excluded and not is_unlabelled(t) and t.value.strip()
         ]
 
     def knowledge_blocks(self) -> str:

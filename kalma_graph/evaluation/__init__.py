@@ -1,7 +1,7 @@
 """Evaluation of attributed answers: the citation parser, triple matching, and the KaLMA metrics
 (`kalma_graph.evaluation.metrics`). Everything here is pure Python: models are injected."""
 
-from kalma_graph.evaluation.citations import (
+from kalma_graph.kg.citations import (
     NA_MARK,
     Citation,
     ParsedAnswer,

@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import ValidationError
 
-from kalma_graph.evaluation.citations import ParsedAnswer, known_pairs, known_props, parse_answer
+from kalma_graph.kg.citations import ParsedAnswer, known_pairs, known_props, parse_answer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
 from kalma_graph.evaluation.metrics import (
@@ -80,7 +80,7 @@ from kalma_graph.evaluation_result import (
 )
 from kalma_graph.files import file_sha256
 from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 Progress = Callable[[str, int, int], None]
 ALIGNMENT_METHODS = ("verifier", "nli")
@@ -369,7 +369,7 @@ def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Any, extra_nam
     """For `--cite verified` answers, whose kept citations the verifier chose (alignment 100 % by
     construction): the verifier's alignment of the citations the model itself wrote (`raw_answer`, before
     the filter), the figure that says how well the model cites."""
-    from kalma_graph.evaluation.citations import from_attribute_first
+    from kalma_graph.kg.citations import from_attribute_first
     from kalma_graph.verification.verifier import from_scored
 
     raw = [a.record.model_copy(update={"answer": from_attribute_first(a.record.raw_answer)})
@@ -780,7 +780,7 @@ def clean_answer(parsed: ParsedAnswer) -> str:
 
 def knowledge_text(triples: Sequence[Triple], names: Mapping[str, str]) -> str:
     """The graph shown to the model as KaLMA knowledge blocks, one per subject (seed 000, Table 13)."""
-    from kalma_graph.retrieval.subgraph import knowledge_block
+    from kalma_graph.kg.knowledge import knowledge_block
 
     by_subject: dict[str, list[Triple]] = {}
     for t in triples:

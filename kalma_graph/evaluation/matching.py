@@ -24,8 +24,8 @@ import unicodedata
 from typing import TYPE_CHECKING, Callable, Literal, Union
 
 if TYPE_CHECKING:
-    from kalma_graph.evaluation.citation_marks import Citation
-    from kalma_graph.store.base import Triple
+    from kalma_graph.kg.citation_marks import Citation
+    from kalma_graph.kg.triples import Triple
 
 MatchMode = Literal["strict", "normalized"]
 MATCH_MODES: tuple[MatchMode, ...] = ("strict", "normalized")

@@ -117,8 +117,8 @@ def text_input(answer: str, *, question: str = "", store: Any | None = None, ans
     """Any answer, from any LLM, as an `AnswerInput`: citation marks are read when present; the graph is
     `shown` when given, else the one-hop statements of the entities that the question and the answer name
     (graph-aware mention detection over the store's names, no NER model needed)."""
-    from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
-    from kalma_graph.store.base import Entity
+    from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
+    from kalma_graph.kg.triples import Entity
 
     answer = answer[:MAX_ANSWER_CHARS]
     triples = [graph_triple(t) for t in shown] if shown is not None else []

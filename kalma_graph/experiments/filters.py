@@ -26,7 +26,7 @@ from dataclasses import asdict
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from kalma_graph.evaluation.matching import MatchMode, key_function
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 KnowledgeFilter = Callable[[Any, Sequence[Any]], tuple[list[Any], list[Any]]]
 

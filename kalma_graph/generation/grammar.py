@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from kalma_graph.models.llm import Grammar
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.knowledge import is_unlabelled
+from kalma_graph.kg.triples import Entity, Triple
 
 __all__ = [
     "GRAMMAR_MODES",
@@ -137,7 +138,7 @@ def build_citation_grammar(
                 continue
             # A bracket cannot hold a square bracket, and an object the graph knows only by its id
             # (`occupation: Q6625963`) tells a reader nothing: neither is citable.
-            if _UNCITABLE.intersection(t.label + t.value) or not t.value.strip() or t.value == t.object_id:
+            if _UNCITABLE.intersection(t.label + t.value) or not t.value.strip() or is_unlabelled(t):
                 left_out.append(t)
                 continue
             pair = (t.label, t.value)

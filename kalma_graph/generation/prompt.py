@@ -25,8 +25,8 @@ import json
 from typing import Any, Sequence
 
 from kalma_graph.prompts import load_prompt
-from kalma_graph.retrieval.subgraph import knowledge_block
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.knowledge import knowledge_block
+from kalma_graph.kg.triples import Entity, Triple
 
 VARIANTS = ("general", "specific")
 

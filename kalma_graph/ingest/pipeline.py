@@ -26,7 +26,8 @@ from pathlib import Path
 from importlib import resources
 from typing import Callable, Iterable, Literal, Sequence
 
-from ..store.base import Entity, EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
+from kalma_graph.kg.triples import Entity
+from ..store.base import EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
 from ..store.loading import WrittenSoFar
 from .formats import detect_format, make_reader
 from .lock import ingest_lock

@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..store.base import Entity, EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError, StoreStats
+from kalma_graph.kg.triples import Entity
+from ..store.base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError, StoreStats
 from ..store.common import result_of
 from ..store.loading import entity_row, plan_batch
 from .lock import LOCK_KEY

@@ -34,7 +34,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from kalma_graph.store.base import Entity, GraphStore, Triple
+from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.store.base import GraphStore
 
 ENTAILMENT, NEUTRAL, CONTRADICTION = "entailment", "neutral", "contradiction"
 KG_SOURCE = "kg"

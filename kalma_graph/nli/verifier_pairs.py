@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from kalma_graph.nli.kg_pairs import SIBLING_GROUPS, _Subject, _usable, entity_split, fact_sentence, value_pools
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
 KINDS = ("states", "subject_swap", "bystander", "inverted", "near", "other_value")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
@@ -46,9 +46,10 @@ from kalma_graph.pipeline.cite import (
 )
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
-from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve
-from kalma_graph.retrieval.subgraph import unlabelled
-from kalma_graph.store.base import GraphStore, StoreError, Triple
+from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
+from kalma_graph.retrieval.retrieve import linked_dict, retrieve
+from kalma_graph.kg.triples import Triple
+from kalma_graph.store.base import GraphStore, StoreError
 
 __all__ = [
     "AnswerError",

@@ -36,10 +36,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from kalma_graph.evaluation.citation_marks import locate_marks
-from kalma_graph.evaluation.citations import from_attribute_first, parse_answer, render_citation
+from kalma_graph.kg.citation_marks import locate_marks
+from kalma_graph.kg.citations import from_attribute_first, parse_answer, render_citation
 from kalma_graph.evaluation.metrics.entailment import hypothesis
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.knowledge import is_unlabelled
+from kalma_graph.kg.triples import Entity, Triple
 
 CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified", "grounded")
 # The strategies whose grammar puts each sentence's marks before it (`from_attribute_first` reads
@@ -200,7 +201,7 @@ def candidate_triples(sentence: str, triples: Sequence[Triple], limit: int = MAX
     words = _words(sentence)
     scored = []
     for order, t in enumerate(triples):
-        if t.value == t.object_id:
+        if is_unlabelled(t):
             continue  # an object known only by its id is not citable (as in the grammar)
         shared = len(words & _words(t.value))
         if shared:

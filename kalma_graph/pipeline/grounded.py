@@ -40,8 +40,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from kalma_graph.evaluation.citations import from_attribute_first, parse_answer
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.citations import from_attribute_first, parse_answer
+from kalma_graph.kg.triples import Entity, Triple
 
 from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
 from kalma_graph.verification.asked import asked_in_order, asked_triples

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from kalma_graph.store.base import Entity
+from kalma_graph.kg.triples import Entity
 
 __all__ = ["TypeEvidence", "graph_type_filter", "wording_classes"]
 

@@ -45,7 +45,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kalma_graph.store.base import Entity, GraphStore
+from kalma_graph.kg.triples import Entity
+from kalma_graph.store.base import GraphStore
 
 from .evidence import graph_type_filter, wording_classes
 from .lookup import lookup_names

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from kalma_graph.store.base import Entity, GraphStore, name_key
+from kalma_graph.kg.triples import Entity
+from kalma_graph.store.base import GraphStore, name_key
 from kalma_graph.store.common import to_entity
 
 __all__ = ["NameMatches", "lookup_names"]

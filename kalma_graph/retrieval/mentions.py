@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-from kalma_graph.store.base import Entity, name_key
+from kalma_graph.kg.triples import Entity
+from kalma_graph.store.base import name_key
 
 from .lookup import NameMatches
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from kalma_graph.store.base import Entity, GraphStore, Triple
+from kalma_graph.kg.knowledge import knowledge_blocks
+from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.store.base import GraphStore
 
 from .linking import DEFAULT_TYPE_POLICY, LinkedMention, TypeMap, link_question, selected_entities
-from .subgraph import knowledge_block
 
-__all__ = ["Retrieval", "retrieve", "knowledge_blocks", "candidate_dict", "linked_dict"]
+__all__ = ["Retrieval", "retrieve", "candidate_dict", "linked_dict"]
 
 
 @dataclass
@@ -68,15 +69,6 @@ def retrieve(
     for entity in entities:
         triples += store.one_hop(entity.id)
     return Retrieval(question=question, linked=linking.linked, entities=entities, triples=triples, reason=linking.reason)
-
-
-def knowledge_blocks(entities: Sequence[Entity], triples: Sequence[Triple]) -> list[str]:
-    """One `{qid: …, name: …, property: value, …}` block per entity, in entity order. An entity whose
-    statements were all withheld keeps a block with its qid and name."""
-    by_subject: dict[str, list[Triple]] = {}
-    for t in triples:
-        by_subject.setdefault(t.subject, []).append(t)
-    return [knowledge_block(e, by_subject.get(e.id, [])) for e in entities]
 
 
 def candidate_dict(c: Any) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from collections import OrderedDict
 from typing import Any, Sequence
 
 from kalma_graph.sck.base import EntityMention
-from kalma_graph.store.base import Entity, GraphStore
+from kalma_graph.kg.triples import Entity
+from kalma_graph.store.base import GraphStore
 
 
 class GraphLinker:

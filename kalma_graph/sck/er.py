@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from kalma_graph.sck.base import SubScore
-from kalma_graph.store.base import Entity
+from kalma_graph.kg.triples import Entity
 
 _TOKEN_RE = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -68,7 +68,7 @@ from kalma_graph.sck.kg_attr import (
     verbalise,
 )
 from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
 

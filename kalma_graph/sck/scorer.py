@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from kalma_graph.evaluation.citation_marks import locate_marks
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.kg.citation_marks import locate_marks
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.sck.base import EntityMention, SubScore, distinct_entities, linked_ids
 from kalma_graph.sck.combine import DEFAULT_K_WEIGHTS, k_score, load_intent_weights, sck_score
 from kalma_graph.sck.content import c_score

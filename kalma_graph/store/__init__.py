@@ -14,18 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .base import (
-    Entity,
-    EntityRecord,
-    GraphStore,
-    LoadResult,
-    StatementRecord,
-    StoreError,
-    StoreStats,
-    Triple,
-    name_key,
-    value_id,
-)
+from kalma_graph.kg.triples import Entity, Triple
+from .base import EntityRecord, GraphStore, LoadResult, StatementRecord, StoreError, StoreStats, name_key, value_id
 from .timeouts import QueryTimeoutError, Timeouts
 
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime
 
 import msgspec
 
+from ..kg.triples import Entity, Triple  # noqa: F401  (the records queries return; defined in the base layer)
 from ..text.names import name_key  # noqa: F401  (the store's key; defined with the other text rules)
 
 # --- records written by ingest ------------------------------------------------------------------
@@ -99,33 +100,6 @@ class StoreError(RuntimeError):
 
 
 # --- records returned by queries ----------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class Entity:
-    id: str
-    kb: str | None = None
-    name: str | None = None
-    aliases: tuple[str, ...] = ()
-    description: str | None = None
-    types: tuple[str, ...] = ()
-    cvt: bool = False
-
-
-@dataclass(frozen=True, order=True)
-class Triple:
-    """A one-hop statement as retrieval and evaluation see it.
-
-    `value` is what a citation shows: the object's name when it is an entity (its id when it has no
-    name), the literal otherwise.
-    """
-
-    subject: str
-    pid: str
-    label: str
-    value: str
-    object_id: str | None = None  # set when the object is an entity
-    datatype: str | None = None  # set when the object is a literal
 
 
 @dataclass(frozen=True)

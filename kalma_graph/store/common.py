@@ -10,7 +10,8 @@ import random
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, Entity, LoadResult, StoreStats, Triple, name_key
+from kalma_graph.kg.triples import Entity, Triple
+from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, LoadResult, StoreStats, name_key
 from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
 
 Rows = list[dict[str, Any]]

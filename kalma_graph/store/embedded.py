@@ -25,7 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import queries
-from .base import Entity, EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
+from kalma_graph.kg.triples import Entity
+from .base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of, to_entity
 from .loading import StatementRows
 from .timeouts import QueryTimeoutError, Timeouts, is_write, timeout_message

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Container, Iterable, Iterator, Sequence
 
-from .base import Entity, EntityRecord, StatementRecord, name_key
+from kalma_graph.kg.triples import Entity
+from .base import EntityRecord, StatementRecord, name_key
 
 
 class StatementRows:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 from .lexicon import load_lexicon
 from .text import find_phrase, find_stem, phrase, tokenize

@@ -84,7 +84,7 @@ def graph_entity(e: Any) -> GraphEntity:
 
 
 def cited_sentences(sentences: Sequence[Any]) -> list[tuple[str, list[CitedTriple]]]:
-    """Parsed sentences (`evaluation.citations.Sentence`: `clean_text`, `citations` with qid, prop, value) as
+    """Parsed sentences (`kg.citations.Sentence`: `clean_text`, `citations` with qid, prop, value) as
     the verifier's (text, cited triples) pairs."""
     return [(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
             for s in sentences]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.generation.prompt import build_messages, demo_blocks, load_answer_prompt
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.pipeline.answer import (

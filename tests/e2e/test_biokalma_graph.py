@@ -260,7 +260,7 @@ def test_build_writes_entries_gold_and_questions(built, llm):
     assert json.loads(Path(summary["checks_file"]).read_text())["checks"]["entries"] == 2
     # The figures the gold data must meet, by name, with the time per entry from the timings file.
     head = json.loads(Path(summary["checks_file"]).read_text())["headline"]
-    assert head["entries"] == 2 and head["gold_in_graph_share"] == 1.0 and head["timed_entries"] == 2
+    assert head["entries"] == 2 and head["gold_in_graph_share"] == 1.0 and head["gold_unlabelled"] == 0 and head["timed_entries"] == 2
     assert set(head["persons_named_share"]) == {"general", "specific"} and head["seconds_per_entry"] > 0
     assert head["model_sha256"] == llm.header()["model_sha256"]
     assert 0.0 <= head["template_sentence_share"] <= 1.0

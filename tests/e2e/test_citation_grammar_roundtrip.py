@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer, render_citation
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.generation.grammar import MAX_PAIRS_PER_MARK, GrammarChecker, build_citation_grammar
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 from tests.unit.test_citation_roundtrip import labels, pick, values, wikidata_labels
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.generation.grammar import GrammarChecker, build_citation_grammar
 from kalma_graph.generation.prompt import load_answer_prompt
 from kalma_graph.models.llm import GenerationParams
@@ -19,7 +19,7 @@ from kalma_graph.pipeline.cite import (
     strip_marks,
     to_attribute_first,
 )
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 from tests.conftest import NLI_MODEL as NLI_PATH
 from tests.e2e.test_answer import _check_schema, llm  # noqa: F401

@@ -32,7 +32,7 @@ from kalma_graph.experiments.filters import FilterError
 from kalma_graph.experiments.runner import default_answer_fn
 from kalma_graph.evaluation.gold import write_gold
 from kalma_graph.pipeline.answer import Question
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 from tests.unit.test_evaluate_fixtures import (
     COMPLEX,

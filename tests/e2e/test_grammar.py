@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.evaluation.citations import known_props, parse_answer
+from kalma_graph.kg.citations import known_props, parse_answer
 from kalma_graph.generation.grammar import (
     GrammarChecker,
     GrammarError,
@@ -13,7 +13,7 @@ from kalma_graph.generation.grammar import (
     citation_grammar,
     gbnf_literal,
 )
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 ARTEMISIA = Entity("Q212657", name="Artemisia Gentileschi")
 ORAZIO = Entity("Q367360", name="Orazio Gentileschi")

@@ -17,8 +17,9 @@ import pytest
 
 from kalma_graph.models.ner import Mention, load_ner
 from kalma_graph.retrieval.linking import TypeMap, link_entities, load_type_map, selected_entities
-from kalma_graph.evaluation.citations import known_props
-from kalma_graph.retrieval.retrieve import knowledge_blocks, linked_dict, retrieve
+from kalma_graph.kg.citations import known_props
+from kalma_graph.kg.knowledge import knowledge_blocks
+from kalma_graph.retrieval.retrieve import linked_dict, retrieve
 
 from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 

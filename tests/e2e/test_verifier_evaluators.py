@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 from tests.conftest import NLI_MODEL, needs_nli
 
 DUMPS = Path(__file__).resolve().parents[2] / "dumps"

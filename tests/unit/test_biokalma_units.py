@@ -34,7 +34,7 @@ from kalma_graph.biokalma.scoring import (
 from kalma_graph.biokalma.templates import relation_pos, verbalise
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.prompts import load_prompt
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 # --- eq. 1 -----------------------------------------------------------------------------------------
 
@@ -260,6 +260,15 @@ def test_pool_candidates_and_blocks():
     assert pool.knowledge_blocks().startswith("{qid: Q47152, name: Mary Shelley, place of birth: London")
     assert knowledge_text(pool.triples[1], "Mary Shelley") == "{qid: Q47152, name: Mary Shelley, place of birth: London}"
     assert pool.relations_of("Q47152") == {"P19", "P22", "P569"}
+
+
+def test_pool_never_offers_an_object_known_only_by_its_id():
+    """Issue 33: `conflict: Q12182610` (a record that named the object by its id) and an entity without a label
+    were gold triples no knowledge block shows; neither is a candidate any more."""
+    a, b = _pool().persons
+    triples = (Triple("Q47152", "P607", "conflict", "Q12182610"), Triple("Q47152", "P800", "notable work", "Q9351396",
+               "Q9351396"), Triple("Q47152", "P1412", "languages spoken", "English", "Q1860"))
+    assert [t.value for t in Pool((a, b), triples).candidates([])] == ["English"]
 
 
 # --- prompts and files -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kalma_graph.evaluation.citations import parse_answer, render_citation
+from kalma_graph.kg.citations import parse_answer, render_citation
 
 TABLE_13_ANSWER = (
     "Artemisia Gentileschi was an Italian painter born on July 8, 1596 [NA] in Rome [Q212657, "

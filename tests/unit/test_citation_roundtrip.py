@@ -14,11 +14,11 @@ from functools import lru_cache
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kalma_graph.evaluation.citations import known_pairs, known_props, parse_answer, render_citation
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.ingest.formats import detect_format, make_reader
 from kalma_graph.ingest.properties import freebase_label, wikidata_properties
 from kalma_graph.ingest.readers.base import ParsedLine
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 from tests.conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 

@@ -11,12 +11,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "kalma_graph"
 
-BASE = {"text", "files", "records", "evaluation_result", "shards"}
+BASE = {"text", "files", "records", "evaluation_result", "shards", "kg"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
+    # what every stage shares: Entity and Triple, the knowledge block, the citation parser
+    "kg": {"text"},
     "shards": {"files"},  # --shard I/N and merging what shards wrote (answers files, directories of caches)
     "records": set(),  # the typed records that cross package boundaries (pydantic only)
     "evaluation_result": set(),  # the typed evaluation result, results.json (pydantic only)
@@ -163,3 +165,28 @@ def test_no_package_imports_one_that_imports_it_back():
 def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+# names that live in the base layer and were once imported sideways from the store, retrieval or evaluation
+SHARED = {"Entity", "Triple", "knowledge_block", "knowledge_blocks", "is_unlabelled", "unlabelled", "Citation",
+          "ParsedAnswer", "Sentence", "parse_answer", "render_citation", "locate_marks", "from_attribute_first"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_shared_names_come_from_the_base_layer(path):
+    """Issue 35: a stage imports Entity, Triple, the knowledge block and the citation parser from
+    `kalma_graph.kg`, not from another stage that happens to use them (the store may re-export its records)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    wrong = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        source = (importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level
+                  else node.module or "")
+        parts = source.split(".")
+        if parts[0] != "kalma_graph" or len(parts) < 2 or parts[1] in {"kg", _package(path)}:
+            continue
+        wrong += [f"{alias.name} from {source}" for alias in node.names if alias.name in SHARED]
+    assert not wrong, f"{path.relative_to(ROOT.parent)} imports {wrong}: import them from kalma_graph.kg"
+

@@ -96,7 +96,7 @@ def test_merge_records(records, merged):
 def test_an_object_met_again_changes_its_entity_only_where_a_stub_adds_something(stored_kb, changed):
     """A statement's object that the store holds already is planned as a stub merged into it: that adds
     nothing but the kb, when the stored entity has none (the first non-empty kb wins)."""
-    from kalma_graph.store.base import Entity
+    from kalma_graph.kg.triples import Entity
 
     stored = Entity("Q25395", kb=stored_kb, name="Newark", types=("Q515",))
     plan = plan_batch([], [BIRTH_PLACE], default_kb="wikidata", existing_entities={"Q25395": stored},

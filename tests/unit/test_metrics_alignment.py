@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.alignment import alignment, alignment_pairs
 
 ROME = ("Q1", "place of birth", "Rome")

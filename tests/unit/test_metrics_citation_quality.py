@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.evaluation.citations import parse_answer
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.citation_quality import CitationCase, citation_quality
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 
 def k(i: int) -> tuple[str, str, str]:

@@ -10,6 +10,7 @@ import pkgutil
 import pytest
 
 import kalma_graph.evaluation as evaluation
+import kalma_graph.kg as kg
 import kalma_graph.sck as sck
 import kalma_graph.text as text
 
@@ -18,7 +19,7 @@ def _walk(package) -> list[str]:
     return sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + "."))
 
 
-MODULES = _walk(evaluation) + _walk(sck) + _walk(text) + [
+MODULES = _walk(evaluation) + _walk(kg) + _walk(sck) + _walk(text) + [
     "kalma_graph.caqa.factscore",
     "kalma_graph.caqa.metrics",
     "kalma_graph.nli.evaluate",
@@ -35,7 +36,7 @@ def test_docstring_examples(name):
 
 
 @pytest.mark.parametrize("name", [
-    "kalma_graph.evaluation.citations",
+    "kalma_graph.kg.citations",
     "kalma_graph.evaluation.matching",
     "kalma_graph.evaluation.metrics.citation_quality",
     "kalma_graph.evaluation.metrics.alignment",

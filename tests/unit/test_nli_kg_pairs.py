@@ -19,7 +19,7 @@ from kalma_graph.nli.kg_pairs import (
     records_from_biokalma,
     records_from_store,
 )
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 REPO = Path(__file__).resolve().parents[2]
 BIOKALMA = REPO.parent / "shared" / "data" / "biokalma" / "dataset" / "simple_question_graph.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kalma_graph.biokalma.checks import question_gold_consistency
 from kalma_graph.biokalma.consistency import gold_triples, question_gold
-from kalma_graph.store.base import Triple
+from kalma_graph.kg.triples import Triple
 
 
 def _entry(question: str, qids: list[str], names: list[str], gold: list[tuple[str, str, str]]) -> dict:

@@ -43,7 +43,7 @@ from kalma_graph.sck.structure import (
     tense_score,
 )
 from kalma_graph.sck.ve import ve_score
-from kalma_graph.store.base import Entity, Triple
+from kalma_graph.kg.triples import Entity, Triple
 
 M = EntityMention
 

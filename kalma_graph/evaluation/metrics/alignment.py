@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from kalma_graph.evaluation.citations import Citation, ParsedAnswer
+from kalma_graph.kg.citations import Citation, ParsedAnswer
 from kalma_graph.evaluation.matching import TripleLike
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,

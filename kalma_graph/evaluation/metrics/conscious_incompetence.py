@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Literal, Mapping, Sequence
 
-from kalma_graph.evaluation.citations import ParsedAnswer
+from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.evaluation.matching import MatchMode, TripleLike, key_function
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,

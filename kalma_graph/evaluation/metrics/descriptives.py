@@ -10,12 +10,12 @@ Measures
 Reference
     The citation format of Li et al. (KaLMA), §3.3 and Table 13; the counts are ours.
 Inputs
-    The `ParsedAnswer`s of a run (`kalma_graph.evaluation.citations.parse_answer`).
+    The `ParsedAnswer`s of a run (`kalma_graph.kg.citations.parse_answer`).
 Output
     Counts, per-answer means (None for no answers), ``sloppy_share`` in [0, 1] (None without
     citations) and ``parse_issues`` keyed by every issue kind.
 
->>> from kalma_graph.evaluation.citations import parse_answer
+>>> from kalma_graph.kg.citations import parse_answer
 >>> answers = [parse_answer("Born in Rome [Q1, place of birth: Rome]. Italian [na]."),
 ...            parse_answer("No citation here.")]
 >>> result = answer_descriptives(answers)
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from kalma_graph.evaluation.citations import ISSUE_KINDS, ParsedAnswer
+from kalma_graph.kg.citations import ISSUE_KINDS, ParsedAnswer
 from kalma_graph.evaluation.metrics.ratios import mean, ratio
 
 METRIC = "answer_descriptives"

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from kalma_graph.evaluation.citation_marks import (
+from kalma_graph.kg.citation_marks import (
     ISSUE_KINDS,
     Citation,
     KnownPairs,
@@ -32,8 +32,8 @@ from kalma_graph.evaluation.citation_marks import (
     ParseIssue,
     locate_marks,
 )
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.text.sentences import sentence_spans
-from kalma_graph.store.base import Entity, Triple
 
 __all__ = [
     "ISSUE_KINDS",
