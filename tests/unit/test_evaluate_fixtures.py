@@ -14,7 +14,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from kalma_graph.evaluation import parse_answer
+from kalma_graph.kg import parse_answer
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = REPO / "dumps" / "biokalma_records.jsonl.gz"
