@@ -9,7 +9,6 @@ from .evolve import EvolveConfig, evolve_entry
 from .pairs import PERSON_RELATIONS, PersonPair, is_complete_name, pairs_from_graph, read_pairs
 from .pool import Pool, knowledge_pool
 from .scoring import DEFAULT_ALPHA, eq1_scores, relation_counts
-from .templates import relation_pos, verbalise
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -31,7 +30,5 @@ __all__ = [
     "plan_dataset",
     "read_pairs",
     "relation_counts",
-    "relation_pos",
     "side_paths",
-    "verbalise",
 ]

@@ -22,13 +22,13 @@ import statistics
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
+from kalma_graph.kg.hypothesis import pos_sentence
 from kalma_graph.kg.knowledge import is_unlabelled
 from kalma_graph.kg.triples import Triple
 from kalma_graph.store.base import GraphStore
 
 from .consistency import question_gold
 from .evolve import persons_named_in, split_sentences
-from .templates import verbalise
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -139,7 +139,7 @@ def relevance(entries: Sequence[dict], nli: Any, threshold: float = 0.5) -> dict
         sources = {tuple(r["triple"]): r["sentence_source"] for r in entry["rounds"]}
         sentences = split_sentences(entry["paragraph"])
         for g in entry["minimum_knowledge_set"]:
-            hypothesis = verbalise(names.get(g["qid"], g["qid"]), g["property"], g["value"])
+            hypothesis = pos_sentence(names.get(g["qid"], g["qid"]), g["property"], g["value"])
             kind = g["source"]
             if kind == "eq1":
                 kind = f"eq1/{sources.get((g['qid'], g['property'], g['value']), 'llm')}"

@@ -34,6 +34,7 @@ from kalma_graph.text.sentences import split_sentences  # the one splitter (chec
 from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
 from kalma_graph.models.llm import GenerationParams
 from kalma_graph.prompts import load_prompt
+from kalma_graph.kg.hypothesis import pos_sentence
 from kalma_graph.kg.triples import Triple
 
 from .disambiguation import Resolution
@@ -41,7 +42,7 @@ from .pairs import PERSON_RELATIONS
 from .pool import DEFAULT_EXCLUDED_PIDS, Pool
 from .scoring import DEFAULT_ALPHA, rank
 from .consistency import gold_asked_share, question_gold
-from .templates import fallback_question, prompt_facts, verbalise
+from .templates import fallback_question, prompt_facts
 
 PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
            "biokalma/seed_sentences")
@@ -584,7 +585,7 @@ def evolve_entry(
             candidates = [t for t in candidates if counts[t.pid] <= cutoff]
         if not candidates:
             break
-        templates = [verbalise(pool.name_of(t.subject), t.label, t.value) for t in candidates]
+        templates = [pos_sentence(pool.name_of(t.subject), t.label, t.value) for t in candidates]
         t0 = time.perf_counter()
         perps = scorer(paragraph, templates)
         stats.seconds["scoring"] += time.perf_counter() - t0

@@ -34,6 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from kalma_graph.kg.hypothesis import HYPOTHESES, is_relational
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.store.base import GraphStore
 
@@ -111,7 +112,6 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
 GENERIC_TEMPLATES = ("{sp} {p} was {o}.", "The {p} of {name} was {o}.")
 #: for labels that end in a preposition or participle ("part of", "located in", "depicted by")
 RELATIONAL_TEMPLATES = ("{s} is {p} {o}.",)
-_RELATIONAL_END = frozenset({"of", "in", "for", "at", "by", "on", "to", "with", "from"})
 _NOT_NOUN_LIKE = frozenset({"described by source", "notable works", "languages spoken", "award received"})
 
 #: Properties whose values are easily confused with each other's in citations. Swapping within a
@@ -187,11 +187,6 @@ def format_date(value: str, style: int) -> str | None:
     return value
 
 
-def citation_text(label: str, value: str) -> str:
-    """The KaLMA citation form: `employer: University of Jena`."""
-    return f"{label}: {value}"
-
-
 def _article(text: str) -> str:
     return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
@@ -226,28 +221,22 @@ def fact_sentence(subject: dict[str, str], label: str, value: str, rng: random.R
     if datatype == "time" or label.startswith("date of"):
         shown = format_date(value, rng.choice((0, 0, 1, 1, 2))) or value
     if label in TEMPLATES:
-        noun_like = not _is_relational(label) and label not in _NOT_NOUN_LIKE
+        noun_like = not is_relational(label) and label not in _NOT_NOUN_LIKE
         templates = TEMPLATES[label] + (GENERIC_TEMPLATES[:1] if noun_like else ())
     else:
-        templates = RELATIONAL_TEMPLATES if _is_relational(label) else GENERIC_TEMPLATES
+        templates = RELATIONAL_TEMPLATES if is_relational(label) else GENERIC_TEMPLATES
     template = rng.choice(templates)
     text = template.format(o=shown, a_o=_article(shown), p=label, **subject)
     return text[0].upper() + text[1:]
 
 
-def _is_relational(label: str) -> bool:
-    return label.rsplit(" ", 1)[-1] in _RELATIONAL_END
+#: a pair's hypothesis style -> its format in `kalma_graph.kg.hypothesis`
+STYLE_FORMATS = {"citation": "prop_value", "subject_citation": "subject_citation", "sentence": "relational"}
 
 
 def hypothesis_text(name: str, label: str, value: str, style: str) -> str:
     """`citation` -> `employer: X`; `subject_citation` -> `Name — employer: X`; `sentence`."""
-    if style == "citation":
-        return citation_text(label, value)
-    if style == "subject_citation":
-        return f"{name} — {citation_text(label, value)}"
-    if _is_relational(label):
-        return f"{name} is {label} {value}."
-    return f"The {label} of {name} is {value}."
+    return HYPOTHESES[STYLE_FORMATS[style]](name, label, value)
 
 
 def _paragraph(subject: _Subject, facts: Sequence[tuple[str, str, str | None]], rng: random.Random) -> str:

@@ -136,13 +136,14 @@ def fit_calibration(pairs: Sequence[VerifierPair], nli: Any, *, l2: float = 1.0)
     """Structural outcomes and NLI probabilities of the pairs, and the fitted stage-two weights (a dict
     ready for `kalma_graph/data/verifier_calibration.json`)."""
     from kalma_graph.verification import Verifier
-    from kalma_graph.verification.calibration import FEATURES, features, fit_logistic, hypothesis_sentence
+    from kalma_graph.kg.hypothesis import the_of_sentence
+    from kalma_graph.verification.calibration import FEATURES, features, fit_logistic
 
     verifier = Verifier()
     outcomes = [verifier.verify(p.answer).sentences[0].citations[0].outcome for p in pairs]
     names = {e.id: e.name for p in pairs for e in p.answer.entities}
     probs = [float(x) for x in nli.entailment_prob([p.sentence for p in pairs],
-                                                   [hypothesis_sentence(names.get(p.cited[0], p.cited[0]), p.cited[1], p.cited[2])
+                                                   [the_of_sentence(names.get(p.cited[0], p.cited[0]), p.cited[1], p.cited[2])
                                                     for p in pairs])]
     rows = [features(o, x) for o, x in zip(outcomes, probs)]
     labels = [p.label for p in pairs]

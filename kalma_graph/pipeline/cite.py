@@ -38,7 +38,7 @@ from typing import Any, Iterable, Sequence
 
 from kalma_graph.kg.citation_marks import locate_marks
 from kalma_graph.kg.citations import from_attribute_first, parse_answer, render_citation
-from kalma_graph.evaluation.metrics.entailment import hypothesis
+from kalma_graph.kg.hypothesis import possessive, prop_value
 from kalma_graph.kg.knowledge import is_unlabelled
 from kalma_graph.kg.triples import Entity, Triple
 
@@ -213,14 +213,14 @@ def triple_hypotheses(t: Triple, names: dict[str, str]) -> list[str]:
     """The NLI hypotheses a triple is tried as; its score is the best of them. `prop: value` (the
     paper's alignment format) holds for sentences that say "he"; the verbalised form names the
     subject; an ISO date is also tried as written in prose (`November 1, 1871`)."""
-    out = [hypothesis((t.subject, t.label, t.value), "prop_value"),
-           hypothesis((t.subject, t.label, t.value), "verbalised", names)]
+    name = names.get(t.subject) or t.subject
+    out = [prop_value(name, t.label, t.value), possessive(name, t.label, t.value)]
     found = _ISO_DATE_RE.fullmatch(t.value)
     if found:
         year, month, day = (int(x) for x in found.groups())
         if 1 <= month <= 12:
             prose = f"{_MONTHS[month - 1]} {day}, {year}" if day else f"{_MONTHS[month - 1]} {year}"
-            out.append(f"{t.label}: {prose}")
+            out.append(prop_value(name, t.label, prose))
     return out
 
 

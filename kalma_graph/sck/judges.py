@@ -65,9 +65,9 @@ from kalma_graph.sck.kg_attr import (
     Judgement,
     SentenceEvidence,
     triple_tuple,
-    verbalise,
 )
 from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
+from kalma_graph.kg.hypothesis import plain_sentence
 from kalma_graph.kg.triples import Triple
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
@@ -193,7 +193,7 @@ class NLIAttributionJudge:
         name = evidence.name
         named = [t for t in evidence.context
                  if _names_in(t.value, sentence) and not _names_in(t.value, name(t.subject))]
-        support = [(t, verbalise(name(t.subject), t.label, t.value)) for t in (*evidence.between, *named)]
+        support = [(t, plain_sentence(name(t.subject), t.label, t.value)) for t in (*evidence.between, *named)]
         by_subject: dict[str, dict[str, list[Triple]]] = {}
         for t in (*evidence.between, *evidence.context):
             by_subject.setdefault(t.subject, {}).setdefault(t.label, []).append(t)
@@ -215,7 +215,7 @@ class NLIAttributionJudge:
                     unknown_kind = all(t.object_id is None and (t.datatype or "string") in _TEXT_TYPES
                                        for t in stored) and any(_names_in(t.value, sentence) for t in stored)
                     if rivals or unknown_kind:
-                        substitutions.append((s, label, e, verbalise(name(s), label, name(e)), rivals))
+                        substitutions.append((s, label, e, plain_sentence(name(s), label, name(e)), rivals))
         return _Plan(sentence, evidence, support, substitutions)
 
     def _decide(self, plan: _Plan, support_p: Sequence[float], sub_p: Sequence[float]) -> Judgement:

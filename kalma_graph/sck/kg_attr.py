@@ -140,11 +140,6 @@ def triple_tuple(triple: Triple, evidence: SentenceEvidence) -> tuple[str, str, 
     return (evidence.name(triple.subject), triple.label, triple.value)
 
 
-def verbalise(subject: str, label: str, value: str) -> str:
-    """The hypothesis text of a triplet for NLI: "Stephen Crane place of birth Newark."."""
-    return f"{subject} {label} {value}."
-
-
 def aggregate_attribution(labels: Iterable[int | None], *, reward: float = 1.0, penalty: float = 1.0) -> SubScore:
     if reward <= 0 or penalty < 0:
         raise ValueError("reward must be > 0 and penalty >= 0")

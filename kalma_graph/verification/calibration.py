@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from kalma_graph.kg.hypothesis import the_of_sentence
+
 from .records import AnswerCheck, AnswerInput, CitationCheck
 from .structure import SCORE
 
@@ -26,11 +28,6 @@ DEFAULT_PATH = "data/verifier_calibration.json"
 
 class CalibrationError(ValueError):
     """Calibration weights that do not fit the NLI model given (or cannot be read)."""
-
-
-def hypothesis_sentence(subject: str, relation: str, value: str) -> str:
-    """The cited triple as a plain sentence, the NLI hypothesis of stage two."""
-    return f"The {relation} of {subject} is {value}."
 
 
 def features(outcome: str, nli: float) -> list[float]:
@@ -101,7 +98,7 @@ class Calibrator:
         for s in check.sentences:
             for c in s.citations:
                 premises.append(s.text)
-                hypotheses.append(hypothesis_sentence(names.get(c.subject, c.subject), c.relation, c.value))
+                hypotheses.append(the_of_sentence(names.get(c.subject, c.subject), c.relation, c.value))
         probs = [float(p) for p in self.nli.entailment_prob(premises, hypotheses)] if premises else []
         k = 0
         sentences = []

@@ -31,7 +31,7 @@ from kalma_graph.biokalma.scoring import (
     relation_counts,
     specificity,
 )
-from kalma_graph.biokalma.templates import relation_pos, verbalise
+from kalma_graph.kg.hypothesis import pos_sentence, relation_pos
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
 from kalma_graph.prompts import load_prompt
 from kalma_graph.kg.triples import Entity, Triple
@@ -109,7 +109,7 @@ def test_relation_counts_are_per_person_document_frequencies():
 )
 def test_three_templates_by_part_of_speech(label, pos, sentence):
     assert relation_pos(label) == pos
-    assert verbalise("Artemisia", label, "Rome") == sentence
+    assert pos_sentence("Artemisia", label, "Rome") == sentence
 
 
 def test_unknown_labels_fall_back_to_a_spelling_rule():

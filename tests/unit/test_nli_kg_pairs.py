@@ -11,7 +11,6 @@ import pytest
 
 from kalma_graph.nli.data import detokenise, load_attribution, nli_portions, pair_key
 from kalma_graph.nli.kg_pairs import (
-    citation_text,
     entity_split,
     format_date,
     generate_kg_pairs,
@@ -19,6 +18,7 @@ from kalma_graph.nli.kg_pairs import (
     records_from_biokalma,
     records_from_store,
 )
+from kalma_graph.kg.hypothesis import prop_value
 from kalma_graph.kg.triples import Entity, Triple
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ SMALL = [
 
 
 def test_citation_and_dates():
-    assert citation_text("employer", "University of Jena") == "employer: University of Jena"
+    assert prop_value("Q1", "employer", "University of Jena") == "employer: University of Jena"
     assert format_date("1871-11-01", 0) == "November 1, 1871"
     assert format_date("1871-11-01", 1) == "1 November 1871"
     assert format_date("-0384-06-01", 0) == "June 1, 384 BC"
@@ -73,7 +73,7 @@ def test_pairs_are_labelled_by_construction():
         if p["kind"] == "other_facts" and value:
             assert value not in p["premise"]  # neutral premises never mention the claimed value
         if p["hypothesis_style"] == "citation":
-            assert p["hypothesis"] == citation_text(p["property"], value)
+            assert p["hypothesis"] == prop_value(p["entity"], p["property"], value)
         assert p["source"] == "kg" and p["entity"] in {"Q1", "Q2", "Q3", "Q4"}
 
 

@@ -7,6 +7,7 @@ import math
 from typing import Callable, Literal, Mapping, Sequence
 
 from kalma_graph.evaluation.matching import TripleLike, triple_parts
+from kalma_graph.kg.hypothesis import HYPOTHESES
 
 EntailFn = Callable[[Sequence[str], Sequence[str]], Sequence["bool | float"]]
 """`entail(premises, hypotheses)` -> one verdict per pair: a bool, or an entailment probability."""
@@ -28,13 +29,10 @@ def hypothesis(
     >>> hypothesis(("Q1", "employer", "University of Jena"), "verbalised", {"Q1": "Oscar Hertwig"})
     "Oscar Hertwig's employer is University of Jena"
     """
+    if hypothesis_format not in HYPOTHESIS_FORMATS:
+        raise ValueError(f"unknown hypothesis format {hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
     subject, prop, value = triple_parts(triple)
-    if hypothesis_format == "prop_value":
-        return f"{prop}: {value}"
-    if hypothesis_format == "verbalised":
-        name = (subject_names or {}).get(subject) or subject
-        return f"{name}'s {prop} is {value}"
-    raise ValueError(f"unknown hypothesis format {hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
+    return HYPOTHESES[hypothesis_format]((subject_names or {}).get(subject) or subject, prop, value)
 
 
 def unnamed_subjects(
