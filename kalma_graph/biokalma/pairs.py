@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import GraphStore
-from kalma_graph.store.biokalma_ops import person_links
+from kalma_graph.biokalma.graph_queries import person_links
 
 HUMAN = "Q5"
 

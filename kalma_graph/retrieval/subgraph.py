@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Sequence
 
 from ..kg.knowledge import knowledge_block, unlabelled
 from ..kg.triples import Entity

@@ -24,7 +24,7 @@ from kalma_graph.biokalma.pairs import PERSON_RELATIONS, PersonPair, is_complete
 from kalma_graph.files import TornLineWarning
 from kalma_graph.ingest import ingest
 from kalma_graph.store.base import EntityRecord, StatementRecord
-from kalma_graph.store.biokalma_ops import linked_by_names, person_links
+from kalma_graph.biokalma.graph_queries import linked_by_names, person_links
 from kalma_graph.store.embedded import EmbeddedStore
 
 from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON, NLI_MODEL as SHARED_NLI

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 from click.testing import CliRunner
 
-from kalma_graph.cli.neo4j_cmd import browse_file, cypher_string, neo4j, style_command
+from kalma_graph.cli.neo4j_cmd import neo4j
+from kalma_graph.store.browse import browse_file, cypher_string, style_command
 from kalma_graph.evaluation.evaluate import evaluate_file
 from kalma_graph.evaluation.gold import write_gold
 from kalma_graph.store.results import ANSWER_FIELDS, RUN_FIELDS, SENTENCE_FIELDS, CITE_FIELDS, write_run

@@ -1,4 +1,4 @@
-"""Store operations of the BioKaLMA construction pipeline (`cypher/biokalma_*.cypher`).
+"""The BioKaLMA build's graph queries (`cypher/biokalma_*.cypher`, loaded by the store like every query).
 
 Plain functions over a `GraphStore` (through the public `store.query(name, params)`); results are sorted
 here so that the embedded store and Neo4j answer identically.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .base import GraphStore
+from kalma_graph.store.base import GraphStore
 
 
 @dataclass(frozen=True, order=True)
