@@ -6,7 +6,7 @@ what they leave behind must either be whole or be recognisably cut, never silent
 - `atomic_write_text` / `atomic_write_json` / `atomic_path`: a file appears under its name only when
   complete — written to a unique temporary file in the same directory, fsynced, `os.replace`d onto
   the name, and the directory fsynced; the temporary file is removed when anything fails.
-- `file_sha256`: the sha256 of one file, read in 1 MiB blocks (models are gigabytes).
+- `file_sha256`: the sha256 of one file, read in 1 MiB blocks (models are gigabytes); `json_sha256` of a JSON value.
 - `pid_alive`: whether the process named in a lock or pid file still exists, so what a killed run
   left behind can be taken over.
 - `read_jsonl` / `JsonlAppender`: the append-only JSON-lines logs of resumable runs. Appending writes
@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "file_sha256",
+    "json_sha256",
     "append_jsonl",
     "fsync_dir",
     "pid_alive",
@@ -52,13 +54,37 @@ _BLOCK = 1 << 20
 # --- hashes ----------------------------------------------------------------------------------------
 
 
+_SHA256_MEMO: dict[tuple[str, int, int], str] = {}
+_SHA256_LOCK = threading.Lock()
+
+
 def file_sha256(path: PathLike) -> str:
-    """Hex sha256 of one file's bytes, read in blocks so a multi-gigabyte model never sits in memory."""
+    """Hex sha256 of one file's bytes, read in blocks so a multi-gigabyte model never sits in memory, and
+    computed once per (path, size, mtime) in a process: a run names its model in every header it writes.
+    (`models.registry.cached_sha256` keeps model files' digests across processes.)"""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    with _SHA256_LOCK:
+        if key in _SHA256_MEMO:
+            return _SHA256_MEMO[key]
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(_BLOCK), b""):
             digest.update(block)
+    with _SHA256_LOCK:
+        _SHA256_MEMO[key] = digest.hexdigest()
     return digest.hexdigest()
+
+
+def json_sha256(value: Any, *, ensure_ascii: bool = True, default: Callable[[Any], Any] | None = None) -> str:
+    """Hex sha256 of `value` as JSON with sorted keys: the identity of a settings dict or a prompt in a header.
+    The arguments are `json.dumps`'s; each caller keeps the ones its stored digests were made with.
+
+    >>> json_sha256({"b": 1, "a": [1, 2]}) == hashlib.sha256(b'{"a": [1, 2], "b": 1}').hexdigest()
+    True
+    """
+    text = json.dumps(value, sort_keys=True, ensure_ascii=ensure_ascii, default=default)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # --- atomic replacement ----------------------------------------------------------------------------

@@ -22,7 +22,6 @@ is cut off and that entry built again; a corrupt line inside OUT stops the build
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from contextlib import closing
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kalma_graph import __version__
-from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, read_jsonl
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, json_sha256, read_jsonl
 from kalma_graph.models.calls import in_order
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
@@ -312,7 +311,7 @@ def build_biokalma(
 def write_plan(out: Path, plan: Plan, options: BuildOptions, settings: dict) -> None:
     """`<out>.plan.json` of a sharded build: the plan's entry ids in order, the limit, and the settings' hash,
     which `merge_builds` needs to cut the shards' entries where the unsharded build stops."""
-    digest = hashlib.sha256(json.dumps(_comparable(settings), sort_keys=True).encode("utf-8")).hexdigest()
+    digest = json_sha256(_comparable(settings))
     atomic_write_json(side_paths(out)["plan"], {"order": [r.entry_id for r in plan.resolutions], "limit": options.limit,
                                        "shard": str(options.shard), "settings_sha256": digest})
 

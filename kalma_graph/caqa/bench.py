@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 from kalma_graph.caqa.evaluators.base import Evaluator, Judgement
 from kalma_graph.caqa.factscore import factscore_markdown, factscore_report
 from kalma_graph.caqa.metrics import confusion, confusion_png, scores, table5_markdown
+from kalma_graph.provenance import library_versions
 from kalma_graph.caqa.model import Sample
 from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text
 
@@ -153,12 +154,6 @@ def report_markdown(report: dict[str, Any], rows: dict[str, dict[str, Any]]) -> 
 
 
 def _versions() -> dict[str, Any]:
-    from importlib import metadata
-
-    out: dict[str, Any] = {"python": platform.python_version()}
-    for dist in ("torch", "transformers", "llama-cpp-python", "kalma-graph"):
-        try:
-            out[dist.replace("-", "_")] = metadata.version(dist)  # no import: llama_cpp may not load here
-        except metadata.PackageNotFoundError:
-            out[dist.replace("-", "_")] = None
-    return out
+    return {"python": platform.python_version(),
+            **library_versions(("torch", "transformers", "llama-cpp-python", "kalma-graph"),
+                               key=lambda dist: dist.replace("-", "_"))}

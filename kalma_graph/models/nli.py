@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from kalma_graph.text.sentences import split_sentences  # windows the evidence
-from kalma_graph.files import file_sha256 as sha256_of_file
+from kalma_graph.files import file_sha256
 from kalma_graph.models.device import DeviceInfo, pick_device
 
 MODEL_ENV = "KALMA_NLI_MODEL"
@@ -120,23 +120,6 @@ def resolve_labels(id2label: Mapping[Any, str], label_map: Mapping[Any, str] | N
 
 
 # --- model files and their hash -----------------------------------------------------------------
-
-_HASH_MEMO: dict[tuple[str, int, int], str] = {}
-_HASH_LOCK = threading.Lock()
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of one file, computed once per (path, size, mtime) in this process."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    with _HASH_LOCK:
-        if key in _HASH_MEMO:
-            return _HASH_MEMO[key]
-    digest = sha256_of_file(path)
-    with _HASH_LOCK:
-        _HASH_MEMO[key] = digest
-    return digest
-
 
 def weight_files(model_dir: Path) -> list[Path]:
     files = sorted(p for p in model_dir.iterdir() if p.is_file() and p.name.endswith(_WEIGHT_SUFFIXES)

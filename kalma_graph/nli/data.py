@@ -23,14 +23,16 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+from kalma_graph.ingest.sources import json_lines
+
 THREE_WAY = ("entailment", "neutral", "contradiction")
 MNLI_EVAL_FRACTION = 0.2
 ANLI_EVAL_FRACTION = 0.3
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    with Path(path).open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The rows of a JSON-lines data file (plain or compressed); a bad line is a `ValueError` naming file:line."""
+    return [row for _, row in json_lines(path, what="JSON-lines file", error=ValueError)]
 
 
 def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:

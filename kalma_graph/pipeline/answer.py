@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
+from kalma_graph.provenance import library_versions
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.calls import in_order
@@ -222,17 +223,10 @@ def open_answers(path: str | os.PathLike, *, resume: bool = True) -> tuple[Jsonl
 
 
 def _versions() -> dict[str, str]:
-    from importlib import metadata
-
     from kalma_graph import __version__
 
-    out = {"kalma_graph": __version__, "python": platform.python_version()}
-    for dist in ("llama_cpp_python", "spacy", "ladybug", "neo4j"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    return out
+    return {"kalma_graph": __version__, "python": platform.python_version(),
+            **library_versions(("llama_cpp_python", "spacy", "ladybug", "neo4j"), missing="not installed")}
 
 
 def _filter_name(knowledge_filter: KnowledgeFilter | None) -> str | None:

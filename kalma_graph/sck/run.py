@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, read_jsonl
+from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, json_sha256, read_jsonl
 from kalma_graph.sck.base import INTENTS
 from kalma_graph.sck.scorer import QARecord, SCKScorer, ScoreOptions
 
@@ -182,7 +182,7 @@ def _fingerprint(header: Mapping[str, Any]) -> str:
         if isinstance(value, (list, tuple)):
             return [strip(v) for v in value]
         return value
-    return hashlib.sha256(json.dumps(strip(header), sort_keys=True, default=str).encode()).hexdigest()
+    return json_sha256(strip(header), default=str)
 
 
 def open_run_logs(out: Path) -> tuple[JsonlAppender, JsonlAppender, set[str]]:

@@ -74,7 +74,7 @@ def local():
 
 
 def local_header_sha() -> str:
-    from kalma_graph.models.llm import file_sha256
+    from kalma_graph.files import file_sha256
 
     return file_sha256(default_model_path())
 

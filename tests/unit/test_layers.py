@@ -11,12 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "kalma_graph"
 
-BASE = {"text", "files", "records", "evaluation_result", "shards", "kg"}
+BASE = {"text", "files", "records", "evaluation_result", "shards", "kg", "provenance"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
+    "provenance": set(),  # which library versions made a result
     # what every stage shares: Entity and Triple, the knowledge block, the citation parser
     "kg": {"text"},
     "shards": {"files"},  # --shard I/N and merging what shards wrote (answers files, directories of caches)

@@ -26,6 +26,8 @@ MODULES = _walk(evaluation) + _walk(kg) + _walk(sck) + _walk(text) + [
     # not metric cards, but their examples are the specification of the citation format's rewrites
     "kalma_graph.generation.grammar",
     "kalma_graph.pipeline.cite",
+    "kalma_graph.provenance",
+    "kalma_graph.files",
 ]
 
 
