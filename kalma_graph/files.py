@@ -24,11 +24,12 @@ import hashlib
 import json
 import os
 import secrets
+import sqlite3
 import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 __all__ = [
     "CorruptJsonlError",
@@ -39,6 +40,7 @@ __all__ = [
     "atomic_path",
     "atomic_write_json",
     "atomic_write_text",
+    "KeyedCache",
     "file_sha256",
     "json_sha256",
     "append_jsonl",
@@ -85,6 +87,71 @@ def json_sha256(value: Any, *, ensure_ascii: bool = True, default: Callable[[Any
     """
     text = json.dumps(value, sort_keys=True, ensure_ascii=ensure_ascii, default=default)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- a keyed cache of model outputs ----------------------------------------------------------------
+
+
+class KeyedCache:
+    """A SQLite table `key TEXT PRIMARY KEY -> value TEXT` (JSON) that model calls are cached in, safe to share
+    between threads, committed at each write (a crash loses at most the calls in hand). Subclasses name the table
+    and the value column (the names existing cache files have) and say how a key is made.
+
+    >>> import tempfile
+    >>> cache = KeyedCache(Path(tempfile.mkdtemp()) / "c.sqlite", table="t", column="v")
+    >>> cache.put_many([("a", [0.5, 0.5])]); cache.get("a"), cache.get("b"), len(cache), (cache.hits, cache.misses)
+    ([0.5, 0.5], None, 1, (1, 1))
+    >>> cache.close()
+    """
+
+    def __init__(self, path: PathLike, *, table: str, column: str):
+        if not (table.isidentifier() and column.isidentifier()):
+            raise ValueError(f"not a table and column name: {table!r}, {column!r}")
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._table, self._column = table, column
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {column} TEXT NOT NULL)")
+            self._conn.commit()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> Any:
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), 500):  # SQLite's bound on parameters per statement
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key, {self._column} FROM {self._table} WHERE key IN ({marks})"
+                for key, value in self._conn.execute(query, chunk):
+                    found[key] = json.loads(value)
+        self.hits += sum(1 for k in keys if k in found)
+        self.misses += sum(1 for k in keys if k not in found)
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, Any]]) -> None:
+        rows = [(key, json.dumps(value)) for key, value in items]
+        with self._lock:
+            self._conn.executemany(f"INSERT OR REPLACE INTO {self._table} (key, {self._column}) VALUES (?, ?)", rows)
+            self._conn.commit()
+
+    def put(self, key: str, value: Any) -> None:
+        self.put_many([(key, value)])
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute(f"SELECT COUNT(*) FROM {self._table}").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
 
 
 # --- atomic replacement ----------------------------------------------------------------------------

@@ -28,17 +28,14 @@ Output
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import random
-import sqlite3
-import threading
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kalma_graph.evaluation.metrics.ratios import mean
+from kalma_graph.files import KeyedCache
 
 METRIC = "geval"
 ASPECTS: tuple[str, ...] = ("coherence", "consistency", "fluency", "relevance")
@@ -137,49 +134,20 @@ def check_distribution(logprobs: Mapping[str, float]) -> None:
 # --- the cache -----------------------------------------------------------------------------------
 
 
-class GEvalCache:
+class GEvalCache(KeyedCache):
     """SQLite: key = sha256(judge model sha256, prompt sha256, rendered prompt) -> log-probabilities.
 
     The raw log-probabilities are stored, so changing `min_mass` re-scores from the cache."""
 
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("CREATE TABLE IF NOT EXISTS geval (key TEXT PRIMARY KEY, logprobs TEXT NOT NULL)")
-            self._conn.commit()
-        self.hits = 0
-        self.misses = 0
+        super().__init__(path, table="geval", column="logprobs")
 
     @staticmethod
     def key(model_sha256: str, prompt_sha256: str, text: str) -> str:
         return hashlib.sha256(f"{model_sha256}\x1f{prompt_sha256}\x1f{text}".encode("utf-8")).hexdigest()
 
-    def get(self, key: str) -> dict[str, float] | None:
-        with self._lock:
-            row = self._conn.execute("SELECT logprobs FROM geval WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        return json.loads(row[0])
-
     def put(self, key: str, logprobs: Mapping[str, float]) -> None:
-        with self._lock:  # committed at once: a crash loses at most the call in hand
-            self._conn.execute("INSERT OR REPLACE INTO geval (key, logprobs) VALUES (?, ?)",
-                               (key, json.dumps({k: float(v) for k, v in logprobs.items()})))
-            self._conn.commit()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM geval").fetchone()[0])
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        super().put(key, {k: float(v) for k, v in logprobs.items()})
 
 
 # --- the judge -----------------------------------------------------------------------------------

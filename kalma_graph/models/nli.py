@@ -27,10 +27,7 @@ evaluation); nothing in the library loads a model behind the caller's back.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import sqlite3
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -38,7 +35,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from kalma_graph.text.sentences import split_sentences  # windows the evidence
-from kalma_graph.files import file_sha256
+from kalma_graph.files import KeyedCache, file_sha256
 from kalma_graph.models.device import DeviceInfo, pick_device
 
 MODEL_ENV = "KALMA_NLI_MODEL"
@@ -216,52 +213,19 @@ def default_cache_path() -> Path:
     return Path(user_cache_dir("kalma-graph")) / "nli_cache.sqlite"
 
 
-class NLICache:
+class NLICache(KeyedCache):
     """A small SQLite table: key (hex sha256) -> raw probability vector (JSON list)."""
 
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("CREATE TABLE IF NOT EXISTS nli (key TEXT PRIMARY KEY, probs TEXT NOT NULL)")
-            self._conn.commit()
-        self.hits = 0
-        self.misses = 0
+        super().__init__(path, table="nli", column="probs")
 
     @staticmethod
     def key(model_hash: str, dtype: str, max_length: int, premise: str, hypothesis: str) -> str:
         text = f"{model_hash}\x1f{dtype}\x1f{max_length}\x1f{premise}\x1f{hypothesis}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]:
-        found: dict[str, list[float]] = {}
-        unique = list(dict.fromkeys(keys))
-        with self._lock:
-            for start in range(0, len(unique), 500):
-                chunk = unique[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for k, v in self._conn.execute(f"SELECT key, probs FROM nli WHERE key IN ({marks})", chunk):
-                    found[k] = json.loads(v)
-        self.hits += sum(1 for k in keys if k in found)
-        self.misses += sum(1 for k in keys if k not in found)
-        return found
-
     def put_many(self, items: Iterable[tuple[str, Sequence[float]]]) -> None:
-        rows = [(k, json.dumps([float(x) for x in v])) for k, v in items]
-        with self._lock:
-            self._conn.executemany("INSERT OR REPLACE INTO nli (key, probs) VALUES (?, ?)", rows)
-            self._conn.commit()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM nli").fetchone()[0])
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        super().put_many((k, [float(x) for x in v]) for k, v in items)
 
 
 def open_cache(cache: "NLICache | str | os.PathLike[str] | bool | None") -> NLICache | None:
