@@ -29,7 +29,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
     "CorruptJsonlError",
@@ -42,6 +42,8 @@ __all__ = [
     "atomic_write_text",
     "KeyedCache",
     "file_sha256",
+    "refuse_other_settings",
+    "settings_differ",
     "json_sha256",
     "append_jsonl",
     "fsync_dir",
@@ -233,6 +235,37 @@ def atomic_write_json(path: PathLike, data: Any, *, indent: int | None = 2, sort
     summaries and reports are written."""
     text = json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=False, default=default)
     atomic_write_text(path, text + "\n")
+
+
+# --- resuming: the same settings or a refusal -------------------------------------------------------
+
+
+def settings_differ(previous: Mapping[str, Any], current: Mapping[str, Any], *, ignore: Iterable[str] = ()) -> list[str]:
+    """The settings of `current` whose value differs in `previous`, sorted. A key `previous` lacks counts as
+    None (a setting added since it was written), so a new setting at its default does not strand old output.
+
+    >>> settings_differ({"seed": 0}, {"seed": 0, "writer_endpoint": None, "kalma_graph": "0.2"}, ignore=["kalma_graph"])
+    []
+    >>> settings_differ({"seed": 0}, {"seed": 1, "writer_endpoint": "http://gpu:8000/v1"})
+    ['seed', 'writer_endpoint']
+    """
+    skip = set(ignore)
+    return sorted(k for k in current if k not in skip and previous.get(k) != current.get(k))
+
+
+def refuse_other_settings(where: PathLike, previous: Mapping[str, Any], current: Mapping[str, Any], *, what: str,
+                          hint: str, error: type[Exception], ignore: Iterable[str] = ()) -> None:
+    """The one resume policy of every command that appends to its output: output made with other settings is
+    never mixed with this run's; `error` says where, what, which settings differ and what to do instead.
+
+    >>> refuse_other_settings("out.jsonl", {"seed": 0}, {"seed": 1}, what="answers", hint="use another --out",
+    ...                       error=ValueError)
+    Traceback (most recent call last):
+    ValueError: out.jsonl holds answers made with other settings (seed); use another --out
+    """
+    differ = settings_differ(previous, current, ignore=ignore)
+    if differ:
+        raise error(f"{where} holds {what} made with other settings ({', '.join(differ)}); {hint}")
 
 
 # --- resumable JSON lines --------------------------------------------------------------------------

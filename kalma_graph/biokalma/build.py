@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kalma_graph import __version__
-from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, json_sha256, read_jsonl
+from kalma_graph.files import (
+    JsonlAppender,
+    atomic_write_json,
+    atomic_write_text,
+    json_sha256,
+    read_jsonl,
+    refuse_other_settings,
+)
 from kalma_graph.models.calls import in_order
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
@@ -171,20 +178,12 @@ def read_entries(path: Path) -> list[dict]:
     return read_jsonl(path, trim=True).records
 
 
-def settings_differ(provenance: dict, settings: dict) -> list[str]:
-    """The settings in which an entry's provenance differs from this run's; a key added since the entry was
-    built counts as its default, None, not as a difference (else every new setting would strand a build).
-
-    >>> settings_differ({"seed": 0}, {"seed": 0, "writer_endpoint": None, "kalma_graph": "0.2"})
-    []
-    >>> settings_differ({"seed": 0}, {"seed": 1, "writer_endpoint": "http://gpu:8000/v1"})
-    ['seed', 'writer_endpoint']
-    """
-    return sorted(k for k in _comparable(settings) if provenance.get(k) != settings.get(k))
+#: provenance recorded, not compared: a resumed build may span a new release or a fix of the question check
+RESUMABLE_CHANGES = ("kalma_graph", "question_check")
 
 
 def _comparable(settings: dict) -> dict:
-    return {k: v for k, v in settings.items() if k not in ("kalma_graph", "question_check")}
+    return {k: v for k, v in settings.items() if k not in RESUMABLE_CHANGES}
 
 
 def build_biokalma(
@@ -222,10 +221,8 @@ def build_biokalma(
     with JsonlAppender(out) as handle, JsonlAppender(paths["dropped"]) as dropped_log:
         finished = handle.records
         for entry in (finished + dropped_log.records)[:1]:
-            differ = settings_differ(entry["provenance"], settings)
-            if differ:
-                raise BuildError(f"{out} holds entries built with other settings ({', '.join(differ)}); "
-                                 "resume with the same options, or write to a new --out")
+            refuse_other_settings(out, entry["provenance"], settings, what="entries", ignore=RESUMABLE_CHANGES,
+                                  hint="resume with the same options, or write to a new --out", error=BuildError)
         done_ids = {e["id"] for e in finished}
         dropped_ids = {e["id"] for e in dropped_log.records}
         target = plan.n if options.limit is None else min(options.limit, plan.n)

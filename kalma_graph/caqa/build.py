@@ -50,7 +50,14 @@ from kalma_graph.caqa.model import (
 )
 from kalma_graph.caqa.sampler import rng_for, sample_queries
 from kalma_graph.caqa.verbalise import TemplateVerbaliser
-from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, read_jsonl
+from kalma_graph.files import (
+    JsonlAppender,
+    atomic_write_json,
+    atomic_write_text,
+    file_sha256,
+    read_jsonl,
+    refuse_other_settings,
+)
 from kalma_graph.store.base import GraphStore
 
 ProgressFn = Callable[[int, int], None]
@@ -290,8 +297,9 @@ def build(
             "store": store.uri}
     if paths.meta.exists():
         old = json.loads(paths.meta.read_text(encoding="utf-8"))
-        if old.get("config") != meta["config"] or _model_identity(old.get("verbaliser")) != _model_identity(meta["verbaliser"]):
-            raise BuildError(f"{paths.root} holds a build with another configuration; use another --out or --fresh")
+        refuse_other_settings(paths.root, {**(old.get("config") or {}), "verbaliser": _model_identity(old.get("verbaliser"))},
+                              {**meta["config"], "verbaliser": _model_identity(meta["verbaliser"])}, what="a build",
+                              hint="use another --out or --fresh", error=BuildError)
         meta["collection"] = old.get("collection")
     view = GraphView(store)
     t0 = time.perf_counter()

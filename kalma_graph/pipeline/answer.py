@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
-from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl
+from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl, refuse_other_settings
 from kalma_graph.provenance import library_versions
 from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
@@ -378,12 +378,8 @@ def answer_questions(
         hpath = header_path(out)
         if resume and out.exists() and out.stat().st_size and hpath.exists():
             previous = json.loads(hpath.read_text(encoding="utf-8"))
-            if previous.get("run_key") != header["run_key"]:
-                differ = sorted(k for k in header["run_key"] if previous.get("run_key", {}).get(k) != header["run_key"][k])
-                raise AnswerError(
-                    f"{out} holds answers made with other settings ({', '.join(differ)}); "
-                    "write to another --out, or start over with --no-resume"
-                )
+            refuse_other_settings(out, previous.get("run_key") or {}, header["run_key"], what="answers",
+                                  hint="write to another --out, or start over with --no-resume", error=AnswerError)
             header["created"] = previous.get("created")
         writer, done_ids = open_answers(out, resume=resume)
         header.setdefault("created", None)

@@ -35,7 +35,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text, file_sha256, json_sha256, read_jsonl
+from kalma_graph.files import (
+    JsonlAppender,
+    atomic_write_json,
+    atomic_write_text,
+    file_sha256,
+    json_sha256,
+    read_jsonl,
+    refuse_other_settings,
+)
 from kalma_graph.sck.base import INTENTS
 from kalma_graph.sck.scorer import QARecord, SCKScorer, ScoreOptions
 
@@ -173,16 +181,18 @@ def build_scorer(
 # --- running ----------------------------------------------------------------------------------------
 
 
+def _comparable(value: Any) -> Any:
+    """What makes scores comparable: options, models, prompts, weights (not paths or times)."""
+    if isinstance(value, Mapping):
+        return {k: _comparable(v) for k, v in sorted(value.items())
+                if k not in ("cache", "path", "embedder_path", "name_or_path", "store", "input")}
+    if isinstance(value, (list, tuple)):
+        return [_comparable(v) for v in value]
+    return value
+
+
 def _fingerprint(header: Mapping[str, Any]) -> str:
-    """Hash of what makes scores comparable: options, models, prompts, weights (not paths or times)."""
-    def strip(value: Any) -> Any:
-        if isinstance(value, Mapping):
-            return {k: strip(v) for k, v in sorted(value.items())
-                    if k not in ("cache", "path", "embedder_path", "name_or_path", "store", "input")}
-        if isinstance(value, (list, tuple)):
-            return [strip(v) for v in value]
-        return value
-    return json_sha256(strip(header), default=str)
+    return json_sha256(_comparable(header), default=str)
 
 
 def open_run_logs(out: Path) -> tuple[JsonlAppender, JsonlAppender, set[str]]:
@@ -234,9 +244,12 @@ def score_file(
     elif header_path.is_file():
         previous = json.loads(header_path.read_text(encoding="utf-8"))
         if previous.get("fingerprint") != header["fingerprint"]:
-            raise RunConflict(f"{out} holds a run made with other settings (fingerprint "
-                              f"{str(previous.get('fingerprint'))[:12]} ≠ {header['fingerprint'][:12]}); "
-                              f"use another --out or --fresh")
+            # name the settings that differ; a setting only the earlier run had still refuses
+            settings = [{k: v for k, v in h.items() if k != "fingerprint"} for h in (previous, header)]
+            refuse_other_settings(out, *(_comparable(h) for h in settings), what="a run",
+                                  hint="use another --out or --fresh", error=RunConflict)
+            raise RunConflict(f"{out} holds a run made with other settings ({', '.join(sorted(set(previous) - set(header)))}); "
+                              "use another --out or --fresh")
     atomic_write_json(header_path, header)
 
     answers, sentences, done = open_run_logs(out)

@@ -358,7 +358,7 @@ def test_read_timings_skips_a_torn_line_and_keeps_the_last_seconds_of_each_entry
 
 @pytest.mark.parametrize("module", ["kalma_graph.biokalma.scoring", "kalma_graph.biokalma.templates",
                                     "kalma_graph.biokalma.pairs", "kalma_graph.biokalma.evolve",
-                                    "kalma_graph.biokalma.consistency", "kalma_graph.biokalma.build"])
+                                    "kalma_graph.biokalma.consistency"])
 def test_docstring_examples(module):
     import doctest
     import importlib
