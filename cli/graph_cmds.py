@@ -13,13 +13,14 @@ from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest, parse_subset
 from kalma_graph.ingest.read_ahead import MODES as READ_AHEAD_MODES
 from kalma_graph.store import open_store
 
-from .common import console, err_console, json_option, print_json, store_option
+from .common import console, err_console, json_option, print_json
+from .options import option
 
 
 @click.command("ingest")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: detected per file.")
-@store_option
+@option("store")
 @click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
               help="skip: report malformed lines (file:line) and go on; fail: stop before writing the batch holding one.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
@@ -89,7 +90,7 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rule
 
 
 @click.command("stats")
-@store_option
+@option("store")
 @json_option
 def stats_cmd(store_uri, as_json):
     """Entity, statement, value and per-knowledge-base counts."""
@@ -106,7 +107,7 @@ def stats_cmd(store_uri, as_json):
 
 @click.command("show")
 @click.argument("entity")
-@store_option
+@option("store")
 @click.option("--limit", type=int, default=50, show_default=True, help="Statements shown (0 = all).")
 @json_option
 def show_cmd(entity, store_uri, limit, as_json):

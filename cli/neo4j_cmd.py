@@ -22,6 +22,7 @@ from kalma_graph.store.base import StoreError
 from kalma_graph.store.browse import browse_info
 
 from .common import json_option, print_json
+from .options import option
 
 console = Console()
 
@@ -249,14 +250,7 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
 @neo4j.command("browse")
 @click.argument("run_id", required=False)
 @_home_option
-@click.option(
-    "--store",
-    "store_uri",
-    envvar="KALMA_STORE",
-    default=None,
-    metavar="URI",
-    help="Where the runs are (default: the local server of --home, bolt://127.0.0.1:<port>).",
-)
+@option("store", help="Where the runs are (default: the local server of --home, bolt://127.0.0.1:<port>).")
 @json_option
 @_friendly_errors
 def browse_cmd(run_id: str | None, home: Path | None, store_uri: str | None, as_json: bool) -> None:

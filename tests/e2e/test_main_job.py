@@ -126,7 +126,7 @@ def test_an_experiment_in_shards_merged_is_the_unsharded_experiment(store, tmp_p
     ids = [json.loads(line)["id"] for line in questions.read_text(encoding="utf-8").splitlines()[:3]]
     count = next(n for n in range(2, 9) if len({shard_number(i, n) for i in ids}) > 1)
     common = ["experiment", "conscious", "--questions", str(questions), "--gold", f"{BUILT}.gold.jsonl", "--variant",
-              "specific", "--rounds", "0,1", "--limit", "3", "--max-tokens", "48", "--store", store, "--nli", str(NLI),
+              "specific", "--removed", "0,1", "--limit", "3", "--max-tokens", "48", "--store", store, "--nli", str(NLI),
               "--no-plots", "--json"]
     whole = json.loads(kg(*common, "--out", str(tmp_path / "whole")).stdout)
     parts = [tmp_path / f"part{i}" for i in range(1, count + 1)]

@@ -379,7 +379,7 @@ def test_geval_scores_through_a_server_equal_the_in_process_judge(server, local)
 
 
 def test_caqa_and_sck_llm_judges_keep_calls_in_flight_and_their_order(server, local):
-    """`caqa bench --concurrency 3` and `score --judge llm --concurrency 3` through a server: every label the
+    """`caqa bench --concurrency 3` and `score --attribution-judge llm --concurrency 3` through a server: every label the
     sequential in-process judge gives, in the samples' order."""
     from kalma_graph.caqa.evaluators import make_evaluator
     from kalma_graph.caqa.model import Sample

@@ -38,3 +38,12 @@ def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     bad.write_text('{"answer": "fine"}\n{"question": "no answer"}\n', encoding="utf-8")
     failed = runner.invoke(cli, ["verify", str(bad), "--store", store])
     assert failed.exit_code == 2 and "bad.jsonl:2" in failed.output
+
+    # a file of more than 20 answers, printed as a table, reports its progress every 20 answers
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(json.dumps({"id": f"a{i}", "question": "Who influenced Joyce Carol Oates?",
+                                        "answer": "Joyce Carol Oates was influenced by Franz Kafka."}) + "\n"
+                            for i in range(21)), encoding="utf-8")
+    table = runner.invoke(cli, ["verify", str(many), "--store", store])
+    assert table.exit_code == 0, table.output
+    assert "verified 20/21" in table.output and "verified 21/21" in table.output
