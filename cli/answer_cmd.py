@@ -9,7 +9,7 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from kalma_graph.pipeline.cite import CITE_STRATEGIES, MARKS_FIRST
+from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES
 
 from .common import fail, console, err_console, json_option, print_json
 from .options import option
@@ -130,7 +130,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     err_console.print(
         f"[dim]ner:[/] {ner_pipeline.name} {ner_pipeline.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
         f"  [dim]cite:[/] {cite}  [dim]citation grammar:[/] "
-        f"{MARKS_FIRST.get(cite) or ('none' if cite == 'posthoc' else grammar or 'none')}"
+        f"{_grammar_shown(STRATEGIES[cite].grammar, grammar)}"
     )
 
     show_bar = not no_progress and sys.stderr.isatty()
@@ -181,3 +181,9 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         err_console.print(f"[red]failed[/] {escape(failure['id'])}: {escape(failure['error'])}")
     if summary["failed"]:
         sys.exit(1)
+
+
+def _grammar_shown(own: str | None, asked: str | None) -> str:
+    """The citation grammar a strategy answers under: its own, none (it answers freely), or what was asked."""
+    return (asked if own == FOLLOW_OPTION else own) or "none"
+

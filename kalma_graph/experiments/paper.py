@@ -54,7 +54,7 @@ class StrategySetting:
     @classmethod
     def parse(cls, text: str) -> "StrategySetting":
         """`MODEL:STRATEGY` (`qwen2.5-coder-1.5b-q4km:attribute-first`); the strategy defaults to `model`."""
-        from kalma_graph.pipeline.cite import CITE_STRATEGIES
+        from kalma_graph.pipeline.strategies import CITE_STRATEGIES
 
         model, _, cite = text.rpartition(":") if ":" in text else (text, "", "model")
         if cite not in CITE_STRATEGIES:

@@ -31,20 +31,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl, refuse_other_settings
 from kalma_graph.provenance import library_versions
-from kalma_graph.generation.grammar import GRAMMAR_MODES, build_citation_grammar, llama_grammar
+from kalma_graph.generation.grammar import GRAMMAR_MODES
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.calls import in_order
-from kalma_graph.models.llm import Completion, GenerationParams, LLMError
-from kalma_graph.pipeline.grounded import grounded_generate
-from kalma_graph.pipeline.cite import (
-    CITE_STRATEGIES,
-    MARKS_FIRST,
-    MAX_CITED,
-    POSTHOC_THRESHOLD,
-    from_attribute_first,
-    keep_verified,
-    place_citations,
-)
+from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
+from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES, Prompted
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
 from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
@@ -269,7 +261,7 @@ class _Run:
             "cite": self.cite,
             "cite_nli_sha256": self.nli.model_hash if self.nli is not None else None,
             # `verified` and `grounded` keep the citations the verifier judges supported: its alignment is then self-scored
-            "cite_verifier": _verifier_id() if self.cite in ("verified", "grounded") else None,
+            "cite_verifier": _verifier_id() if STRATEGIES[self.cite].verifier_keeps else None,
         }
 
     def key(self) -> dict[str, Any]:
@@ -324,15 +316,14 @@ def answer_questions(
         raise AnswerError("concurrency must be at least 1")
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
-    if cite not in CITE_STRATEGIES:
+    if cite not in STRATEGIES:
         raise AnswerError(f"cite must be one of {CITE_STRATEGIES}, not {cite!r}")
-    if cite == "posthoc" and nli is None:
-        raise AnswerError("--cite posthoc places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
-    if cite in MARKS_FIRST:  # each brings its own grammar and prompt
-        constrain = MARKS_FIRST[cite]
-        prompt_name = prompt_name or f"kalma/answer_{variant}_{MARKS_FIRST[cite]}"
-    elif cite == "posthoc":
-        constrain = False  # the model answers freely; citations are placed afterwards
+    strategy = STRATEGIES[cite]
+    if strategy.needs_nli and nli is None:
+        raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
+    if strategy.grammar != FOLLOW_OPTION:  # it brings its own grammar (None: the model answers freely)
+        constrain = strategy.grammar or False
+    prompt_name = prompt_name or strategy.prompt_name(variant)
     params = params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS)
     questions = list(questions)
     ids = [q.id for q in questions]
@@ -350,7 +341,7 @@ def answer_questions(
         model=llm.header(),
         ner=ner.header(),
         cite=cite,
-        nli=nli if cite == "posthoc" else None,
+        nli=nli if strategy.needs_nli else None,
     )
     header = {
         "kind": "kalma-graph answers",
@@ -531,43 +522,24 @@ def generate_one(llm: Any, item: _Retrieved, run: _Run, knowledge_filter: Knowle
     except LLMError:
         rendered = None
     prompt_sha = hashlib.sha256(rendered.encode("utf-8")).hexdigest() if rendered is not None else messages_sha256(messages)
+    n_prompt = None
     if rendered is not None:
         n_prompt = llm.count_tokens(rendered)
         if n_prompt + _MIN_GENERATION_ROOM > llm.n_ctx:
             raise LLMError(f"the prompt has {n_prompt} tokens, n_ctx is {llm.n_ctx}: raise --n-ctx")
-    grammar = None
     # Property names of everything the model saw or could have seen, so that values holding commas
     # or colons split right whichever graph was shown.
     everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
     props, pairs = known_props(*everything), known_pairs(*everything)
-    grounding = None
-    if run.cite == "grounded":
-        if rendered is None:
-            raise LLMError("--cite grounded continues the rendered chat prompt: the model needs a chat template")
-        grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_unit").text)
-        first = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_one").text)
-        words = llama_grammar(build_citation_grammar(shown_entities, shown, mode="attribute_first_text").text)
-        grounding = grounded_generate(llm, rendered, grammar, run.params, question=text, shown=shown,
-                                      entities=[*found.entities, *shown_entities], first_grammar=first,
-                                      text_grammar=words,
-                                      known_props=props, known_pairs=pairs)
-        completion = Completion(text=grounding.raw, finish_reason=grounding.finish_reason, prompt_tokens=n_prompt,
-                                completion_tokens=grounding.completion_tokens)
-    else:
-        if run.grammar_mode is not None:
-            grammar = llama_grammar(build_citation_grammar(shown_entities, shown, mode=run.grammar_mode).text)
-        completion = llm.chat(messages, run.params, grammar=grammar)
+    strategy = STRATEGIES[run.cite]
+    prompted = Prompted(llm=llm, messages=messages, rendered=rendered, n_prompt=n_prompt, params=run.params,
+                        grammar_mode=run.grammar_mode, question=text, shown=shown, shown_entities=shown_entities,
+                        entities=[*found.entities, *shown_entities], props=props, pairs=pairs, nli=run.nli)
+    generated = strategy.generate(prompted)
+    completion, grounding = generated.completion, generated.grounding
     generation_s = time.perf_counter() - t1
-    answer, placements = completion.text, None
-    if grounding is not None:
-        answer = grounding.answer
-    elif run.cite in MARKS_FIRST:
-        answer = from_attribute_first(completion.text)
-        if run.cite == "verified":
-            answer = keep_verified(answer, question=text, shown=shown, entities=[*found.entities, *shown_entities],
-                                   known_props=props, known_pairs=pairs)
-    elif run.cite == "posthoc":
-        answer, placements = place_citations(completion.text, shown_entities, shown, run.nli.entailment_prob)
+    cited = strategy.finish(generated, prompted)
+    answer, placements = cited.answer, cited.placements
     citing_s = time.perf_counter() - t1 - generation_s
 
     parsed = parse_answer(answer, props, pairs)

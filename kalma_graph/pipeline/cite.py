@@ -42,10 +42,6 @@ from kalma_graph.kg.hypothesis import possessive, prop_value
 from kalma_graph.kg.knowledge import is_unlabelled
 from kalma_graph.kg.triples import Entity, Triple
 
-CITE_STRATEGIES = ("model", "posthoc", "attribute-first", "verified", "grounded")
-# The strategies whose grammar puts each sentence's marks before it (`from_attribute_first` reads
-# them), with the grammar mode and prompt suffix they answer under.
-MARKS_FIRST = {"attribute-first": "attribute_first", "verified": "attribute_first", "grounded": "attribute_first"}
 MAX_CITED = 3  # triples per sentence in post-hoc citation (ALCE cites at most 3 passages)
 POSTHOC_THRESHOLD = 0.5
 MAX_CANDIDATES = 12  # NLI pairs per sentence, after the lexical filter
