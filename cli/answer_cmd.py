@@ -111,9 +111,9 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             return
         choice = choose_model(model, sha256=model_sha256)
         nli = None
-        if cite == "posthoc":
+        if STRATEGIES[cite].needs_nli:
             if not nli_model:
-                raise AnswerError("--cite posthoc places citations with an NLI model: give --nli MODEL "
+                raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli MODEL "
                                   "(or set KALMA_NLI_MODEL)")
             from kalma_graph.models.nli import load_nli
 

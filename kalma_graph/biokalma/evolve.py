@@ -33,6 +33,7 @@ from kalma_graph.kg.citation_marks import locate_marks
 from kalma_graph.text.sentences import split_sentences  # the one splitter (checks.py imports it from here)
 from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
 from kalma_graph.models.llm import GenerationParams
+from kalma_graph.models.protocols import Generator, PerplexityScorer
 from kalma_graph.prompts import load_prompt
 from kalma_graph.kg.hypothesis import pos_sentence
 from kalma_graph.kg.triples import Triple
@@ -50,12 +51,8 @@ PERPLEXITY_SCOPES = ("paragraph", "sentence")
 ANNOTATE_MODES = ("link", "llm")
 
 
-class LanguageModel(Protocol):
-    """What evolution needs from a model (`kalma_graph.models.llm.LocalLLM` has it)."""
-
-    def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = ..., grammar: Any | None = None) -> Any: ...
-
-    def continuation_logprobs(self, prefix: str, continuation: str) -> list[float]: ...
+class LanguageModel(Generator, PerplexityScorer, Protocol):
+    """What evolution needs from a model: it writes sentences and questions and scores eq. 1's perplexities."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -81,6 +81,12 @@ from kalma_graph import provenance
 from kalma_graph.files import file_sha256, json_sha256
 from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.models.protocols import Entailer
+from kalma_graph.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from kalma_graph.evaluation.geval import GEvalJudge
+    from kalma_graph.verification import Verifier
 
 Progress = Callable[[str, int, int], None]
 ALIGNMENT_METHODS = ("verifier", "nli")
@@ -225,7 +231,7 @@ def scored_answer(record: AnswerRecord | Mapping[str, Any], extra_names: Mapping
 class _TimedEntail:
     """The NLI call the metrics make, timed and counted for the throughput figures."""
 
-    def __init__(self, nli: Any, batch_size: int | None) -> None:
+    def __init__(self, nli: Entailer, batch_size: int | None) -> None:
         self.nli = nli
         self.batch_size = batch_size
         self.pairs = 0
@@ -244,12 +250,12 @@ def evaluate_records(
     records: Sequence[AnswerRecord | Mapping[str, Any]],
     *,
     gold: GoldSets | None = None,
-    nli: Any | None = None,
-    judge: Any | None = None,
+    nli: Entailer | None = None,
+    judge: GEvalJudge | None = None,
     options: EvaluateOptions = EvaluateOptions(),
     subject_names: Mapping[str, str] | None = None,
     progress: Progress | None = None,
-    verifier: Any | None = None,
+    verifier: Verifier | None = None,
     population: Sequence[str] | None = None,
 ) -> EvaluationResult:
     """Score answer records (`AnswerRecord`s, or dicts in the answers-file schema). `nli` is a loaded
@@ -353,7 +359,7 @@ def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], opti
     return citation_quality(cases, matching=options.matching)
 
 
-def verify_part(answers: Sequence[ScoredAnswer], verifier: Any, progress: Progress | None = None) -> list:
+def verify_part(answers: Sequence[ScoredAnswer], verifier: Verifier, progress: Progress | None = None) -> list:
     """The verifier's check of every answer (`AnswerCheck`s, in answer order)."""
     from kalma_graph.verification.verifier import from_scored
 
@@ -365,7 +371,7 @@ def verify_part(answers: Sequence[ScoredAnswer], verifier: Any, progress: Progre
     return out
 
 
-def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Any, extra_names: Mapping[str, str] | None) -> dict:
+def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier, extra_names: Mapping[str, str] | None) -> dict:
     """For `--cite verified` answers, whose kept citations the verifier chose (alignment 100 % by
     construction): the verifier's alignment of the citations the model itself wrote (`raw_answer`, before
     the filter), the figure that says how well the model cites."""
@@ -431,7 +437,7 @@ def na_notes(eligible: int, answers: int, options: EvaluateOptions) -> list[str]
                else "that have a gold set")]
 
 
-def geval_part(answers: Sequence[ScoredAnswer], judge: Any, options: EvaluateOptions,
+def geval_part(answers: Sequence[ScoredAnswer], judge: GEvalJudge, options: EvaluateOptions,
                progress: Progress | None = None, population: Sequence[str] | None = None) -> dict:
     """G-Eval on all answers or a seeded sample (drawn from `population`, default the answers' ids), judging the
     answer without its citation marks."""
@@ -579,7 +585,7 @@ def evaluation_choices(options: EvaluateOptions) -> dict[str, Any]:
 
 
 def results_header(answers: Sequence[ScoredAnswer], metrics: Mapping[str, dict], options: EvaluateOptions, *,
-                   nli: Any | None, judge: Any | None, self_scored: bool) -> ResultHeader:
+                   nli: Entailer | None, judge: GEvalJudge | None, self_scored: bool) -> ResultHeader:
     """Every choice, model and library the figures depend on."""
     choices = {**evaluation_choices(options), **header_choices(m for m in metrics.values() if "choices" in m)}
     return ResultHeader(
@@ -600,15 +606,15 @@ def evaluate_file(
     *,
     out_dir: str | os.PathLike[str],
     gold: str | os.PathLike[str] | GoldSets | None = None,
-    nli: Any | None = None,
-    judge: Any | None = None,
+    nli: Entailer | None = None,
+    judge: GEvalJudge | None = None,
     options: EvaluateOptions = EvaluateOptions(),
-    store: Any | None = None,
+    store: GraphStore | None = None,
     run_id: str | None = None,
     plots: bool = True,
     progress: Progress | None = None,
     reuse: bool = False,
-    verifier: Any | None = None,
+    verifier: Verifier | None = None,
     shard: Any | None = None,
 ) -> EvaluationResult:
     """Evaluate an answers file, write the report into `out_dir` (results.json, per_answer.csv,
@@ -695,7 +701,7 @@ def stored_result(path: Path) -> EvaluationResult | None:
 
 
 def reusable_result(stored: EvaluationResult, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
-                    options: EvaluateOptions, nli: Any | None, judge: Any | None) -> bool:
+                    options: EvaluateOptions, nli: Entailer | None, judge: GEvalJudge | None) -> bool:
     """Whether a stored report scored the same answers file (sha256) against the same gold with the same
     evaluation choices and NLI weights, and with the judge asked for (a stored judgement also serves a run
     that asks for none). Experiments resume with it: the G-Eval cache is not committed, so re-scoring a
@@ -826,7 +832,7 @@ def _citation_list(parsed: ParsedAnswer) -> list[list[str]]:
     return [list(c.triple) for c in parsed.citations]
 
 
-def _self_scored(answers: Sequence[ScoredAnswer], nli: Any | None) -> bool:
+def _self_scored(answers: Sequence[ScoredAnswer], nli: Entailer | None) -> bool:
     """Post-hoc citations placed by this very NLI model agree with its alignment verdicts by
     construction: say so wherever the figure is shown, never silently."""
     placed_by = {(a.record.params or {}).get("cite_nli_sha256") for a in answers} - {None}
@@ -841,7 +847,7 @@ def _claim_columns(check: Any) -> dict[str, int]:
             "claims_absent": counts["claims_absent"], "claims_contradicted": counts["claims_contradicted"]}
 
 
-def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Any | None) -> bool:
+def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Verifier | None) -> bool:
     """`--cite verified` / `grounded` answers kept only the citations a kalma-graph verifier judged supported:
     scored by the same verifier, their alignment is 100 % by construction; by another version of it (other
     cue tables), nearly so. Either way say so, never silently."""
@@ -919,7 +925,7 @@ def _distinct(values: Any) -> list:
     return out
 
 
-def _store_names(store: Any, records: Sequence[AnswerRecord]) -> dict[str, str]:
+def _store_names(store: GraphStore, records: Sequence[AnswerRecord]) -> dict[str, str]:
     ids = {t.subject for r in records for t in [*r.retrieved, *r.removed, *(r.shown or [])]}
     return {e.id: e.name for e in store.get_entities(ids) if e.name}
 

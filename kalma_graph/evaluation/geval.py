@@ -32,10 +32,11 @@ import math
 import os
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kalma_graph.evaluation.metrics.ratios import mean
 from kalma_graph.files import KeyedCache
+from kalma_graph.models.protocols import Judge
 
 METRIC = "geval"
 ASPECTS: tuple[str, ...] = ("coherence", "consistency", "fluency", "relevance")
@@ -49,20 +50,6 @@ Progress = Callable[[int, int], None]
 class GEvalError(RuntimeError):
     """The judge cannot score at all (e.g. the score tokens are not single tokens of its vocabulary)."""
 
-
-class Judge(Protocol):
-    """What G-Eval needs from a model; `kalma_graph.models.llm.LocalLLM` provides it."""
-
-    n_ctx: int
-
-    def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str: ...
-
-    # G-Eval reads the probability mass over the tokens "1".."5" at a single decoding step (the
-    # paper's weighted score), not a generated text: there is no JSON output to describe with a
-    # pydantic model or a JSON-schema grammar (issue 16), so the judge stays a logprob reader.
-    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]: ...
-
-    def count_tokens(self, text: str) -> int: ...
 
     def header(self) -> dict[str, Any]: ...
 

@@ -23,10 +23,13 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import asdict
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 from kalma_graph.evaluation.matching import MatchMode, key_function
 from kalma_graph.kg.triples import Triple
+
+if TYPE_CHECKING:
+    from kalma_graph.store.base import GraphStore
 
 KnowledgeFilter = Callable[[Any, Sequence[Any]], tuple[list[Any], list[Any]]]
 
@@ -141,7 +144,7 @@ def choose_replaced(question_ids: Sequence[str], share: float, seed: int = 0) ->
 IRRELEVANT_POOL_SIZE = 10_000
 
 
-def irrelevant_pool(store: Any, type_id: str | None = "Q5", size: int = IRRELEVANT_POOL_SIZE,
+def irrelevant_pool(store: GraphStore, type_id: str | None = "Q5", size: int = IRRELEVANT_POOL_SIZE,
                     seed: int = 0) -> list[str]:
     """Entities whose one-hop graphs can stand in for a wrong retrieval: those of `type_id` (humans,
     like BioKaLMA's), sorted; a seeded draw of `size` of them when there are more (a full Wikidata
@@ -156,7 +159,7 @@ class IrrelevantGraphFilter:
     graph had subjects (at least one), drawn from `pool` with a per-question seeded generator; the
     retrieved graph becomes `removed`. Other questions pass through unchanged."""
 
-    def __init__(self, store: Any, replaced: Collection[str], pool: Sequence[str], *, seed: int = 0,
+    def __init__(self, store: GraphStore, replaced: Collection[str], pool: Sequence[str], *, seed: int = 0,
                  by_text: Mapping[str, str] | None = None, max_draws: int = 50) -> None:
         if not pool:
             raise ValueError("the pool of irrelevant entities is empty")

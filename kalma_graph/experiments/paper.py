@@ -19,7 +19,7 @@ import functools
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from kalma_graph.experiments.runner import (
     Components,
@@ -35,6 +35,11 @@ from kalma_graph.experiments.runner import (
     _header,
 )
 from kalma_graph.reporting.experiments import write_experiment_report
+
+if TYPE_CHECKING:
+    from kalma_graph.evaluation.geval import GEvalJudge
+    from kalma_graph.models.protocols import Entailer, MentionDetector
+    from kalma_graph.store.base import GraphStore
 
 PARTS = ("table3", "table5", "figure5", "table7")
 LLMLoader = Callable[[str], Any]  # registry name or path -> loaded LocalLLM
@@ -74,15 +79,17 @@ def _loaded(load_llm: LLMLoader, model: str, settings: ExperimentSettings) -> It
             llm.close()
 
 
-def _answer_fn(cite: str, placing_nli: Any) -> Any:
+def _answer_fn(cite: str, placing_nli: Entailer | None) -> Any:
     from kalma_graph.pipeline.answer import answer_questions
+    from kalma_graph.pipeline.strategies import STRATEGIES
 
-    return functools.partial(answer_questions, cite=cite, nli=placing_nli if cite == "posthoc" else None)
+    return functools.partial(answer_questions, cite=cite, nli=placing_nli if STRATEGIES[cite].needs_nli else None)
 
 
-def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any, ner: Any, load_llm: LLMLoader,
-               settings: ExperimentSettings, rows_of: Sequence[StrategySetting], nli: Any, judge: Any = None,
-               placing_nli: Any = None, progress: Progress | None = None) -> dict:
+def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: GraphStore, ner: MentionDetector,
+               load_llm: LLMLoader, settings: ExperimentSettings, rows_of: Sequence[StrategySetting],
+               nli: Entailer | None, judge: GEvalJudge | None = None, placing_nli: Entailer | None = None,
+               progress: Progress | None = None) -> dict:
     """Table 3: every (model, strategy) setting answers `questions` and is evaluated against `gold`.
     The model strategy runs under the citation grammar (`settings.constrain`, default "marks")."""
     out_dir = Path(settings.out_dir)
@@ -104,10 +111,10 @@ def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any,
     return {"kind": "strategies", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
 
 
-def paper(questions: Sequence[Any], gold: Mapping[str, Any], *, store: Any, ner: Any, load_llm: LLMLoader,
-          settings: ExperimentSettings, rows_of: Sequence[StrategySetting], nli: Any, judge: Any = None,
-          placing_nli: Any = None, parts: Sequence[str] = PARTS, results_md: str | Path | None = None,
-          progress: Progress | None = None) -> dict:
+def paper(questions: Sequence[Any], gold: Mapping[str, Any], *, store: GraphStore, ner: MentionDetector,
+          load_llm: LLMLoader, settings: ExperimentSettings, rows_of: Sequence[StrategySetting], nli: Entailer | None,
+          judge: GEvalJudge | None = None, placing_nli: Entailer | None = None, parts: Sequence[str] = PARTS,
+          results_md: str | Path | None = None, progress: Progress | None = None) -> dict:
     """Every part in `parts`, each under `settings.out_dir/<part>`; then `results_md` when given."""
     unknown = [p for p in parts if p not in PARTS]
     if unknown:

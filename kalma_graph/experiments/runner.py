@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
 from kalma_graph.evaluation_result import EvaluationResult
@@ -37,6 +37,11 @@ from kalma_graph.experiments.filters import (
     question_key,
 )
 from kalma_graph.reporting.experiments import write_experiment_report
+
+if TYPE_CHECKING:
+    from kalma_graph.evaluation.geval import GEvalJudge
+    from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
+    from kalma_graph.store.base import GraphStore
 
 AnswerFn = Callable[..., Any]
 Progress = Callable[[str, str, int, int], None]  # (setting, stage, done, total)
@@ -52,9 +57,9 @@ class ExperimentError(RuntimeError):
 class Components:
     """What the answer pipeline needs, loaded once by the caller."""
 
-    store: Any
-    llm: Any = None
-    ner: Any = None
+    store: GraphStore
+    llm: Generator = None
+    ner: MentionDetector = None
 
 
 @dataclass
@@ -112,7 +117,7 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
 
 
 def evaluate_setting(name: str, answers: Path, settings: ExperimentSettings, components: Components | None, *,
-                     gold: Mapping[str, Any] | None, nli: Any, judge: Any,
+                     gold: Mapping[str, Any] | None, nli: Entailer | None, judge: GEvalJudge | None,
                      progress: Progress | None = None) -> EvaluationResult:
     return evaluate_file(
         answers, out_dir=Path(settings.out_dir) / name / "evaluation", gold=dict(gold) if gold is not None else None,
@@ -175,7 +180,7 @@ def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
 
 
 def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: Components,
-              settings: ExperimentSettings, nli: Any, judge: Any = None, rounds: Sequence[int] = CONSCIOUS_ROUNDS,
+              settings: ExperimentSettings, nli: Entailer | None, judge: GEvalJudge | None = None, rounds: Sequence[int] = CONSCIOUS_ROUNDS,
               removal_seed: int | None = None, answer_fn: AnswerFn | None = None,
               progress: Progress | None = None) -> dict:
     """Knowledge removal (KaLMA §5.2): round n withholds n minimum-set triples per question."""
@@ -212,7 +217,7 @@ def _nothing_removed(questions: Sequence[Any], gold: Mapping[str, Any]) -> dict:
 
 
 def retrieval(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings,
-              nli: Any = None, judge: Any = None, gold: Mapping[str, Any] | None = None,
+              nli: Entailer | None = None, judge: GEvalJudge | None = None, gold: Mapping[str, Any] | None = None,
               accuracies: Sequence[int] = RETRIEVAL_ACCURACIES, pool: Sequence[str] | None = None,
               pool_type: str = "Q5", answer_fn: AnswerFn | None = None, progress: Progress | None = None) -> dict:
     """Retrieval ablation (KaLMA §5.3): at accuracy a, (100 - a)% of the questions are shown other
@@ -241,8 +246,8 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
     return {"kind": "retrieval", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
 
 
-def variants(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings, nli: Any = None,
-             judge: Any = None, gold: Mapping[str, Any] | None = None, answer_fn: AnswerFn | None = None,
+def variants(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings, nli: Entailer | None = None,
+             judge: GEvalJudge | None = None, gold: Mapping[str, Any] | None = None, answer_fn: AnswerFn | None = None,
              progress: Progress | None = None) -> dict:
     """General vs specific questions (KaLMA §5.5): the same questions (each holding both wordings,
     `kalma_graph.experiments.questions.merge_variants`) answered once per variant, with that

@@ -35,6 +35,7 @@ from kalma_graph.generation.grammar import GRAMMAR_MODES
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.calls import in_order
 from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
 from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
 from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES, Prompted
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
@@ -245,7 +246,7 @@ class _Run:
     model: dict[str, Any] = field(default_factory=dict)
     ner: dict[str, Any] = field(default_factory=dict)
     cite: str = "model"
-    nli: Any = None  # the NLI model that places post-hoc citations
+    nli: Entailer | None = None  # the NLI model that places post-hoc citations
 
     def record_params(self) -> dict[str, Any]:
         return {
@@ -278,8 +279,8 @@ class _Run:
 
 def answer_questions(
     store: GraphStore,
-    llm: Any,
-    ner: Any,
+    llm: Generator,
+    ner: MentionDetector,
     questions: Iterable[Question],
     *,
     variant: str = "general",
@@ -295,7 +296,7 @@ def answer_questions(
     partial: bool = True,
     source: str | None = None,
     cite: str = "model",
-    nli: Any = None,
+    nli: Entailer | None = None,
     model_choice: Mapping[str, Any] | None = None,
     concurrency: int = 1,
 ) -> dict[str, Any]:
@@ -490,7 +491,7 @@ class _Retrieved:
     retrieval_s: float
 
 
-def retrieve_one(store: GraphStore, ner: Any, question: Question, run: _Run,
+def retrieve_one(store: GraphStore, ner: MentionDetector, question: Question, run: _Run,
                  knowledge_filter: KnowledgeFilter | None) -> _Retrieved:
     """Entity linking, retrieval, knowledge removal and the prompt: the part of an answer that reads the store
     and the NER model (neither is shared across threads: `answer_questions` runs it in the caller's thread)."""
@@ -510,7 +511,7 @@ def retrieve_one(store: GraphStore, ner: Any, question: Question, run: _Run,
                       time.perf_counter() - t0)
 
 
-def generate_one(llm: Any, item: _Retrieved, run: _Run, knowledge_filter: KnowledgeFilter | None) -> AnswerRecord:
+def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: KnowledgeFilter | None) -> AnswerRecord:
     """The model call, citations and the record: what may run in several threads at once against a model server
     (`concurrency`); it touches neither the store nor the NER model."""
     question, text, found, retrieved = item.question, item.text, item.found, item.retrieved

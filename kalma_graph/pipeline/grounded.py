@@ -40,8 +40,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from kalma_graph.kg.citation_marks import KnownPairs, KnownProps
 from kalma_graph.kg.citations import from_attribute_first, parse_answer
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.models.chat import GenerationParams
+from kalma_graph.models.protocols import Generator
 
 from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
 from kalma_graph.verification.asked import asked_in_order, asked_triples
@@ -192,7 +195,7 @@ class _Candidate:
 class _Loop:
     """The state of one grounded answer: what is kept, what is stated, and the calls left."""
 
-    def __init__(self, llm: Any, prompt: str, params: Any, *, question: str, shown: Sequence[Triple],
+    def __init__(self, llm: Generator, prompt: str, params: GenerationParams, *, question: str, shown: Sequence[Triple],
                  entities: Sequence[Entity], known_props: Any, known_pairs: Any, verifier: Any, tries: int,
                  resample_temperature: float) -> None:
         self.llm, self.prompt, self.params, self.question = llm, prompt, params, question
@@ -338,9 +341,10 @@ class _Loop:
         self.result.finish_reason = "length"
 
 
-def grounded_generate(llm: Any, prompt: str, grammar: Any, params: Any, *, question: str, shown: Sequence[Triple],
-                      entities: Sequence[Entity], first_grammar: Any = None, text_grammar: Any = None,
-                      known_props: Any = None, known_pairs: Any = None, verifier: Any = None,
+def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: GenerationParams, *, question: str,
+                      shown: Sequence[Triple], entities: Sequence[Entity], first_grammar: Any = None,
+                      text_grammar: Any = None, known_props: KnownProps | None = None,
+                      known_pairs: KnownPairs | None = None, verifier: Verifier | None = None,
                       max_sentences: int = MAX_SENTENCES, tries: int = TRIES,
                       resample_temperature: float = RESAMPLE_TEMPERATURE) -> GroundedResult:
     """Plan, write, check and keep an answer sentence by sentence (see the module docstring). `llm` is a

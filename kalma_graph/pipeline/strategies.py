@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 from kalma_graph.generation.grammar import build_citation_grammar, llama_grammar
+from kalma_graph.kg.citation_marks import KnownPairs, KnownProps
 from kalma_graph.kg.citations import from_attribute_first
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.models.llm import Completion, GenerationParams, LLMError
+from kalma_graph.models.protocols import Entailer, Generator
 from kalma_graph.pipeline.cite import Placement, keep_verified, place_citations
 from kalma_graph.pipeline.grounded import GroundedResult, grounded_generate
 
@@ -28,7 +30,7 @@ class Prompted:
     """One question as a strategy receives it: the chat messages (and their rendering, None when the model has
     no chat template), the graph the prompt shows and the property labels a citation may use."""
 
-    llm: Any
+    llm: Generator
     messages: list[dict[str, str]]
     rendered: str | None
     n_prompt: int | None
@@ -38,9 +40,9 @@ class Prompted:
     shown: Sequence[Triple]
     shown_entities: Sequence[Entity]
     entities: Sequence[Entity]  # every entity the model saw or could have seen
-    props: Any
-    pairs: Any
-    nli: Any = None
+    props: KnownProps
+    pairs: KnownPairs
+    nli: Entailer | None = None
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity
+from kalma_graph.models.protocols import MentionDetector
 from kalma_graph.store.base import GraphStore
 
 from .evidence import graph_type_filter, wording_classes
@@ -126,10 +127,6 @@ class Linking:
         return "; ".join(parts)
 
 
-class MentionSource(Protocol):
-    def mentions(self, text: str) -> list[Any]: ...
-
-
 # --- the NER label → class map (data) -----------------------------------------------------------
 
 
@@ -195,7 +192,7 @@ def load_type_map(path: str | None = None) -> TypeMap:
 # --- linking --------------------------------------------------------------------------------------
 
 
-def link_entities(store: GraphStore, text: str, ner: MentionSource | None, **options: Any) -> list[LinkedMention]:
+def link_entities(store: GraphStore, text: str, ner: MentionDetector | None, **options: Any) -> list[LinkedMention]:
     """The linked mentions of `link_question` (same options), without the question-level notes."""
     return link_question(store, text, ner, **options).linked
 
@@ -203,7 +200,7 @@ def link_entities(store: GraphStore, text: str, ner: MentionSource | None, **opt
 def link_question(
     store: GraphStore,
     text: str,
-    ner: MentionSource | None,
+    ner: MentionDetector | None,
     *,
     type_map: TypeMap | None = None,
     type_policy: str = DEFAULT_TYPE_POLICY,
