@@ -315,6 +315,63 @@ def answer_questions(
     """
     if concurrency < 1:
         raise AnswerError("concurrency must be at least 1")
+    questions = list(questions)
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise AnswerError("question ids are not unique")
+    run = _run_settings(llm, ner, variant=variant, params=params, constrain=constrain, knowledge_filter=knowledge_filter,
+                        prompt_name=prompt_name, type_map=type_map, type_policy=type_policy, partial=partial, cite=cite,
+                        nli=nli)
+    header = _header(run, store, source=source, model_choice=model_choice)
+    writer, done_ids = _open_output(out_path, header, resume)
+    todo = [q for q in questions if q.id not in done_ids]
+    tally = _Tally(run, out_path, len(questions), todo, writer, progress)
+
+    def generate(pair: tuple[Question, Any]) -> AnswerRecord:
+        if isinstance(pair[1], BaseException):
+            raise pair[1]
+        return generate_one(llm, pair[1], run, knowledge_filter)
+
+    started = time.perf_counter()
+    interrupted = False
+    calls = in_order(generate, _retrieved(store, ner, todo, run, knowledge_filter), concurrency)
+    try:
+        for (question, _), result in calls:
+            tally.settle(question, result)
+    except KeyboardInterrupt:
+        interrupted = True  # answers in flight are not written: a re-run answers them
+    finally:
+        calls.close()
+        if writer is not None:
+            writer.close()
+    summary = tally.finish(time.perf_counter() - started, interrupted)
+    if out_path is not None:
+        header["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        header["last_run"] = {k: v for k, v in summary.items() if k != "out"}
+        atomic_write_json(header_path(Path(out_path)), header)
+    if interrupted:
+        raise AnswerInterrupted(summary)
+    return summary
+
+
+def _retrieved(store: GraphStore, ner: MentionDetector, todo: Sequence[Question], run: _Run,
+               knowledge_filter: KnowledgeFilter | None) -> Iterator[tuple[Question, Any]]:
+    """Each question with what retrieval found for it (or the error). Retrieval stays in the caller's thread (store
+    and NER are not shared): `in_order` draws the next question only when a model-call slot frees up, and gives
+    the answers back in question order (the sequential file)."""
+    for question in todo:
+        try:
+            yield question, retrieve_one(store, ner, question, run, knowledge_filter)
+        except StoreError:
+            raise
+        except (LLMError, ValueError, RuntimeError) as exc:
+            yield question, exc
+
+
+def _run_settings(llm: Generator, ner: MentionDetector, *, variant: str, params: GenerationParams | None,
+                  constrain: bool | str, knowledge_filter: KnowledgeFilter | None, prompt_name: str | None,
+                  type_map: TypeMap | None, type_policy: str, partial: bool, cite: str, nli: Entailer | None) -> _Run:
+    """The settings every record of the run shares, after the cite strategy chose its grammar and prompt."""
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
     if cite not in STRATEGIES:
@@ -324,16 +381,10 @@ def answer_questions(
         raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
     if strategy.grammar != FOLLOW_OPTION:  # it brings its own grammar (None: the model answers freely)
         constrain = strategy.grammar or False
-    prompt_name = prompt_name or strategy.prompt_name(variant)
-    params = params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS)
-    questions = list(questions)
-    ids = [q.id for q in questions]
-    if len(set(ids)) != len(ids):
-        raise AnswerError("question ids are not unique")
-    run = _Run(
+    return _Run(
         variant=variant,
-        prompt=load_answer_prompt(variant, prompt_name),
-        params=params,
+        prompt=load_answer_prompt(variant, prompt_name or strategy.prompt_name(variant)),
+        params=params or GenerationParams(max_tokens=DEFAULT_MAX_TOKENS),
         grammar_mode=_grammar_mode(constrain),
         type_map=type_map or load_type_map(),
         type_policy=type_policy,
@@ -344,16 +395,21 @@ def answer_questions(
         cite=cite,
         nli=nli if strategy.needs_nli else None,
     )
-    header = {
+
+
+def _header(run: _Run, store: GraphStore, *, source: str | None, model_choice: Mapping[str, Any] | None) -> dict:
+    """The answers file's header (`<out>.header.json`): what made every record, and the run key a resume compares."""
+    nli = run.nli
+    return {
         "kind": "kalma-graph answers",
         "store": store.uri,
         "questions_source": source,
-        "variant": variant,
+        "variant": run.variant,
         "model": run.model,
         "model_choice": dict(model_choice) if model_choice else None,
-        "cite": {"strategy": cite, **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash,
-                                        "threshold": POSTHOC_THRESHOLD, "max_cited": MAX_CITED}
-                                       if run.nli is not None else {})},
+        "cite": {"strategy": run.cite, **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash,
+                                            "threshold": POSTHOC_THRESHOLD, "max_cited": MAX_CITED}
+                                           if nli is not None else {})},
         "ner": run.ner,
         "type_map": run.type_map.header(),
         "prompt": {"name": run.prompt["name"], "version": run.prompt.get("version"), "sha256": run.prompt["sha256"],
@@ -362,108 +418,87 @@ def answer_questions(
         "run_key": run.key(),
         "versions": _versions(),
     }
-    writer: JsonlAppender | None = None
-    done_ids: set[str | None] = set()
-    records: list[dict] = []
-    if out_path is not None:
-        out = Path(out_path)
-        hpath = header_path(out)
-        if resume and out.exists() and out.stat().st_size and hpath.exists():
-            previous = json.loads(hpath.read_text(encoding="utf-8"))
-            refuse_other_settings(out, previous.get("run_key") or {}, header["run_key"], what="answers",
-                                  hint="write to another --out, or start over with --no-resume", error=AnswerError)
-            header["created"] = previous.get("created")
-        writer, done_ids = open_answers(out, resume=resume)
-        header.setdefault("created", None)
-        header["created"] = header["created"] or time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        atomic_write_json(hpath, header)
 
-    todo = [q for q in questions if q.id not in done_ids]
-    summary: dict[str, Any] = {
-        "out": str(out_path) if out_path is not None else None,
-        "questions": len(questions),
-        "skipped_done": len(questions) - len(todo),
-        "written": 0,
-        "failed": [],
-        "with_citation": 0,
-        "truncated": 0,
-        "n_sloppy": 0,
-        "retrieval_s": 0.0,
-        "generation_s": 0.0,
-        "device": run.model.get("device"),
-        "n_gpu_layers": run.model.get("n_gpu_layers"),
-    }
-    started = time.perf_counter()
-    interrupted = False
-    handled = 0
 
-    def settle(question: Question, outcome: Callable[[], AnswerRecord]) -> None:
-        """Write one finished answer (or count its failure), in question order."""
-        nonlocal handled
-        handled += 1
+def _open_output(out_path: str | os.PathLike | None, header: dict,
+                 resume: bool) -> tuple[JsonlAppender | None, set[str | None]]:
+    """The answers file opened for appending and the ids it already holds (none without `out_path`); refuses a
+    file answered with other settings; writes the header, keeping the first run's `created`."""
+    if out_path is None:
+        return None, set()
+    out = Path(out_path)
+    hpath = header_path(out)
+    if resume and out.exists() and out.stat().st_size and hpath.exists():
+        previous = json.loads(hpath.read_text(encoding="utf-8"))
+        refuse_other_settings(out, previous.get("run_key") or {}, header["run_key"], what="answers",
+                              hint="write to another --out, or start over with --no-resume", error=AnswerError)
+        header["created"] = previous.get("created")
+    writer, done_ids = open_answers(out, resume=resume)
+    header["created"] = header.get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    atomic_write_json(hpath, header)
+    return writer, done_ids
+
+
+class _Tally:
+    """Writes each finished answer in question order (or keeps it, without an output file) and counts the run."""
+
+    def __init__(self, run: _Run, out_path: str | os.PathLike | None, n_questions: int, todo: Sequence[Question],
+                 writer: JsonlAppender | None, progress: Progress | None) -> None:
+        self.writer, self.progress, self.total = writer, progress, len(todo)
+        self.records: list[dict] = []
+        self.handled = 0
+        self.summary: dict[str, Any] = {
+            "out": str(out_path) if out_path is not None else None,
+            "questions": n_questions,
+            "skipped_done": n_questions - len(todo),
+            "written": 0,
+            "failed": [],
+            "with_citation": 0,
+            "truncated": 0,
+            "n_sloppy": 0,
+            "retrieval_s": 0.0,
+            "generation_s": 0.0,
+            "device": run.model.get("device"),
+            "n_gpu_layers": run.model.get("n_gpu_layers"),
+        }
+
+    def settle(self, question: Question, outcome: Callable[[], AnswerRecord]) -> None:
+        """Write one finished answer (or count its failure)."""
+        self.handled += 1
+        summary = self.summary
         try:
             record = outcome()
         except StoreError:
             raise  # the store is gone: every further question would fail the same way
         except (LLMError, ValueError, RuntimeError) as exc:
             summary["failed"].append({"id": question.id, "error": f"{type(exc).__name__}: {exc}"})
-            if progress:
-                progress(handled, len(todo), {"id": question.id, "failed": True})
+            if self.progress:
+                self.progress(self.handled, self.total, {"id": question.id, "failed": True})
             return
-        if writer is not None:
-            writer.append(record.to_json_dict())
+        if self.writer is not None:
+            self.writer.append(record.to_json_dict())
         else:
-            records.append(record.to_json_dict())
+            self.records.append(record.to_json_dict())
         summary["written"] += 1
         summary["with_citation"] += any(s.citations for s in record.sentences or [])
         summary["truncated"] += bool(record.truncated)
         summary["n_sloppy"] += record.n_sloppy or 0
         summary["retrieval_s"] += record.timings["retrieval_s"]
         summary["generation_s"] += record.timings["generation_s"]
-        if progress:
-            progress(handled, len(todo), {"id": question.id, "failed": False})
+        if self.progress:
+            self.progress(self.handled, self.total, {"id": question.id, "failed": False})
 
-    def prepared() -> Iterator[tuple[Question, Any]]:
-        # Retrieval stays in this thread (store and NER are not shared): `in_order` draws the next question only
-        # when a model-call slot frees up, and gives the answers back in question order (the sequential file).
-        for question in todo:
-            try:
-                yield question, retrieve_one(store, ner, question, run, knowledge_filter)
-            except StoreError:
-                raise
-            except (LLMError, ValueError, RuntimeError) as exc:
-                yield question, exc
-
-    def generate(pair: tuple[Question, Any]) -> AnswerRecord:
-        if isinstance(pair[1], BaseException):
-            raise pair[1]
-        return generate_one(llm, pair[1], run, knowledge_filter)
-
-    calls = in_order(generate, prepared(), concurrency)
-    try:
-        for (question, _), result in calls:
-            settle(question, result)
-    except KeyboardInterrupt:
-        interrupted = True  # answers in flight are not written: a re-run answers them
-    finally:
-        calls.close()
-        if writer is not None:
-            writer.close()
-    elapsed = time.perf_counter() - started
-    summary["interrupted"] = interrupted
-    summary["seconds"] = round(elapsed, 3)
-    summary["questions_per_s"] = round(summary["written"] / elapsed, 4) if elapsed > 0 and summary["written"] else 0.0
-    summary["retrieval_s"] = round(summary["retrieval_s"], 3)
-    summary["generation_s"] = round(summary["generation_s"], 3)
-    if out_path is not None:
-        header["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        header["last_run"] = {k: v for k, v in summary.items() if k != "out"}
-        atomic_write_json(header_path(Path(out_path)), header)
-    else:
-        summary["records"] = records
-    if interrupted:
-        raise AnswerInterrupted(summary)
-    return summary
+    def finish(self, elapsed: float, interrupted: bool) -> dict[str, Any]:
+        summary = self.summary
+        summary["interrupted"] = interrupted
+        summary["seconds"] = round(elapsed, 3)
+        summary["questions_per_s"] = (round(summary["written"] / elapsed, 4)
+                                      if elapsed > 0 and summary["written"] else 0.0)
+        summary["retrieval_s"] = round(summary["retrieval_s"], 3)
+        summary["generation_s"] = round(summary["generation_s"], 3)
+        if self.writer is None:
+            summary["records"] = self.records
+        return summary
 
 
 def _grammar_mode(constrain: bool | str) -> str | None:
