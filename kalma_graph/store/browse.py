@@ -69,7 +69,6 @@ def recorded_server(uri: str) -> dict[str, Any] | None:
 def browse_info(run_id: str | None, home: Path | None, store_uri: str | None) -> dict[str, Any]:
     """Everything `neo4j browse` prints: where Browser is, the style, and the run's query."""
     st = server.status(home)
-    notes: list[str] = []
     if store_uri is None:
         if not st["uri"]:
             raise StoreError(
@@ -102,8 +101,31 @@ def browse_info(run_id: str | None, home: Path | None, store_uri: str | None) ->
         known = ", ".join(sorted(by_id)[:10]) + (" …" if len(by_id) > 10 else "")
         raise StoreError(f"no run {run_id!r} in {store_uri}; runs: {known}")
 
-    # Browser is the local server's (what `neo4j start` wrote into HOME/conf), else the HTTP address
-    # `neo4j start` recorded for the store's Bolt endpoint in another home.
+    address = browser_address(store_uri, st)
+    style = browse_file(BROWSE_STYLE)
+    query_file = browse_file(BROWSE_QUERY)
+    query = "\n".join(line for line in query_file.read_text(encoding="utf-8").splitlines()
+                      if not line.lstrip().startswith("//")).strip()
+    return {
+        "run_id": run["id"],
+        "run": dict(run),
+        "runs": len(runs),
+        "store": store_uri,
+        **{k: v for k, v in address.items() if k != "notes"},
+        "style_file": str(style),
+        "style_command": style_command(style.read_text(encoding="utf-8")),
+        "params_command": f":param run_id => {cypher_string(run['id'])}",
+        "query_file": str(query_file),
+        "query": query,
+        "notes": address["notes"],
+    }
+
+
+def browser_address(store_uri: str, st: dict[str, Any]) -> dict[str, Any]:
+    """Where Neo4j Browser is for `store_uri`: the local server's (what `neo4j start` wrote into HOME/conf, `st`),
+    else the HTTP address `neo4j start` recorded for the store's Bolt endpoint in another home; with the login
+    user, the credentials file and what a reader should know (`notes`)."""
+    notes: list[str] = []
     database = os.environ.get("KALMA_NEO4J_DATABASE", "neo4j")
     endpoint = bolt_endpoint(store_uri)
     local = endpoint is not None and endpoint == bolt_endpoint(st["uri"])
@@ -129,25 +151,5 @@ def browse_info(run_id: str | None, home: Path | None, store_uri: str | None) ->
         scheme = store_uri.split("://", 1)[0]
         dbms = f"{scheme}://{user + '@' if user else ''}{store_uri.split('://', 1)[1].split('@')[-1]}"
         open_url = f"{browser_url}?{urlencode({'dbms': dbms, 'db': database}, safe=':/@')}"
-
-    style = browse_file(BROWSE_STYLE)
-    query_file = browse_file(BROWSE_QUERY)
-    query = "\n".join(line for line in query_file.read_text(encoding="utf-8").splitlines()
-                      if not line.lstrip().startswith("//")).strip()
-    return {
-        "run_id": run["id"],
-        "run": dict(run),
-        "runs": len(runs),
-        "store": store_uri,
-        "browser_url": browser_url,
-        "open_url": open_url,
-        "server_running": bool(st["running"]) if local else None,
-        "user": user,
-        "credentials_file": credentials_file,
-        "style_file": str(style),
-        "style_command": style_command(style.read_text(encoding="utf-8")),
-        "params_command": f":param run_id => {cypher_string(run['id'])}",
-        "query_file": str(query_file),
-        "query": query,
-        "notes": notes,
-    }
+    return {"browser_url": browser_url, "open_url": open_url, "server_running": bool(st["running"]) if local else None,
+            "user": user, "credentials_file": credentials_file, "notes": notes}
