@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 import click
 from rich.markup import escape
@@ -74,9 +75,8 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     """Answer questions with knowledge-graph citations (KaLMA baseline: NER, linking, re-ranking,
     one-hop knowledge, one-shot prompt of Table 13, local GGUF model)."""
     from kalma_graph.generation.grammar import GrammarError
-    from kalma_graph.models.llm import GenerationParams, LLMError, load_llm
-    from kalma_graph.models.registry import choose_model
-    from kalma_graph.models.ner import NERError, load_ner
+    from kalma_graph.models.llm import GenerationParams, LLMError
+    from kalma_graph.models.ner import NERError
     from kalma_graph.shards import Shard
     from kalma_graph.pipeline.answer import (
         AnswerError,
@@ -88,7 +88,6 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         pending_questions,
         question_from_text,
     )
-    from kalma_graph.store import open_store
 
     if bool(questions_file) == bool(question_text):
         raise click.UsageError("give exactly one of --questions FILE or --question TEXT")
@@ -109,20 +108,8 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
-        choice = choose_model(model, sha256=model_sha256)
-        nli = None
-        if STRATEGIES[cite].needs_nli:
-            if not nli_model:
-                raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli MODEL "
-                                  "(or set KALMA_NLI_MODEL)")
-            from kalma_graph.models.nli import load_nli
-
-            nli = load_nli(nli_model)
-        store = open_store(store_uri)
-        ner_pipeline = load_ner(ner)
-        llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
-        if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
-            llm.chat_prompt([{"role": "user", "content": "?"}])
+        choice, nli, store, ner_pipeline, llm = _load(cite, model, model_sha256, nli_model, store_uri, ner,
+                                                      n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, threads=threads, seed=seed)
     except (AnswerError, LLMError, NERError, ValueError, OSError) as exc:
         fail(exc)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
@@ -133,21 +120,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         f"{_grammar_shown(STRATEGIES[cite].grammar, grammar)}"
     )
 
-    show_bar = not no_progress and sys.stderr.isatty()
-    bar = Progress(
-        TextColumn("[bold]answer"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err_console, disable=not show_bar,
-    )
-    task = None
-
-    def on_progress(done: int, total: int, info: dict) -> None:
-        nonlocal task
-        if task is None:
-            task = bar.add_task("answer", total=total, rate="")
-        elapsed = bar.tasks[0].elapsed or 0.0
-        rate = f"{done / elapsed:.2f} q/s" if elapsed > 0 else ""
-        bar.update(task, completed=done, rate=rate)
-
+    bar, on_progress = _progress_bar(not no_progress and sys.stderr.isatty())
     try:
         with bar:
             summary = answer_questions(
@@ -169,6 +142,34 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         store.close()
 
     summary["header"] = str(header_path(out_path))
+    _print_summary(summary, out_path, as_json)
+
+
+def _grammar_shown(own: str | None, asked: str | None) -> str:
+    """The citation grammar a strategy answers under: its own, none (it answers freely), or what was asked."""
+    return (asked if own == FOLLOW_OPTION else own) or "none"
+
+
+def _progress_bar(show: bool) -> tuple[Progress, Callable[[int, int, dict], None]]:
+    """A progress bar (questions done, rate, ETA) and the callback that moves it."""
+    bar = Progress(
+        TextColumn("[bold]answer"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err_console, disable=not show,
+    )
+    task = None
+
+    def on_progress(done: int, total: int, info: dict) -> None:
+        nonlocal task
+        if task is None:
+            task = bar.add_task("answer", total=total, rate="")
+        elapsed = bar.tasks[0].elapsed or 0.0
+        bar.update(task, completed=done, rate=f"{done / elapsed:.2f} q/s" if elapsed > 0 else "")
+
+    return bar, on_progress
+
+
+def _print_summary(summary: dict, out_path: str, as_json: bool) -> None:
+    """What the run did, as JSON or one line (and the first failures); exit 1 when a question failed."""
     if as_json:
         print_json(summary)
         return
@@ -183,7 +184,28 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         sys.exit(1)
 
 
-def _grammar_shown(own: str | None, asked: str | None) -> str:
-    """The citation grammar a strategy answers under: its own, none (it answers freely), or what was asked."""
-    return (asked if own == FOLLOW_OPTION else own) or "none"
+def _load(cite: str, model: str | None, model_sha256: str | None, nli_model: str | None, store_uri: str | None,
+          ner: str | None, *, n_ctx: int, n_gpu_layers: int | None, threads: int | None, seed: int) -> tuple:
+    """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline and the model."""
+    from kalma_graph.models.llm import load_llm
+    from kalma_graph.models.ner import load_ner
+    from kalma_graph.models.registry import choose_model
+    from kalma_graph.pipeline.answer import AnswerError
+    from kalma_graph.store import open_store
+
+    choice = choose_model(model, sha256=model_sha256)
+    nli = None
+    if STRATEGIES[cite].needs_nli:
+        if not nli_model:
+            raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli MODEL "
+                              "(or set KALMA_NLI_MODEL)")
+        from kalma_graph.models.nli import load_nli
+
+        nli = load_nli(nli_model)
+    store = open_store(store_uri)
+    ner_pipeline = load_ner(ner)
+    llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+    if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
+        llm.chat_prompt([{"role": "user", "content": "?"}])
+    return choice, nli, store, ner_pipeline, llm
 
