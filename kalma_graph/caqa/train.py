@@ -37,7 +37,7 @@ from kalma_graph.caqa.metrics import scores
 from kalma_graph.caqa.model import CATEGORIES, Fact, Sample, entities_of
 from kalma_graph.files import atomic_path
 from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
-from kalma_graph.models.finetune import FineTuneConfig, refuse_other_run
+from kalma_graph.models.finetune import FineTuneConfig, adamw_with_warmup, optimizer_step, refuse_other_run, seed_all
 
 ProgressFn = Callable[[int, int, float], None]  # (step, total steps, running loss)
 
@@ -93,9 +93,8 @@ def _fingerprint(config: CAQATrainConfig, rows: Sequence[Sample]) -> str:
 
 
 def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> dict[str, Any]:
-    import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from kalma_graph.models.device import pick_device
 
@@ -123,9 +122,7 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
         if build_cfg else {}
 
     device = pick_device(config.device)
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    torch.manual_seed(config.seed)
+    seed_all(config.seed)
     label2id = {c: i for i, c in enumerate(CATEGORIES)}
     tokenizer = AutoTokenizer.from_pretrained(config.init)
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -144,12 +141,9 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
     if config.max_steps:
         total = min(total, config.max_steps)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm", "norm.weight")
-    groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": config.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=config.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
+    optimizer, scheduler = adamw_with_warmup(model, lr=config.lr, weight_decay=config.weight_decay,
+                                             warmup=config.warmup, total_steps=total,
+                                             no_decay=lambda name: any(k in name for k in no_decay))
     use_amp = device.is_cuda
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
 
@@ -191,15 +185,8 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
         labels = torch.tensor([label2id[s.category] for s in batch], device=device.device)
         with torch.autocast("cuda", dtype=torch.float16, enabled=use_amp):
             loss = model(**encode(batch), labels=labels).loss
-        optimizer.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        scaler.unscale_(optimizer)
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        scaler.step(optimizer)
-        scaler.update()
-        scheduler.step()
+        value = optimizer_step(loss, model, optimizer, scheduler, scaler, grad_clip=1.0)
         step += 1
-        value = loss.item()
         running = 0.9 * running + 0.1 * value if step > 1 else value
         if progress:
             progress(step, total, running)

@@ -1,5 +1,5 @@
-"""What the two fine-tuning loops (`nli train`, `caqa train`) share: their settings and their rule for
-a directory that already holds another run's checkpoint.
+"""What the two fine-tuning loops (`nli train`, `caqa train`) share: their settings, their rule for a directory
+that already holds another run's checkpoint, and every step's seeding, optimizer, schedule and update.
 
 Each loop's config subclasses `FineTuneConfig` and adds its own fields (its data, its start model)
 or its own defaults. Every field is keyword-only, so a subclass may add required fields after these
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 
 class DifferentRunError(RuntimeError):
@@ -60,3 +60,53 @@ def refuse_other_run(out_dir: str | Path, stored: Any, expected: Any) -> None:
             f"{out_dir} holds checkpoints of a different run (training rows or config differ); "
             "use another output directory or delete its checkpoints"
         )
+
+
+# --- what both loops do at every step (torch imported by the caller's process already) -----------------------
+
+
+def seed_all(seed: int) -> None:
+    """Python's, numpy's and torch's generators, before a model is built (its new head is drawn from them)."""
+    import random
+
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def adamw_with_warmup(model: Any, *, lr: float, weight_decay: float, warmup: float, total_steps: int,
+                      no_decay: Callable[[str], bool]) -> tuple[Any, Any]:
+    """AdamW without weight decay on the parameters `no_decay` names (biases, norms), and a linear schedule that
+    warms up over the first `warmup` share of `total_steps`."""
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    groups = [
+        {"params": [p for name, p in model.named_parameters() if not no_decay(name)], "weight_decay": weight_decay},
+        {"params": [p for name, p in model.named_parameters() if no_decay(name)], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=lr)
+    return optimizer, get_linear_schedule_with_warmup(optimizer, int(warmup * total_steps), total_steps)
+
+
+def optimizer_step(loss: Any, model: Any, optimizer: Any, scheduler: Any, scaler: Any | None, grad_clip: float) -> float:
+    """One update: backward (scaled under mixed precision), gradients clipped to `grad_clip`, optimizer and
+    schedule stepped. Returns the loss as a float."""
+    import torch
+
+    optimizer.zero_grad(set_to_none=True)
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        optimizer.step()
+    scheduler.step()
+    return float(loss.detach())

@@ -36,7 +36,7 @@ import numpy as np
 from kalma_graph.files import atomic_path, atomic_write_text
 from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_state
 from kalma_graph.models.device import pick_device
-from kalma_graph.models.finetune import FineTuneConfig, refuse_other_run
+from kalma_graph.models.finetune import FineTuneConfig, adamw_with_warmup, optimizer_step, refuse_other_run, seed_all
 from kalma_graph.models.nli import resolve_labels
 
 LABELS = ("entailment", "neutral", "contradiction")
@@ -178,8 +178,6 @@ def train_nli(
 ) -> dict[str, Any]:
     """Train (or resume training) and return a dict of what happened and held-out figures."""
     import torch
-    from torch.optim import AdamW
-    from transformers import get_linear_schedule_with_warmup
 
     if not rows:
         raise ValueError("no training rows")
@@ -200,9 +198,7 @@ def train_nli(
         refuse_other_run(out_dir, (resumed_state["fingerprint"], resumed_state["config"]),
                          (fingerprint, config.identity()))
 
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    torch.manual_seed(config.seed)
+    seed_all(config.seed)
     model, tokenizer, label2id, new_head = _load_model(config.init, config.max_length)
     if resume_from is not None:
         from transformers import AutoModelForSequenceClassification
@@ -217,13 +213,9 @@ def train_nli(
     if config.max_steps is not None:
         total_steps = min(total_steps, config.max_steps)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
-    groups = [
-        {"params": [p for name, p in model.named_parameters() if not name.endswith(no_decay)],
-         "weight_decay": config.weight_decay},
-        {"params": [p for name, p in model.named_parameters() if name.endswith(no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = AdamW(groups, lr=config.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total_steps), total_steps)
+    optimizer, scheduler = adamw_with_warmup(model, lr=config.lr, weight_decay=config.weight_decay,
+                                             warmup=config.warmup, total_steps=total_steps,
+                                             no_decay=lambda name: name.endswith(no_decay))
     use_amp = device.is_cuda
     scaler = torch.amp.GradScaler("cuda") if use_amp else None
 
@@ -271,20 +263,8 @@ def train_nli(
         target = torch.tensor([labels_t[i] for i in idx], device=device.device)
         with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
             loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
-        optimizer.zero_grad(set_to_none=True)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-            optimizer.step()
-        scheduler.step()
+        value = optimizer_step(loss, model, optimizer, scheduler, scaler, config.grad_clip)
         step += 1
-        value = float(loss.detach())
         running = value if running is None else 0.98 * running + 0.02 * value
         window_loss.append(value)
         if progress is not None:
