@@ -21,7 +21,7 @@ def main() -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.verifier_label_export import _write_markdown
-    from kalma_graph.evaluation.evaluate import read_answers, scored_answer
+    from kalma_graph.evaluation.answers_file import read_answers, scored_answer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("answers")

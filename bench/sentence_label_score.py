@@ -21,7 +21,7 @@ from pathlib import Path
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.verifier_eval import kappa, read_pass
-    from kalma_graph.evaluation.evaluate import read_answers
+    from kalma_graph.evaluation.answers_file import read_answers
     from kalma_graph.evaluation.verify import verifier_input
     from kalma_graph.files import atomic_write_text
     from kalma_graph.verification import Verifier

@@ -53,7 +53,7 @@ def kappa(a: dict, b: dict) -> float | None:
 def main() -> None:
     from sklearn.metrics import roc_auc_score
 
-    from kalma_graph.evaluation.evaluate import read_answers
+    from kalma_graph.evaluation.answers_file import read_answers
     from kalma_graph.pipeline.cite import states_value
     from kalma_graph.evaluation.verify import verifier_input as answer_input
     from kalma_graph.verification import Verifier

@@ -18,7 +18,8 @@ ANNOTATED = {"attribute-first": "38 %", "model": "26 %", "posthoc": "41 %", "ver
 
 
 def main(dirs: list[str], section: str | None = None) -> None:
-    from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_records, read_answers
+    from kalma_graph.evaluation.answers_file import read_answers
+    from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_records
 
     lines = ["| strategy | citations | NLI align. (committed) | **verifier align.** | annotated supported | "
              "partly / not supported | cited sentences fully supported | claims absent / contradicted |",

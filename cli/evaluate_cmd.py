@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 @contextmanager
 def evaluation_errors() -> Iterator[None]:
     """Known problems with the inputs or models: one line and exit 2, never a traceback."""
-    from kalma_graph.evaluation.evaluate import AnswersFileError
+    from kalma_graph.evaluation.answers_file import AnswersFileError
     from kalma_graph.evaluation.geval import GEvalError
     from kalma_graph.evaluation.gold import GoldError
     from kalma_graph.experiments import ExperimentError

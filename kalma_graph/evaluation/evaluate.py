@@ -37,14 +37,22 @@ import platform
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from pydantic import ValidationError
-
-from kalma_graph.kg.citations import ParsedAnswer, known_pairs, known_props, parse_answer
+from kalma_graph.evaluation.answers_file import (
+    ScoredAnswer,
+    answer_record,
+    clean_answer,
+    knowledge_text,
+    name_triples,
+    read_answers,
+    scored_answer,
+)
+from kalma_graph.evaluation.reuse import carry_geval, default_run_id, judged_earlier, stored_result
+from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
 from kalma_graph.evaluation.metrics import (
@@ -79,8 +87,7 @@ from kalma_graph.evaluation_result import (
 )
 from kalma_graph import provenance
 from kalma_graph.files import file_sha256, json_sha256
-from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
-from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.records import AnswerRecord
 from kalma_graph.models.protocols import Entailer
 from kalma_graph.store.base import GraphStore
 
@@ -92,10 +99,6 @@ Progress = Callable[[str, int, int], None]
 ALIGNMENT_METHODS = ("verifier", "nli")
 _LIBRARIES = ("kalma-graph", "torch", "transformers", "llama-cpp-python", "numpy", "matplotlib", "ladybug",
               "neo4j", "spacy")
-
-
-class AnswersFileError(ValueError):
-    """An answers file line that cannot be read; the message starts with `file:line:`."""
 
 
 @dataclass(frozen=True)
@@ -121,108 +124,6 @@ class EvaluateOptions:
             raise ValueError(f"unknown hypothesis format {self.hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
         if self.absent_set not in ABSENT_SETS:
             raise ValueError(f"unknown absent set {self.absent_set!r}; expected one of {ABSENT_SETS}")
-
-
-@dataclass
-class AnswersFile:
-    path: Path | None
-    records: list[AnswerRecord]
-    header: dict | None = None  # the sidecar `<answers>.header.json`, when present
-    header_path: Path | None = None
-    sha256: str | None = None
-
-
-@dataclass
-class ScoredAnswer:
-    """One record as the evaluation sees it."""
-
-    id: str
-    question: str
-    variant: str | None
-    text: str
-    retrieved: list[Triple]  # everything retrieval found
-    removed: list[Triple]  # withheld from the prompt by a knowledge filter (the [NA] absent set)
-    shown: list[Triple]  # the graph in the prompt: citations are checked against it
-    parsed: ParsedAnswer
-    subject_names: dict[str, str]
-    record: AnswerRecord = field(repr=False)
-
-
-# --- reading -------------------------------------------------------------------------------------
-
-
-def header_path_for(path: Path) -> Path | None:
-    """The sidecar header of an answers file: `<file>.header.json` or `<stem>.header.json`."""
-    for candidate in (path.with_name(path.name + ".header.json"), path.with_suffix(".header.json")):
-        if candidate.is_file() and candidate != path:
-            return candidate
-    return None
-
-
-def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
-    """Read an answers JSONL file (plain or compressed) and its sidecar header, checking each line."""
-    from kalma_graph.ingest.sources import json_lines
-
-    path = Path(path)
-    records: list[AnswerRecord] = []
-    seen: set[str] = set()
-    for where, raw in json_lines(path, what="answers file", error=AnswersFileError,
-                                 hint="; a run cut off mid-line? re-run `kalma-graph answer` to finish the file"):
-        record = answer_record(raw, where)
-        if str(record.id) in seen:
-            raise AnswersFileError(f"{where}: answer id {record.id!r} appears twice")
-        seen.add(str(record.id))
-        records.append(record)
-    header_path = header_path_for(path)
-    header = json.loads(header_path.read_text(encoding="utf-8")) if header_path else None
-    return AnswersFile(path, records, header, header_path, file_sha256(path))
-
-
-def answer_record(record: AnswerRecord | Mapping[str, Any], where: str = "record") -> AnswerRecord:
-    """The record checked against the answers-file schema; `AnswersFileError` naming `where` and the field."""
-    if isinstance(record, AnswerRecord):
-        return record
-    if not isinstance(record, Mapping):
-        raise AnswersFileError(f"{where}: an answer record is a JSON object")
-    try:
-        return AnswerRecord.model_validate(record)
-    except ValidationError as exc:
-        raise AnswersFileError(f"{where}: {describe_error(exc)}") from None
-
-
-def to_triple(row: TripleRecord) -> Triple:
-    return Triple(subject=row.subject, pid=row.pid or "", label=row.label, value=row.value,
-                  object_id=row.object_id, datatype=row.datatype)
-
-
-def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Triple]:
-    """`(id, name, <name>)` for each subject with a known name: the knowledge block's name line."""
-    subjects = dict.fromkeys(t.subject for t in triples)
-    return [Triple(subject=s, pid="", label="name", value=names[s]) for s in subjects if names.get(s)]
-
-
-def scored_answer(record: AnswerRecord | Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
-    record = answer_record(record)
-    retrieved = [to_triple(t) for t in record.retrieved]
-    removed = [to_triple(t) for t in record.removed]
-    shown = [to_triple(t) for t in record.shown_triples()]
-    names = dict(extra_names or {}) | record.entity_names()
-    # What the parser knows: everything the model saw or could have seen, as the pipeline passes it.
-    everything = retrieved + removed + shown
-    subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in everything)]
-    known, pairs = known_props(subjects, everything), known_pairs(subjects, everything)
-    return ScoredAnswer(
-        id=str(record.id),
-        question=str(record.question or ""),
-        variant=record.variant,
-        text=record.answer,
-        retrieved=retrieved,
-        removed=removed,
-        shown=shown,
-        parsed=parse_answer(record.answer, known or None, pairs or None),
-        subject_names=names,
-        record=record,
-    )
 
 
 # --- evaluation ----------------------------------------------------------------------------------
@@ -689,17 +590,6 @@ def evaluate_file(
     return results
 
 
-def stored_result(path: Path) -> EvaluationResult | None:
-    """The results.json at `path`, or None when there is none or it cannot be read (another version:
-    evaluate again)."""
-    if not path.is_file():
-        return None
-    try:
-        return EvaluationResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError, OSError):
-        return None
-
-
 def reusable_result(stored: EvaluationResult, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
                     options: EvaluateOptions, nli: Entailer | None, judge: GEvalJudge | None) -> bool:
     """Whether a stored report scored the same answers file (sha256) against the same gold with the same
@@ -727,71 +617,6 @@ def _same_verifier(stored: Any) -> bool:
 
     now = Verifier().describe()
     return isinstance(stored, dict) and all(stored.get(k) == now.get(k) for k in ("version", "cues_sha256", "stage"))
-
-
-def judged_earlier(stored: EvaluationResult, *, answers_sha256: str | None) -> bool:
-    """Whether a stored report holds G-Eval judgements of this very answers file (sha256): a re-evaluation
-    without `--judge` (a new alignment judge, say) keeps them instead of dropping Table 4."""
-    same = answers_sha256 is not None and stored.header.answers is not None and stored.header.answers.sha256 == answers_sha256
-    return same and stored.metrics.geval is not None and bool(stored.header.judge)
-
-
-def carry_geval(results: EvaluationResult, earlier: EvaluationResult) -> None:
-    """Copy an earlier evaluation's G-Eval judgements of the same answers into `results` (summary, metric
-    part, judge, choices, per-answer scores) and say so in its notes: G-Eval reads only the answers, so
-    its judgements stand whatever else the evaluation changed."""
-    results.metrics.geval = earlier.metrics.geval
-    results.skipped.pop("geval", None)
-    for key, value in (earlier.summary.model_extra or {}).items():
-        if key.startswith("geval_"):
-            setattr(results.summary, key, value)
-    choices = {k: v for k, v in earlier.header.choices.items() if k.startswith("geval.")}
-    results.header = results.header.model_copy(update={"judge": earlier.header.judge,
-                                                       "choices": {**results.header.choices, **choices}})
-    scores = {row.id: {k: v for k, v in (row.model_extra or {}).items() if k.startswith("geval_")}
-              for row in earlier.per_answer}
-    for row in results.per_answer:
-        for key, value in scores.get(row.id, {}).items():
-            setattr(row, key, value)
-    results.notes.append(f"G-Eval judgements carried over from the evaluation of {earlier.header.evaluated_at} "
-                         "(same answers file, sha256; no --judge given this time).")
-
-
-def default_run_id(results: EvaluationResult) -> str:
-    """`<answers file stem>-<12 hex>` (the folder's name for a file called `answers.*`): the same answers, gold, choices and models give the same id,
-    so evaluating again replaces the run in the graph instead of adding a second one."""
-    header = results.header
-    answers = header.answers or AnswersSource()
-    basis = {
-        "answers": answers.sha256,
-        "gold": header.gold.sha256 if header.gold else None,
-        "choices": header.choices,
-        "nli": (header.nli or {}).get("model_hash"),
-        "judge": (header.judge or {}).get("model_sha256"),
-    }
-    path = Path(answers.path or "answers")
-    stem = path.name.split(".")[0] or "answers"
-    if stem == "answers" and path.parent.name:  # experiments: <out>/<setting>/answers.jsonl
-        stem = path.parent.name
-    return f"{stem}-{json_sha256(basis, default=str)[:12]}"
-
-
-# --- helpers -------------------------------------------------------------------------------------
-
-
-def clean_answer(parsed: ParsedAnswer) -> str:
-    """The answer without citation marks (what G-Eval judges)."""
-    return " ".join(s.clean_text for s in parsed.sentences if s.clean_text)
-
-
-def knowledge_text(triples: Sequence[Triple], names: Mapping[str, str]) -> str:
-    """The graph shown to the model as KaLMA knowledge blocks, one per subject (seed 000, Table 13)."""
-    from kalma_graph.kg.knowledge import knowledge_block
-
-    by_subject: dict[str, list[Triple]] = {}
-    for t in triples:
-        by_subject.setdefault(t.subject, []).append(t)
-    return "\n".join(knowledge_block(Entity(id=s, name=names.get(s)), ts) for s, ts in by_subject.items())
 
 
 def library_versions() -> dict[str, str | None]:
@@ -931,16 +756,7 @@ def _store_names(store: GraphStore, records: Sequence[AnswerRecord]) -> dict[str
 
 
 __all__ = [
-    "AnswersFile",
-    "AnswersFileError",
     "EvaluateOptions",
-    "ScoredAnswer",
-    "answer_record",
-    "clean_answer",
-    "default_run_id",
     "evaluate_file",
     "evaluate_records",
-    "knowledge_text",
-    "read_answers",
-    "scored_answer",
 ]

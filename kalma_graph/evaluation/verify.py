@@ -107,7 +107,7 @@ def verify_report(checks: Sequence[AnswerCheck]) -> dict[str, Any]:
 def verifier_input(record: Any, extra_names: dict[str, str] | None = None) -> AnswerInput:
     """An answers-file record (`AnswerRecord` or its dict) as the verifier reads it: its sentences as the
     evaluation parses them, the graph shown to the model and the names of its entities."""
-    from kalma_graph.evaluation.evaluate import scored_answer
+    from kalma_graph.evaluation.answers_file import scored_answer
 
     return from_scored(scored_answer(record, extra_names))
 

@@ -13,13 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kalma_graph.evaluation.evaluate import (
-    AnswersFileError,
-    EvaluateOptions,
-    evaluate_file,
-    evaluate_records,
-    read_answers,
-)
+from kalma_graph.evaluation.answers_file import AnswersFileError, read_answers
+from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file, evaluate_records
 from kalma_graph.evaluation.gold import GoldError, load_gold, write_gold
 from kalma_graph.evaluation_result import EvaluationResult
 

@@ -134,7 +134,7 @@ def test_the_verifier_separates_annotated_citations_on_the_dev_set():
     regression guard on the dev set (the held-out test set is reported by bench/verifier_eval.py only)."""
     import csv
 
-    from kalma_graph.evaluation.evaluate import read_answers
+    from kalma_graph.evaluation.answers_file import read_answers
     from kalma_graph.evaluation.verify import verifier_input as answer_input
 
     labels = {}
