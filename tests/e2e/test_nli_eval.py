@@ -123,7 +123,7 @@ def test_cli_eval_files(tmp_path):
     attr_file.write_text("\n".join(json.dumps(r) for r in ATTR_ROWS))
     out = tmp_path / "report.json"
     result = CliRunner().invoke(nli_group, [
-        "eval", "--model", str(SHARED_MODEL), "--nli-file", str(nli_file), "--source", "toy2",
+        "eval", "--nli", str(SHARED_MODEL), "--nli-file", str(nli_file), "--source", "toy2",
         "--attribution-file", str(attr_file), "--folds", "2", "--device", "cpu", "--max-length", "128",
         "--cache", str(tmp_path / "cache.sqlite"), "--json-out", str(out)])
     assert result.exit_code == 0, result.output
@@ -134,9 +134,9 @@ def test_cli_eval_files(tmp_path):
     assert "nli eval" in result.output
     # --json means what it means in every command: the result on stdout, and nothing else there.
     printed = CliRunner().invoke(nli_group, [
-        "eval", "--model", str(SHARED_MODEL), "--nli-file", str(nli_file), "--device", "cpu", "--max-length", "128",
+        "eval", "--nli", str(SHARED_MODEL), "--nli-file", str(nli_file), "--device", "cpu", "--max-length", "128",
         "--cache", str(tmp_path / "cache.sqlite"), "--json"])
     assert printed.exit_code == 0, printed.output
     assert json.loads(printed.stdout)["nli"][str(nli_file)]["accuracy"] == 1.0
-    bad = CliRunner().invoke(nli_group, ["eval", "--model", str(SHARED_MODEL)])
+    bad = CliRunner().invoke(nli_group, ["eval", "--nli", str(SHARED_MODEL)])
     assert bad.exit_code != 0 and "give at least one" in bad.output

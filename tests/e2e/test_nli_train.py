@@ -121,7 +121,7 @@ def test_cli_train_small_slice_beats_chance_and_the_start(tmp_path):
     # and the eval command reads the model back offline
     pairs = tmp_path / "kg_test.jsonl"
     pairs.write_text("\n".join(json.dumps(p) for p in split["test"][:60]))
-    result = CliRunner().invoke(nli, ["eval", "--model", str(out), "--kg-pairs", str(pairs), "--cache", "none",
+    result = CliRunner().invoke(nli, ["eval", "--nli", str(out), "--kg-pairs", str(pairs), "--cache", "none",
                                       "--device", "cpu", "--json-out", str(tmp_path / "eval.json")])
     assert result.exit_code == 0, result.output
     ev = json.loads((tmp_path / "eval.json").read_text())
