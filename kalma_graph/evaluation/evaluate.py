@@ -129,6 +129,19 @@ class EvaluateOptions:
 # --- evaluation ----------------------------------------------------------------------------------
 
 
+class _Timings:
+    """Seconds per part of an evaluation: `timed(part, run)` runs `run` and records how long it took."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, part: str, run: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        out = run()
+        self.seconds[part] = time.perf_counter() - t0
+        return out
+
+
 class _TimedEntail:
     """The NLI call the metrics make, timed and counted for the throughput figures."""
 
@@ -166,39 +179,22 @@ def evaluate_records(
     `population`: the ids of the whole answers file when `records` are one shard of it (G-Eval's seeded sample is
     drawn from the whole file, so that a shard judges what the unsharded run judges of its answers)."""
     started = time.perf_counter()
-    timings: dict[str, float] = {}
-    checked = [answer_record(r, f"record {i}") for i, r in enumerate(records)]
-    answers = [scored_answer(r, subject_names) for r in checked]
-    timings["parse"] = time.perf_counter() - started
+    timed = _Timings()
+    answers = timed("parse", lambda: [scored_answer(answer_record(r, f"record {i}"), subject_names)
+                                      for i, r in enumerate(records)])
     skipped: dict[str, str] = {}
     notes: list[str] = []
     metrics: dict[str, dict] = {}
-
-    def timed(part: str, run: Callable[[], Any]) -> Any:
-        t0 = time.perf_counter()
-        out = run()
-        timings[part] = time.perf_counter() - t0
-        return out
-
     gold_for = [gold.get(a.id) if gold is not None else None for a in answers]
     metrics["citation_quality"] = timed("citation_quality", lambda: citation_part(answers, gold_for, options))
     notes += gold_notes(answers, gold, gold_for)
 
     entail = _TimedEntail(nli, options.nli_batch_size) if nli is not None else None
-    checks = None
     if options.alignment == "verifier":
         from kalma_graph.verification import Verifier
 
         verifier = verifier or Verifier()
-        checks = timed("verification", lambda: verify_part(answers, verifier, progress))
-        metrics["alignment"] = verified_alignment(checks, first_n_answers=options.alignment_first_n,
-                                                  describe=verifier.describe())
-        if entail is not None:
-            metrics["alignment_nli"] = timed("alignment_nli", lambda: alignment_part(answers, entail, options, progress))
-    elif entail is None:
-        skipped["alignment"] = "--alignment nli needs an NLI model (--nli)"
-    else:
-        metrics["alignment"] = timed("alignment", lambda: alignment_part(answers, entail, options, progress))
+    checks = _alignment_parts(answers, entail, verifier, options, progress, timed, metrics, skipped)
 
     na_reason = _na_skip_reason(answers, gold, options, entail)
     eligible = _na_eligible(answers, gold_for, options)
@@ -226,14 +222,9 @@ def evaluate_records(
         metrics["alignment"]["before_filter"] = timed("alignment_before_filter",
                                                       lambda: before_filter_part(answers, verifier, subject_names))
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
-    if self_scored and options.alignment == "nli":
-        notes.append("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
-                     f"sha256 {nli.model_hash[:12]}…): it agrees with its own placements by construction; "
-                     "score with another NLI model for an independent figure")
-    elif self_scored:
-        notes.append("alignment is scored by the verifier that kept these citations (`--cite verified` / `grounded`): it agrees "
-                     "with its own choices by construction; the NLI column (--nli) or a hand check is the independent "
-                     "figure. Claims and fully-supported sentences are still informative.")
+    if self_scored:
+        notes.append(_self_scored_note(options, nli))
+    timings = timed.seconds
     timings["total"] = time.perf_counter() - started
     return EvaluationResult(
         kind=RESULTS_KIND,
@@ -251,6 +242,37 @@ def evaluate_records(
 
 
 # --- the parts of an evaluation: each a pure function of the scored answers ---------------------
+
+
+def _alignment_parts(answers: Sequence[ScoredAnswer], entail: _TimedEntail | None, verifier: Verifier | None,
+                     options: EvaluateOptions, progress: Progress | None, timed: Callable[[str, Callable[[], Any]], Any],
+                     metrics: dict[str, dict], skipped: dict[str, str]) -> list | None:
+    """Alignment by the verifier (and by NLI beside it, with a model) or by NLI alone, into `metrics` (or why not,
+    into `skipped`); the verifier's checks of every answer, when it ran."""
+    if options.alignment == "verifier":
+        assert verifier is not None
+        checks = timed("verification", lambda: verify_part(answers, verifier, progress))
+        metrics["alignment"] = verified_alignment(checks, first_n_answers=options.alignment_first_n,
+                                                  describe=verifier.describe())
+        if entail is not None:
+            metrics["alignment_nli"] = timed("alignment_nli", lambda: alignment_part(answers, entail, options, progress))
+        return checks
+    if entail is None:
+        skipped["alignment"] = "--alignment nli needs an NLI model (--nli)"
+    else:
+        metrics["alignment"] = timed("alignment", lambda: alignment_part(answers, entail, options, progress))
+    return None
+
+
+def _self_scored_note(options: EvaluateOptions, nli: Entailer | None) -> str:
+    """Why a self-scored alignment figure says nothing about the answers' support, and what does."""
+    if options.alignment == "nli":
+        return ("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
+                f"sha256 {nli.model_hash[:12] if nli is not None else '?'}…): it agrees with its own placements by "
+                "construction; score with another NLI model for an independent figure")
+    return ("alignment is scored by the verifier that kept these citations (`--cite verified` / `grounded`): it agrees "
+            "with its own choices by construction; the NLI column (--nli) or a hand check is the independent "
+            "figure. Claims and fully-supported sentences are still informative.")
 
 
 def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], options: EvaluateOptions) -> dict:
@@ -538,15 +560,7 @@ def evaluate_file(
             raise ValueError("--alignment-first counts answers from the file's start: not with --shard")
         population = [r.id for r in file.records]
         file = replace(file, records=shard.select(file.records))
-    gold_info: GoldSource | None = None
-    if isinstance(gold, (str, os.PathLike)):
-        gold_path = Path(gold)
-        gold_sets = load_gold(gold_path)
-        gold_info = GoldSource(path=str(gold_path), sha256=file_sha256(gold_path), questions=len(gold_sets))
-    else:
-        gold_sets = gold
-        if gold is not None:
-            gold_info = GoldSource(path=None, sha256=json_sha256(gold, default=str), questions=len(gold))
+    gold_sets, gold_info = _gold_source(gold)
     earlier = None
     if reuse and store is None:
         stored = stored_result(Path(out_dir) / "results.json")
@@ -588,6 +602,17 @@ def evaluate_file(
         results.store = RunWritten(uri=store.uri, **write_run(store, results))
     results.files = {k: str(v) for k, v in write_report(results, Path(out_dir), plots=plots).items()}
     return results
+
+
+def _gold_source(gold: str | os.PathLike[str] | GoldSets | None) -> tuple[GoldSets | None, GoldSource | None]:
+    """The gold sets (read from a file, or given) and what the header says of them (path, sha256, questions)."""
+    if isinstance(gold, (str, os.PathLike)):
+        path = Path(gold)
+        gold_sets = load_gold(path)
+        return gold_sets, GoldSource(path=str(path), sha256=file_sha256(path), questions=len(gold_sets))
+    if gold is None:
+        return None, None
+    return gold, GoldSource(path=None, sha256=json_sha256(gold, default=str), questions=len(gold))
 
 
 def reusable_result(stored: EvaluationResult, *, answers_sha256: str | None, answers: int, gold_sha256: str | None,
