@@ -181,10 +181,6 @@ def render_config(
     if tx_timeout_s < 0:
         raise ValueError(f"tx_timeout_s must be 0 (no limit) or more, got {tx_timeout_s!r}")
     host = LISTEN_HOST
-
-    def path(p: Path) -> str:
-        return p.as_posix()
-
     lines = [
         _MANAGED_HEADER.format(host=host, http=http, bolt=bolt),
         "# Network: loopback only",
@@ -201,12 +197,9 @@ def render_config(
         f"dbms.security.http_access_control_allow_origin={browser_origin(http)}",
         "",
         "# Directories (all inside the home)",
-        f"server.directories.data={path(layout.data)}",
-        f"server.directories.logs={path(layout.logs)}",
-        f"server.directories.run={path(layout.run)}",
-        f"server.directories.lib={path(layout.lib)}",
-        f"server.directories.plugins={path(layout.plugins)}",
-        f"server.directories.import={path(layout.import_dir)}",
+        *(f"server.directories.{key}={folder.as_posix()}" for key, folder in (
+            ("data", layout.data), ("logs", layout.logs), ("run", layout.run), ("lib", layout.lib),
+            ("plugins", layout.plugins), ("import", layout.import_dir))),
         "",
         "# Security",
         f"dbms.security.auth_enabled={'true' if auth else 'false'}",
