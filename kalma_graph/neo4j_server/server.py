@@ -368,6 +368,22 @@ def start(
                       gc)
 
 
+def _refuse_to_start(layout: Layout, bolt_port: int, http_port: int, *, auth: bool, force: bool) -> None:
+    """A port already taken, or a database created with auth started without it (unless forced)."""
+    for name, port in (("Bolt", bolt_port), ("HTTP", http_port)):
+        if not port_is_free(port):
+            raise Neo4jServerError(
+                f"{name} port {port} on {LISTEN_HOST} is already in use (another Neo4j?); "
+                "choose another with --bolt-port/--http-port"
+            )
+    if not auth and not force and (why := _auth_protection(layout)) is not None:
+        raise Neo4jServerError(
+            f"refusing to start {layout.home} without authentication: its database was created with "
+            f"auth on ({why}), and with --no-auth anyone on this machine could read and write it. "
+            "Start it with auth (drop --no-auth), or pass --force to start it without auth anyway."
+        )
+
+
 def _start(
     layout: Layout,
     t0: float,
@@ -392,18 +408,7 @@ def _start(
         return info
 
     java = require_java()
-    for name, port in (("Bolt", bolt_port), ("HTTP", http_port)):
-        if not port_is_free(port):
-            raise Neo4jServerError(
-                f"{name} port {port} on {LISTEN_HOST} is already in use (another Neo4j?); "
-                "choose another with --bolt-port/--http-port"
-            )
-    if not auth and not force and (why := _auth_protection(layout)) is not None:
-        raise Neo4jServerError(
-            f"refusing to start {layout.home} without authentication: its database was created with "
-            f"auth on ({why}), and with --no-auth anyone on this machine could read and write it. "
-            "Start it with auth (drop --no-auth), or pass --force to start it without auth anyway."
-        )
+    _refuse_to_start(layout, bolt_port, http_port, auth=auth, force=force)
     t_jars = time.monotonic()
     counts = require_verified_jars(layout.home, version)
     jar_check = {**counts, "seconds": round(time.monotonic() - t_jars, 3)}
