@@ -366,13 +366,8 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def resolve_mentions(
-    plan: MentionPlan, matches: NameMatches, *, linkable: Any, honorifics: Iterable[str] = ()
-) -> list[DetectedMention | Any]:
-    """The mentions of the question in text order: `DetectedMention`s for linkable ones, the NER
-    mention objects themselves for labels that are not entity types (DATE, CARDINAL, ...)."""
-    honorific_words = {h for h in honorifics}
-    blocked = [(m.start, m.end) for m in plan.ner if not linkable(m.label)]
+def _ner_spans(plan: MentionPlan, matches: NameMatches) -> dict[tuple[int, int], DetectedMention]:
+    """NER's linkable mentions by span, each with the graph's names matching its first variant that has any."""
     ner_spans: dict[tuple[int, int], DetectedMention] = {}
     for m in plan.ner:
         if id(m) not in plan.ner_variants:
@@ -387,7 +382,17 @@ def resolve_mentions(
             (m.start, m.end),
             DetectedMention(m.text, m.label, m.start, m.end, "ner", found, how, ner_mention=m),
         )
+    return ner_spans
 
+
+def resolve_mentions(
+    plan: MentionPlan, matches: NameMatches, *, linkable: Any, honorifics: Iterable[str] = ()
+) -> list[DetectedMention | Any]:
+    """The mentions of the question in text order: `DetectedMention`s for linkable ones, the NER
+    mention objects themselves for labels that are not entity types (DATE, CARDINAL, ...)."""
+    honorific_words = {h for h in honorifics}
+    blocked = [(m.start, m.end) for m in plan.ner if not linkable(m.label)]
+    ner_spans = _ner_spans(plan, matches)
     graph_spans: list[DetectedMention] = []
     for phrase in plan.phrases:
         key, how, found = next(((k, h, matches.by_key.get(k, [])) for k, h in phrase.keys if matches.by_key.get(k)), ("", "", []))
