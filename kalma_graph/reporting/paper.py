@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph.files import atomic_write_text
-from kalma_graph.reporting.markdown import align_label, num, pct, table
+from kalma_graph.reporting.markdown import num, pct, table
 
 TABLE3 = ("alignment_micro", "correctness", "precision_micro", "recall_micro", "f1_micro",
           "precision_macro", "recall_macro", "f1_macro")
@@ -53,7 +53,9 @@ def _plots(data: Mapping[str, Any], md_dir: Path) -> list[str]:
     return out
 
 
-def results_markdown(root: Path, md_dir: Path) -> str:
+def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None) -> str:
+    """The page for the experiment directory `root`; `previous`: the same experiments on an earlier dataset, whose
+    Table 3 stands below (a held-out test set) and whose parts `root` has not run stand in for them, marked so."""
     paper = paper_rows()
     lines = [
         "# KaLMA's result tables, reproduced locally",
@@ -65,53 +67,22 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         "not the paper's release, and our models run on 2 CPU cores: compare orders of magnitude and "
         "trends, not decimals.",
         "",
+        "## Table 3 — citation quality and alignment",
+        "",
     ]
-    t3 = _load(root, "table3")
-    extra = [(name, data) for name, path in _extra_roots(root) if (data := _load(path, "table3"))]
-    lines += ["## Table 3 — citation quality and alignment", ""]
-    if t3:
-        ours = list(t3["rows"]) + [r for _, data in extra for r in data["rows"]]
-        rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in TABLE3[1:]] +
-                [_short(r.get("model_sha256")), _self_scored(r)]
-                for r in ours]
-        rows += [[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:]) + ["", ""]
-                 for name, values in paper["table3"]["rows"].items()]
-        lines += table(["Model / strategy", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
-                        "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "model sha256",
-                        "align. self-scored"], rows)
-        lines += [""] + _header_lines(t3) + [""]
-        for name, data in extra:
-            lines += [f"The `{name}` rows: " + _header_lines(data)[0], ""]
-        lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
-                  "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
-                  "`verified` is attribute-first's generation with each cited triple kept only where its "
-                  "sentence states the triple's value (a lexical check, no NLI model, in the committed run; the "
-                  "graph-grounded verifier decides since issue 31), else `[NA]`: its "
-                  "alignment is scored by an NLI model that placed nothing, and its text is attribute-first's "
-                  "(G-Eval, which reads answers without their marks, scores the two alike).", ""]
-        check = root / "table3" / "annotation" / "README.md"
-        if check.is_file():  # a hand check of the NLI verdicts (`kalma-graph annotate`), when one was made
-            lines += [f"A hand check of these alignment verdicts (Table 6 layout): [{check.parent.name}]"
-                      f"({os.path.relpath(check, md_dir)}).", ""]
-        rescored = root / "table3" / "verifier_rescore.md"
-        if rescored.is_file():  # the committed answers re-scored by the verifier (bench/verifier_rescore.py)
-            lines += [rescored.read_text(encoding="utf-8").strip(), ""]
-        lines += ["## Table 4 — text quality (G-Eval)", ""]
-        if any(r.get(f"geval_{a}") is not None for r in ours for a in GEVAL):
-            rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
-                    [pct(_mean([r.get(f"geval_{a}_mass") for a in GEVAL]))] for r in ours]
-            rows += [[f"paper {name}"] + [f"{v:.2f}" for v in values] + [""]
-                     for name, values in paper["table4"]["rows"].items()]
-            lines += table(["Model / strategy", "Coh.", "Con.", "Flu.", "Rel.", "mass on 1–5"], rows)
-        else:
-            lines.append("Pending: run with `--judge` (the 1.5B judge) to fill this table.")
-        lines.append("")
-    else:
-        lines += ["Pending: `table3` has not been run yet.", ""]
-
+    lines += _table3_section(root, md_dir, paper)
+    if previous is not None and _load(previous, "table3"):
+        lines += ["### Table 3 on the previous dataset", "",
+                  "The same settings on the previous bundled dataset (104 entries, question prompts v6/v7, kept in "
+                  "`bench/results/biokalma_qwen1.5b/`), whose specific questions were consistent with their gold sets "
+                  "in 47 % of a labelled sample (issue 33). These committed answers are the held-out test set of the "
+                  "verifier's work; the Tables 5 and 7 and Figure 5 below were run on them.", ""]
+        lines += _table3_section(previous, md_dir, paper, paper_rows_too=False)
+    fallback = f" (on the previous dataset, {previous.name})" if previous is not None else ""
     paper5 = paper["table5"]["rows"]
     lines += _section(
-        "Table 5 and Figure 4 — knowledge removed, [NA] quality", "table5", _parts(root, "table5"), md_dir,
+        "Table 5 and Figure 4 — knowledge removed, [NA] quality", *_parts_or(root, previous, "table5", fallback),
+        md_dir,
         ["Strategy", "Removed", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)", "Corr.",
          "Prec.", "Rec.", "F1", "[NA] Prec.", "[NA] Rec.", "[NA] F1", "paper Corr.", "paper Prec.", "paper Rec.",
          "paper F1"],
@@ -120,25 +91,81 @@ def results_markdown(root: Path, md_dir: Path) -> str:
         _paper(paper5.get(str(r.get("setting")), [None] * 4)),
         note=f"Paper (Figure 4): {paper['figure4_note']}")
     lines += _section(
-        "Figure 5 — retrieval accuracy", "figure5", _parts(root, "figure5"), md_dir,
+        "Figure 5 — retrieval accuracy", *_parts_or(root, previous, "figure5", fallback), md_dir,
         ["Strategy", "Retrieval accuracy", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
          "Corr.", "Prec.", "Rec.", "F1"],
         lambda r, who: [who, r.get("setting"), r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in CITATION],
         note=f"Paper: {paper['figure5_note']}")
     lines += _section(
-        "Table 7 — general vs specific questions", "table7", _parts(root, "table7"), md_dir,
+        "Table 7 — general vs specific questions", *_parts_or(root, previous, "table7", fallback), md_dir,
         ["Setting", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)", "Corr.", "Prec.", "Rec.",
          "F1", "Coh.", "Con.", "Flu.", "Rel."],
         lambda r, who: [f"**ours** {who} {r.get('setting')}", r.get("answers")] + _judged(r) +
         [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
         paper_rows=[[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:5]) +
                     [f"{v:.2f}" for v in values[5:]] for name, values in paper["table7"]["rows"].items()])
-    lines += caveats(root)
-    grounded = root.parent / "grounded" / "README.md"
+    lines += caveats(root if _load(root, "table5") or previous is None else previous)
+    grounded = (previous or root).parent / "grounded" / "README.md"
     if grounded.is_file():
         lines += ["", f"`--cite grounded` (the verifier in the decoding loop) on Table 3's questions, beside these rows: "
                       f"[{grounded.parent.name}]({os.path.relpath(grounded, md_dir)})."]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _parts_or(root: Path, previous: Path | None, part: str, note: str) -> tuple[str, list]:
+    """(the part's name for its Pending line, its runs): `root`'s, else `previous`'s with `note` on each name."""
+    found = _parts(root, part)
+    if found or previous is None:
+        return part, found
+    return part, [(who + note, data) for who, data in _parts(previous, part)]
+
+
+def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], *, paper_rows_too: bool = True) -> list[str]:
+    """Table 3 (ours beside the paper's rows, each run's N and models, what the columns mean, the hand check and
+    the verifier's re-scoring when there are) and Table 4 (G-Eval)."""
+    t3 = _load(root, "table3")
+    if not t3:
+        return ["Pending: `table3` has not been run yet.", ""]
+    extra = [(name, data) for name, path in _extra_roots(root) if (data := _load(path, "table3"))]
+    ours = list(t3["rows"]) + [r for _, data in extra for r in data["rows"]]
+    rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in TABLE3[1:]] +
+            [_short(r.get("model_sha256")), _self_scored(r)]
+            for r in ours]
+    if paper_rows_too:
+        rows += [[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:]) + ["", ""]
+                 for name, values in paper["table3"]["rows"].items()]
+    lines = table(["Model / strategy", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
+                   "Corr.", "Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "model sha256",
+                   "align. self-scored"], rows)
+    lines += [""] + _header_lines(t3) + [""]
+    for name, data in extra:
+        lines += [f"The `{name}` rows: " + _header_lines(data)[0], ""]
+    lines += ["`model` strategy runs under the citation grammar; `self-scored` alignment (post-hoc "
+              "citations placed by the NLI model that scores alignment) agrees with itself by construction. "
+              "`verified` is attribute-first's generation with each cited triple kept only where its "
+              "sentence states the triple's value (a lexical check, no NLI model, in the committed run; the "
+              "graph-grounded verifier decides since issue 31), else `[NA]`: its "
+              "alignment is scored by an NLI model that placed nothing, and its text is attribute-first's "
+              "(G-Eval, which reads answers without their marks, scores the two alike).", ""]
+    check = root / "table3" / "annotation" / "README.md"
+    if check.is_file():  # a hand check of the NLI verdicts (`kalma-graph annotate`), when one was made
+        lines += [f"A hand check of these alignment verdicts (Table 6 layout): [{check.parent.name}]"
+                  f"({os.path.relpath(check, md_dir)}).", ""]
+    for extra_md in ("verifier_rescore.md", "README.md"):
+        found = root / "table3" / extra_md
+        if found.is_file():  # the verifier's re-scoring, a run's own reading notes
+            lines += [found.read_text(encoding="utf-8").strip(), ""]
+    lines += ["#### Table 4 — text quality (G-Eval)" if not paper_rows_too else "## Table 4 — text quality (G-Eval)", ""]
+    if any(r.get(f"geval_{a}") is not None for r in ours for a in GEVAL):
+        rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
+                [pct(_mean([r.get(f"geval_{a}_mass") for a in GEVAL]))] for r in ours]
+        if paper_rows_too:
+            rows += [[f"paper {name}"] + [f"{v:.2f}" for v in values] + [""]
+                     for name, values in paper["table4"]["rows"].items()]
+        lines += table(["Model / strategy", "Coh.", "Con.", "Flu.", "Rel.", "mass on 1–5"], rows)
+    else:
+        lines.append("Pending: run with `--judge` (the 1.5B judge) to fill this table.")
+    return lines + [""]
 
 
 def caveats(root: Path) -> list[str]:
@@ -281,7 +308,8 @@ def paper_rows() -> dict[str, Any]:
     return json.loads(raw)
 
 
-def write_results_markdown(root: Path, md_path: Path) -> Path:
+def write_results_markdown(root: Path, md_path: Path, *, previous: Path | None = None) -> Path:
     md_path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(md_path, results_markdown(Path(root), md_path.parent.resolve()))
+    atomic_write_text(md_path, results_markdown(Path(root), md_path.parent.resolve(),
+                                                previous=Path(previous) if previous is not None else None))
     return md_path

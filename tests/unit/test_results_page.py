@@ -31,3 +31,21 @@ def test_a_second_strategy_s_runs_stand_beside_the_headline_s_with_both_alignmen
     assert rows[1].startswith("| grounded | 0 | 40 | 100.0 | 79.0 | 85.0 |")
     assert "`grounded`: N = 40 questions" in section
     assert "Pending: `figure5` has not been run yet." in page
+
+
+def test_a_rerun_of_table3_heads_the_page_and_the_previous_dataset_s_tables_stand_in_marked(tmp_path):
+    """Issue 33: Table 3 re-run on the rebuilt questions is the headline; the previous dataset's Table 3 follows
+    (a held-out test set), and its Table 5 stands in for the part the re-run has not run, saying so."""
+    rerun, previous = tmp_path / "table3_rebuilt", tmp_path / "paper"
+    row = {"setting": "qwen__grounded", "answers": 40, "alignment_micro": 1.0, "alignment_method": "verifier",
+           "alignment_nli_micro": 0.9, "fully_supported_share": 0.95, "f1_micro": 0.5, "correctness": 1.0}
+    _experiment(rerun, "table3", [row])
+    _experiment(previous, "table3", [{**row, "setting": "qwen__attribute-first", "f1_micro": 0.254}])
+    _experiment(previous, "table5", [{"setting": 0, "answers": 40, "f1_micro": 0.259, "correctness": 1.0}])
+    page = results_markdown(rerun, tmp_path, previous=previous)
+    head, rest = page.split("### Table 3 on the previous dataset")
+    assert "**ours** qwen__grounded" in head and "paper GPT-4 (0.5)" in head and "qwen__attribute-first" not in head
+    assert "**ours** qwen__attribute-first" in rest.split("## Table 5")[0]
+    assert "| attribute-first (on the previous dataset, paper) | 0 | 40 |" in page
+    assert "Pending: `figure5` has not been run yet." in page
+    assert results_markdown(rerun, tmp_path).count("### Table 3 on the previous dataset") == 0
