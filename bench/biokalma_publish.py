@@ -6,7 +6,8 @@
 
 `recheck` reads `bench/results/biokalma_rebuild/biokalma_built.jsonl` with the current question check
 (`biokalma.consistency.question_gold`) and lists the entries whose general question presupposes a value both persons
-share that their gold values do not (the rule added after the annotators' check of entries 31-95); `--remove` moves
+share that their gold values do not (the rule added after the annotators' check of entries 31-95), and those with a
+gold value the graph knows only by its id (`kg.knowledge.is_unlabelled`: no knowledge block shows it); `--remove` moves
 them to `biokalma_built.rechecked.jsonl` (kept, with why), so that the resumed build makes them again under the rule
 (the build is deterministic per entry: only the refused question changes). `publish` checks that the build is
 complete (200 entries, side files written by its last run) and copies it in the plan's order (the order of its gold
@@ -32,13 +33,21 @@ def recheck(remove: bool) -> list[dict]:
     from kalma_graph.biokalma.consistency import question_gold
     from kalma_graph.files import atomic_write_text, read_jsonl
 
+    from kalma_graph.kg.knowledge import is_unlabelled
+    from kalma_graph.kg.triples import Triple
+
     entries = read_jsonl(f"{BUILD}.jsonl").records
     refused = []
     for entry in entries:
         row = question_gold(entry, kind="general")
+        unlabelled = [f"{g['property']}: {g['value']}" for g in entry["minimum_knowledge_set"]
+                      if is_unlabelled(Triple(g["qid"], g["pid"], g["property"], g["value"], object_id=g.get("object_id")))]
         if row["unshared"]:
             refused.append({"id": entry["id"], "general_question": entry["general_question"],
                             "why": "presupposes a value both share: " + ", ".join(row["unshared"])})
+        elif unlabelled:  # no knowledge block shows it, so no answer can cite it (issue 33, a literal entity id)
+            refused.append({"id": entry["id"], "general_question": entry["general_question"],
+                            "why": "gold value known only by its id: " + ", ".join(unlabelled)})
     for row in refused:
         print(f"{row['id']}: {row['general_question']}  ({row['why']})")
     if remove and refused:
