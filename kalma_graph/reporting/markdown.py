@@ -30,9 +30,16 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
 
 
 def summary_markdown(results: EvaluationResult) -> str:
+    lines = (_inputs(results) + _models(results) + _citation_quality(results) + _na_and_geval(results)
+             + _how_answers_cite(results))
+    return "\n".join(lines) + "\n"
+
+
+def _inputs(results: EvaluationResult) -> list[str]:
+    """The answers and gold sets scored, and when."""
     header = results.header
-    metrics = results.metrics
-    lines: list[str] = [f"# Evaluation `{results.run_id or ''}`", ""]
+    lines: list[str] = []
+    lines += [f"# Evaluation `{results.run_id or ''}`", ""]
     answers = header.answers
     if answers:
         lines.append(f"Answers: `{answers.path}` — {answers.records} records, sha256 `{str(answers.sha256)[:16]}…`")
@@ -45,6 +52,13 @@ def summary_markdown(results: EvaluationResult) -> str:
         lines.append(f"Evaluated at {header.evaluated_at}.")
     lines.append("")
 
+    return lines
+
+
+def _models(results: EvaluationResult) -> list[str]:
+    """The choices, and the models and library versions that made the figures."""
+    header = results.header
+    lines: list[str] = []
     lines += ["## Choices", ""]
     lines += table(["choice", "value"], sorted(header.choices.items()))
     lines += ["", "## Models and versions", ""]
@@ -70,6 +84,13 @@ def summary_markdown(results: EvaluationResult) -> str:
     model_rows.append(("libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)))
     lines += table(["", ""], model_rows)
 
+    return lines
+
+
+def _citation_quality(results: EvaluationResult) -> list[str]:
+    """Table 3's figures for this run, and what alignment's judge found."""
+    metrics = results.metrics
+    lines: list[str] = []
     q = metrics.citation_quality
     al = metrics.alignment or {}
     lines += ["", "## Citation quality and alignment (%)", "",
@@ -108,6 +129,13 @@ def summary_markdown(results: EvaluationResult) -> str:
             lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "
                          "citations, so alignment agrees with its own choices by construction.")
 
+    return lines
+
+
+def _na_and_geval(results: EvaluationResult) -> list[str]:
+    """[NA] quality and G-Eval, or why they were not computed."""
+    metrics = results.metrics
+    lines: list[str] = []
     na = metrics.na_quality
     lines += ["", "## [NA] quality (conscious incompetence) (%)", ""]
     if na:
@@ -133,6 +161,13 @@ def summary_markdown(results: EvaluationResult) -> str:
     else:
         lines.append(f"Not computed: {results.skipped.get('geval', 'skipped')}.")
 
+    return lines
+
+
+def _how_answers_cite(results: EvaluationResult) -> list[str]:
+    """How the answers cite, what was skipped, timings, the run in the graph, the files."""
+    metrics = results.metrics
+    lines: list[str] = []
     d = metrics.answer_descriptives
     lines += ["", "## How the answers cite", ""]
     lines += table(["", ""], [
@@ -171,7 +206,7 @@ def summary_markdown(results: EvaluationResult) -> str:
     files = results.files or {}
     if files:
         lines += ["", "## Files", ""] + [f"- {k}: `{v}`" for k, v in files.items()]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _model_line(model: Mapping[str, Any]) -> str:
