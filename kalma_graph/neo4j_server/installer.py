@@ -241,51 +241,9 @@ def install(
                     f"Neo4j (pid {pid}) is running from {layout.home}; stop it before changing its jars "
                     "(`kalma-graph neo4j stop`)"
                 )
-            mvn = require_maven()
-            layout.maven.mkdir(parents=True, exist_ok=True)
-            staging = layout.home / ".staging"
-            if staging.exists():
-                shutil.rmtree(staging)
-            staging.mkdir()
-            try:
-                staged_lib = staging / LIB
-                if lib_ok:
-                    lib_names = {p.name for p in layout.lib.glob("*.jar")}
-                else:
-                    base_pom = layout.maven / "pom.xml"
-                    base_pom.write_text(_pom("neo4j-server", False, version), encoding="utf-8")
-                    _run_maven(mvn, base_pom, staged_lib, verbose=verbose)
-                    if verify:
-                        problems = check_folder(staged_lib, lib_expected, exact=True)
-                        if problems:
-                            raise ChecksumError(_checksum_message(problems, version))
-                    lib_names = {p.name for p in staged_lib.glob("*.jar")}
-                if with_apoc:
-                    apoc_pom = layout.maven / "pom-apoc.xml"
-                    apoc_pom.write_text(_pom("neo4j-server-apoc", True, version), encoding="utf-8")
-                    _run_maven(mvn, apoc_pom, staging / "all", verbose=verbose)
-                    # Plugins = the APOC closure minus what the server already has in lib/ (Maven
-                    # resolved both together, so shared deps get the server's versions).
-                    staged_plugins = staging / PLUGINS
-                    staged_plugins.mkdir()
-                    for jar in (staging / "all").glob("*.jar"):
-                        if jar.name not in lib_names:
-                            jar.rename(staged_plugins / jar.name)
-                    if verify:
-                        problems = check_folder(staged_plugins, plugin_expected, exact=True)
-                        if problems:
-                            raise ChecksumError(_checksum_message(problems, version))
-                if not lib_ok:
-                    _replace_dir(staged_lib, layout.lib)
-                if with_apoc and not plugins_ok:
-                    layout.plugins.mkdir(parents=True, exist_ok=True)
-                    for old in layout.plugins.glob("apoc-*.jar"):
-                        old.unlink()
-                    for jar in (staging / PLUGINS).glob("*.jar"):
-                        shutil.move(str(jar), layout.plugins / jar.name)
-                changed = True
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+            _fetch_jars(layout, version, lib_expected, plugin_expected, lib_ok=lib_ok, plugins_ok=plugins_ok,
+                        with_apoc=with_apoc, verify=verify, verbose=verbose)
+            changed = True
         for folder in (layout.plugins, layout.conf_dir, layout.data, layout.logs, layout.run, layout.import_dir):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -307,6 +265,56 @@ def install(
         "java_supported": java.supported,
         "seconds": round(time.perf_counter() - t0, 2),
     }
+
+
+def _fetch_jars(layout: Layout, version: str, lib_expected: dict, plugin_expected: dict, *, lib_ok: bool,
+                plugins_ok: bool, with_apoc: bool, verify: bool, verbose: bool) -> None:
+    """Resolve the server's jars (and APOC's) with Maven into a staging folder, check them against the lockfile,
+    and only then move them into lib/ and plugins/: a failed check leaves the home as it was."""
+    mvn = require_maven()
+    layout.maven.mkdir(parents=True, exist_ok=True)
+    staging = layout.home / ".staging"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    try:
+        staged_lib = staging / LIB
+        if lib_ok:
+            lib_names = {p.name for p in layout.lib.glob("*.jar")}
+        else:
+            base_pom = layout.maven / "pom.xml"
+            base_pom.write_text(_pom("neo4j-server", False, version), encoding="utf-8")
+            _run_maven(mvn, base_pom, staged_lib, verbose=verbose)
+            if verify:
+                problems = check_folder(staged_lib, lib_expected, exact=True)
+                if problems:
+                    raise ChecksumError(_checksum_message(problems, version))
+            lib_names = {p.name for p in staged_lib.glob("*.jar")}
+        if with_apoc:
+            apoc_pom = layout.maven / "pom-apoc.xml"
+            apoc_pom.write_text(_pom("neo4j-server-apoc", True, version), encoding="utf-8")
+            _run_maven(mvn, apoc_pom, staging / "all", verbose=verbose)
+            # Plugins = the APOC closure minus what the server already has in lib/ (Maven
+            # resolved both together, so shared deps get the server's versions).
+            staged_plugins = staging / PLUGINS
+            staged_plugins.mkdir()
+            for jar in (staging / "all").glob("*.jar"):
+                if jar.name not in lib_names:
+                    jar.rename(staged_plugins / jar.name)
+            if verify:
+                problems = check_folder(staged_plugins, plugin_expected, exact=True)
+                if problems:
+                    raise ChecksumError(_checksum_message(problems, version))
+        if not lib_ok:
+            _replace_dir(staged_lib, layout.lib)
+        if with_apoc and not plugins_ok:
+            layout.plugins.mkdir(parents=True, exist_ok=True)
+            for old in layout.plugins.glob("apoc-*.jar"):
+                old.unlink()
+            for jar in (staging / PLUGINS).glob("*.jar"):
+                shutil.move(str(jar), layout.plugins / jar.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _checksum_message(problems: list[str], version: str) -> str:
