@@ -224,12 +224,7 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
                 continue
             last_line = item.line
             if isinstance(item, LineError):
-                message = report.error(item)
-                if on_line_error:
-                    on_line_error(message)
-                if on_error == "fail":
-                    report.status = "failed"
-                    raise IngestError(message)
+                _line_error(item, report, on_line_error, on_error)
                 continue
             # Flush only between positions: several records may share one (BioKaLMA question
             # files), and the checkpoint must never fall in the middle of a position.
@@ -247,19 +242,8 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
         flush()
         writer.wait()
         store.finish_load()
-    except KeyboardInterrupt:
-        # A second Ctrl-C: stop after the one batch in flight has committed with its checkpoint, so
-        # the caller never gets the store back with a write still running on it (and after what a
-        # first load deferred is written, one COPY per table); a third Ctrl-C (or the writer's own
-        # error) stops the wait, and the re-run redoes what was not checkpointed.
-        with contextlib.suppress(BaseException):
-            writer.wait()
-            store.finish_load()
-        raise
-    except BaseException:
-        writer.wait()  # a failed line or an error stops the run as after the last batch written
-        with contextlib.suppress(Exception):  # (if this fails too, the error above is the one to see)
-            store.finish_load()
+    except BaseException as exc:
+        _settle_after(exc, writer, store)
         raise
     finally:
         report.lines = last_line
@@ -268,6 +252,33 @@ def _ingest_file(store, path, file_format, report, on_error, batch_size, force, 
     if progress:
         progress(str(path), total, total)
     report.status = "done"
+
+
+def _line_error(item: LineError, report: FileReport, on_line_error: Callable[[str], None] | None,
+                on_error: str) -> None:
+    """A malformed line: reported with file:line (and to `on_line_error`); with `on_error="fail"` the load stops."""
+    message = report.error(item)
+    if on_line_error:
+        on_line_error(message)
+    if on_error == "fail":
+        report.status = "failed"
+        raise IngestError(message)
+
+
+def _settle_after(exc: BaseException, writer: BatchWriter, store: GraphStore) -> None:
+    """Leave the store as after the last batch written when a load stops on `exc`."""
+    if isinstance(exc, KeyboardInterrupt):
+        # A second Ctrl-C: stop after the one batch in flight has committed with its checkpoint, so
+        # the caller never gets the store back with a write still running on it (and after what a
+        # first load deferred is written, one COPY per table); a third Ctrl-C (or the writer's own
+        # error) stops the wait, and the re-run redoes what was not checkpointed.
+        with contextlib.suppress(BaseException):
+            writer.wait()
+            store.finish_load()
+        return
+    writer.wait()  # a failed line or an error stops the run as after the last batch written
+    with contextlib.suppress(Exception):  # (if this fails too, the error above is the one to see)
+        store.finish_load()
 
 
 def _collect(batch: Iterable[ParsedLine]) -> tuple[list[EntityRecord], list[StatementRecord]]:
