@@ -38,6 +38,7 @@ from kalma_graph.files import (
     read_jsonl,
     refuse_other_settings,
 )
+from kalma_graph.models.protocols import Entailer, Generator
 from kalma_graph.models.calls import in_order
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
@@ -45,7 +46,7 @@ from kalma_graph.store.base import GraphStore
 
 from .checks import check_dataset, time_breakdown
 from .disambiguation import Resolution, disambiguate
-from .evolve import PROMPTS, EvolveConfig, evolve_entry
+from .evolve import PROMPTS, EvolveConfig, LanguageModel, evolve_entry
 from .pairs import HUMAN, PERSON_RELATIONS, PersonPair, pairs_from_graph, read_pairs, shuffled
 from .pool import Pool, knowledge_pool
 from .scoring import relation_counts
@@ -187,35 +188,20 @@ def _comparable(settings: dict) -> dict:
 
 
 def build_biokalma(
-    store: GraphStore,
-    llm: Any,
-    out: str | Path,
-    options: BuildOptions = BuildOptions(),
-    *,
-    scorer_llm: Any | None = None,
-    nli: Any | None = None,
-    progress: Progress | None = None,
+    store: GraphStore, llm: Generator, out: str | Path, options: BuildOptions = BuildOptions(), *,
+    scorer_llm: LanguageModel | None = None, nli: Entailer | None = None, progress: Progress | None = None,
 ) -> dict:
     """Build (or resume) the dataset into `out`; returns the run summary with the quality checks.
 
     `llm` writes sentences and questions; `scorer_llm` (default `llm`) computes eq. 1's
     perplexities and must be loaded with `logits=True` — a second instance of the same GGUF keeps the
     chat prompts' cached prefix alive (see `evolve.evolve_entry`). Both must be the same model file."""
-    if scorer_llm is not None and hasattr(llm, "header") and hasattr(scorer_llm, "header"):
-        # a model server does not say which file it serves (sha256 None): the scorer's file is recorded instead
-        writer_sha = llm.header()["model_sha256"]
-        if writer_sha is not None and writer_sha != scorer_llm.header()["model_sha256"]:
-            raise BuildError("the writing and the scoring model must be the same GGUF file")
+    header = _model_header(llm, scorer_llm)
     started = time.perf_counter()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     plan = plan_dataset(store, options)
-    header = llm.header() if hasattr(llm, "header") else {}
-    if header.get("endpoint") and scorer_llm is not None:  # written by a server, scored by this file
-        header = {**header, "model_file": scorer_llm.header()["model_file"],
-                  "model_sha256": scorer_llm.header()["model_sha256"]}
     settings = settings_of(options, plan, header)
-
     paths = side_paths(out)
     # The logs fsync each line; opening them trims a line torn by a crash (that entry is built again).
     with JsonlAppender(out) as handle, JsonlAppender(paths["dropped"]) as dropped_log:
@@ -225,14 +211,7 @@ def build_biokalma(
                                   hint="resume with the same options, or write to a new --out", error=BuildError)
         done_ids = {e["id"] for e in finished}
         dropped_ids = {e["id"] for e in dropped_log.records}
-        target = plan.n if options.limit is None else min(options.limit, plan.n)
-        mine = plan.resolutions
-        if options.shard is not None:
-            # a shard cannot know how many entries the others drop, so it builds all its pairs of the plan, the
-            # reserve's too; `kalma-graph merge` keeps the first `limit` kept entries in plan order
-            mine = [r for r in plan.resolutions if options.shard.holds(r.entry_id)]
-            target = len(mine)
-            write_plan(out, plan, options, settings)
+        target, mine = _pairs_of_this_run(out, plan, options, settings)
         todo = [r for r in mine if r.entry_id not in done_ids | dropped_ids]
         built = dropped_now = 0
         generation_seconds = 0.0
@@ -277,6 +256,43 @@ def build_biokalma(
     write_side_files(entries, paths)
     checks = check_dataset(store, entries, nli=nli, threshold=options.nli_threshold)
     checks["question_gold"]["dropped"] = len(dropped)
+    summary = _summary(store, out, paths, plan, options, settings, header, nli, checks, entries=entries, dropped=dropped,
+                       built=built, dropped_now=dropped_now, resumed=len(done_ids), started=started,
+                       generation_seconds=generation_seconds)
+    atomic_write_json(paths["checks"], summary)
+    return summary
+
+
+def _pairs_of_this_run(out: Path, plan: Any, options: BuildOptions, settings: dict) -> tuple[int, list[Resolution]]:
+    """How many entries this run keeps, and the plan's pairs it builds (a shard's: all of its pairs)."""
+    if options.shard is None:
+        return (plan.n if options.limit is None else min(options.limit, plan.n)), list(plan.resolutions)
+    # a shard cannot know how many entries the others drop, so it builds all its pairs of the plan, the
+    # reserve's too; `kalma-graph merge` keeps the first `limit` kept entries in plan order
+    mine = [r for r in plan.resolutions if options.shard.holds(r.entry_id)]
+    write_plan(out, plan, options, settings)
+    return len(mine), mine
+
+
+def _model_header(llm: Any, scorer_llm: Any | None) -> dict:
+    """The writing model's header; the scoring model's file when a server wrote (it does not say which file it
+    serves). The two must be the same GGUF."""
+    if scorer_llm is not None and hasattr(llm, "header") and hasattr(scorer_llm, "header"):
+        # a model server does not say which file it serves (sha256 None): the scorer's file is recorded instead
+        writer_sha = llm.header()["model_sha256"]
+        if writer_sha is not None and writer_sha != scorer_llm.header()["model_sha256"]:
+            raise BuildError("the writing and the scoring model must be the same GGUF file")
+    header = llm.header() if hasattr(llm, "header") else {}
+    if header.get("endpoint") and scorer_llm is not None:  # written by a server, scored by this file
+        header = {**header, "model_file": scorer_llm.header()["model_file"],
+                  "model_sha256": scorer_llm.header()["model_sha256"]}
+    return header
+
+
+def _summary(store: GraphStore, out: Path, paths: dict[str, Path], plan: Any, options: BuildOptions, settings: dict,
+             header: dict, nli: Any | None, checks: dict, *, entries: list[dict], dropped: list[dict], built: int,
+             dropped_now: int, resumed: int, started: float, generation_seconds: float) -> dict:
+    """What `build biokalma` reports and `OUT.checks.json` holds, with the headline figures by name."""
     summary = {
         "out": str(out),
         "gold": str(paths["gold"]),
@@ -287,7 +303,7 @@ def build_biokalma(
         "shard": str(options.shard) if options.shard is not None else None,
         "built_now": built,
         "dropped_now": dropped_now,
-        "resumed": len(done_ids),
+        "resumed": resumed,
         "dropped": {"entries": len(dropped), "why": [{"id": e["id"], "why": e["dropped"]} for e in dropped][:50]},
         "pairs_considered": plan.pairs_considered,
         "disambiguation": plan.statuses,
@@ -301,7 +317,6 @@ def build_biokalma(
         "checks": checks,
     }
     summary["headline"] = headline(summary, entries, read_timings(paths["timings"], {e["id"] for e in entries}))
-    atomic_write_json(paths["checks"], summary)
     return summary
 
 
