@@ -51,7 +51,6 @@ def _inputs(results: EvaluationResult) -> list[str]:
     if header.evaluated_at:
         lines.append(f"Evaluated at {header.evaluated_at}.")
     lines.append("")
-
     return lines
 
 
@@ -83,7 +82,6 @@ def _models(results: EvaluationResult) -> list[str]:
     libs = header.libraries
     model_rows.append(("libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)))
     lines += table(["", ""], model_rows)
-
     return lines
 
 
@@ -128,7 +126,6 @@ def _citation_quality(results: EvaluationResult) -> list[str]:
         if results.summary.alignment_self_scored:
             lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "
                          "citations, so alignment agrees with its own choices by construction.")
-
     return lines
 
 
@@ -160,7 +157,6 @@ def _na_and_geval(results: EvaluationResult) -> list[str]:
                      f"{ge.get('answers')} answers). Missing scores are left out of the means, never defaulted.")
     else:
         lines.append(f"Not computed: {results.skipped.get('geval', 'skipped')}.")
-
     return lines
 
 
