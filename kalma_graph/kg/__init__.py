@@ -1,6 +1,7 @@
 """The base layer every stage shares: an entity and a one-hop statement (`triples`), the knowledge block
-that shows them to a model (`knowledge`), and the citation format answers cite them in (`citation_marks`
-reads a bracket, `citations` parses a whole answer). It imports nothing of kalma-graph but `text`."""
+that shows them to a model (`knowledge`), the citation format answers cite them in (`citation_marks`
+reads a bracket, `citations` parses a whole answer), and a triple written as text for a judge (`hypothesis`).
+It imports nothing of kalma-graph but `text`."""
 
 from kalma_graph.kg.citations import (
     NA_MARK,

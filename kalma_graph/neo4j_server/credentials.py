@@ -58,8 +58,12 @@ def credentials_path(home: Path | str) -> Path:
 
 
 def generate_password() -> str:
-    """32 URL-safe random characters (Neo4j's minimum is 8)."""
-    return secrets.token_urlsafe(24)
+    """32 URL-safe random characters (Neo4j's minimum is 8), never starting with "-": neo4j-admin reads an argument
+    that starts with one as an option, and `set-initial-password -x…` failed with "Missing required parameter"."""
+    while True:
+        password = secrets.token_urlsafe(24)
+        if not password.startswith("-"):
+            return password
 
 
 def save_credentials(
