@@ -107,7 +107,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                     accounted: list[tuple[int, int]], store_triples: dict[str, list[GraphTriple]]) -> list[Claim]:
     """What the sentence states beyond naming who it is about, each with its status. `values` are the
     value spans of the citations judged supported."""
-    tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
+    tokens, view = ctx.tokens, ctx.view
     # who the sentence is about: the persons named (or pronouns) before its first verb-like word, joined by "and"
     leading = _leading_group(ctx)
     cited_subjects = {c.subject for _, c in values}
@@ -131,27 +131,11 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         for value_span, c in values:
             if value_span is not None and spans_overlap(value_span, span):
                 return "supported", GraphTriple(subject=c.subject, label=c.relation, value=c.value)
-        for sid in (who or set(view.subjects)):
+        for sid in sorted(who or set(view.subjects)):  # sorted: the same evidence in every process
             for t in list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ())):
                 if t.label != "name" and holds(t, span):
                     return "supported_uncited", t
         return "absent", None
-
-    def contradiction(span: tuple[int, int], who: set[str], lo: int) -> GraphTriple | None:
-        for sid in who:
-            triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
-            for label in {fold(t.label) for t in triples}:
-                rel = lex.relation(label)
-                if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
-                    continue
-                if not _fits(label, tokens, span):
-                    continue  # "died in Moscow" states a place of death, not a cause of death
-                held = [t for t in triples if fold(t.label) == label]
-                if held and not any(ctx.hits(t.value, t.object_id) for t in held):
-                    same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span)]
-                    if same_kind:
-                        return same_kind[0]
-        return None
 
     def add(span: tuple[int, int], kind: str) -> None:
         if any(k in used for k in range(*span)):
@@ -162,14 +146,14 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         status, evidence = held_by(span, who)
         reason = ""
         if status == "absent":
-            bad = contradiction(span, who, max((m.end for m in found), default=0))
+            bad = _contradiction(ctx, store_triples, span, who, max((m.end for m in found), default=0))
             if bad is not None:
                 status, evidence = "contradicted", bad
                 reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
             elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
                 return  # a name the question itself gives: restating the premise
             else:
-                reason = "the graph shown holds no such statement" + (f" about {', '.join(view.label(i) for i in who)}" if who else "")
+                reason = "the graph shown holds no such statement" + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else "")
         elif status == "supported_uncited":
             reason = "held by the graph but not cited"
         used.update(range(*span))
@@ -178,7 +162,42 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             evidence=evidence_text(evidence.subject, evidence.label, evidence.value) if evidence else None,
                             reason=reason))
 
-    # values of the graph (cited ones first), dates, numbers, names the graph does not hold
+    for span, kind in _claim_spans(ctx, values, leading):
+        add(span, kind)
+    used |= covered(accounted)
+    for span, evidence, reason in ctx.wrong:  # a family word of the wrong sex ("the daughter of", said of a man)
+        used.update(range(*span))
+        claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
+                            reason=reason))
+    claims += _evaluations(ctx, used)
+    return claims + _leftover_words(ctx, used)
+
+
+def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], span: tuple[int, int], who: set[str],
+                   lo: int) -> GraphTriple | None:
+    """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
+    tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
+    for sid in sorted(who):
+        triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
+        for label in {fold(t.label) for t in triples}:
+            rel = lex.relation(label)
+            if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
+                continue
+            if not _fits(label, tokens, span):
+                continue  # "died in Moscow" states a place of death, not a cause of death
+            held = [t for t in triples if fold(t.label) == label]
+            if held and not any(ctx.hits(t.value, t.object_id) for t in held):
+                same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span)]
+                if same_kind:
+                    return same_kind[0]
+    return None
+
+
+def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+                 leading: Sequence[Mention]) -> list[tuple[tuple[int, int], str]]:
+    """Where the sentence may state something, in text order (longest first at a position): values of the graph
+    (cited ones first), dates, numbers, names the graph does not hold, objects of single-valued relations."""
+    tokens, view = ctx.tokens, ctx.view
     spans: list[tuple[tuple[int, int], str]] = []
     for value_span, _ in values:
         if value_span is not None:
@@ -197,16 +216,15 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     for m in ctx.mentions:
         if m.kind == "name" or (m.kind == "entity" and (not m.subject or m not in leading)):
             spans.append(((m.start, m.end), "name"))
-    spans += [(span, "relation") for span in _single_valued_objects(tokens, lex)]
-    for span, kind in sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0]))):
-        add(span, kind)
-    used |= covered(accounted)
-    for span, evidence, reason in ctx.wrong:  # a family word of the wrong sex ("the daughter of", said of a man)
-        used.update(range(*span))
-        claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
-                            reason=reason))
-    # evaluations ("prestigious", "known for") the graph never holds, unless the question says them
-    for cue in lex.evaluative:
+    spans += [(span, "relation") for span in _single_valued_objects(tokens, ctx.lexicon)]
+    return sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0])))
+
+
+def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:
+    """Evaluations ("prestigious", "known for") the graph never holds, unless the question says them; marks their
+    tokens used."""
+    tokens, claims = ctx.tokens, []
+    for cue in ctx.lexicon.evaluative:
         for span in find_stem(tokens, tuple(w for w in cue), 0, len(tokens)):
             if any(k in used for k in range(*span)) or all(t.norm in ctx.question_words for t in tokens[span[0]:span[1]]):
                 continue
@@ -215,16 +233,20 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             used.update(range(*span))
             claims.append(Claim(text=span_text(tokens, span), kind="evaluation",
                                 status="absent", reason="an evaluation: the graph holds none"))
-    # the rest: content words nothing above accounts for
+    return claims
+
+
+def _leftover_words(ctx: Context, used: set[int]) -> list[Claim]:
+    """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim."""
     stop = _stop_words()
-    cue_words = _all_cue_stems(lex)
-    rest = [t.text for i, t in enumerate(tokens) if t.word and i not in used and t.norm not in stop
+    cue_words = _all_cue_stems(ctx.lexicon)
+    rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in ctx.question_words and not t.norm.isdigit()
             and not any(t.norm.startswith(c) for c in cue_words)]
-    if rest:
-        claims.append(Claim(text=" ".join(rest).rstrip("."), kind="words", status="absent",
-                            reason="words no cited triple accounts for"))
-    return claims
+    if not rest:
+        return []
+    return [Claim(text=" ".join(rest).rstrip("."), kind="words", status="absent",
+                  reason="words no cited triple accounts for")]
 
 
 _SKIP_AFTER_CUE = frozenset("in at on of from near the a an by to".split())

@@ -47,3 +47,31 @@ def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     table = runner.invoke(cli, ["verify", str(many), "--store", store])
     assert table.exit_code == 0, table.output
     assert "verified 20/21" in table.output and "verified 21/21" in table.output
+
+
+def test_verify_says_the_same_in_every_process(tmp_path):
+    """A value two persons' graphs both hold is reported with the same evidence whatever the process's hash seed
+    (the verifier once walked a set of subjects: `occupation: writer` came from Roth in one run, Joyce in the next)."""
+    import os
+    import subprocess
+    import sys
+
+    store = f"embedded:{tmp_path / 'graph.lbdb'}"
+    loaded = CliRunner().invoke(cli, ["ingest", str(DUMPS / "wikidata_sample.jsonl.gz"),
+                                      str(DUMPS / "biokalma_records.jsonl.gz"), "--store", store])
+    assert loaded.exit_code == 0, loaded.output
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"question": "How was James Joyce connected to Philip Roth?",
+                                   "answer": "Philip Roth and James Joyce were Jewish writers who studied at Cornell "
+                                             "University."}) + "\n", encoding="utf-8")
+    reports = []
+    for seed in ("1", "7"):
+        out = tmp_path / f"verify-{seed}.json"
+        run = subprocess.run([sys.executable, "-m", "kalma_graph", "verify", str(answers), "--store", store, "--json",
+                              "--out", str(out)], env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        reports.append(json.loads(run.stdout)["checks"])
+    assert reports[0] == reports[1]
+    claims = [c for s in reports[0][0]["sentences"] for c in s["claims"]]
+    assert any(c["status"] == "supported_uncited" for c in claims), claims
