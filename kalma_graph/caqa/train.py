@@ -92,14 +92,62 @@ def _fingerprint(config: CAQATrainConfig, rows: Sequence[Sample]) -> str:
     return h.hexdigest()[:16]
 
 
-def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> dict[str, Any]:
+def _epoch_order(n: int, seed: int, epoch: int) -> list[int]:
+    """The training samples' order in `epoch`: a shuffle seeded by the run's seed and the epoch."""
+    idx = list(range(n))
+    random.Random(f"{seed}:{epoch}").shuffle(idx)
+    return idx
+
+
+def _start_model(init: str, label2id: dict[str, int], device: Any) -> tuple[Any, Any]:
+    """The start checkpoint with a 4-way head (a new one when its own has other labels), on `device`."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from kalma_graph.models.device import pick_device
+    tokenizer = AutoTokenizer.from_pretrained(init)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        init, num_labels=len(CATEGORIES), id2label=dict(enumerate(CATEGORIES)), label2id=label2id,
+        ignore_mismatched_sizes=True, dtype=torch.float32, use_safetensors=True,
+    )
+    model.to(device.device)
+    return model, tokenizer
 
-    if config.threads:
-        torch.set_num_threads(config.threads)
+
+def _restore(ckpt_path: Path, fingerprint: str, device: Any, model: Any, optimizer: Any, scheduler: Any,
+             scaler: Any) -> int:
+    """The step to go on from: a checkpoint of this very run restores the model, optimizer, schedule, scaler and
+    random state (one of another run is refused); none: 0."""
+    if not ckpt_path.exists():
+        return 0
+    ckpt = load_checkpoint(ckpt_path, map_location=device.device)  # weights_only=True
+    refuse_other_run(ckpt_path.parent, ckpt.get("fingerprint"), fingerprint)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    scheduler.load_state_dict(ckpt["scheduler"])
+    if ckpt.get("scaler"):
+        scaler.load_state_dict(ckpt["scaler"])
+    set_rng_state(ckpt["rng"])
+    return int(ckpt["step"])
+
+
+def _scores(model: Any, encode: Any, rows: Sequence[Sample]) -> dict[str, Any] | None:
+    """Table 5's figures of the trained model on `rows` (None for none)."""
+    import torch
+
+    if not rows:
+        return None
+    preds = []
+    with torch.inference_mode():
+        for i in range(0, len(rows), 64):
+            logits = model(**encode(rows[i:i + 64])).logits
+            preds += [CATEGORIES[int(j)] for j in logits.argmax(-1).tolist()]
+    return scores([s.category for s in rows], preds, [s.complexity for s in rows], CATEGORIES)
+
+
+def _splits(config: CAQATrainConfig) -> tuple[list[Sample], list[Sample], list[Sample], dict[str, Any]]:
+    """Train, dev and test samples of a CAQA build (dev: a seeded share of the training anchors; test: the build's
+    held-out entities), and what the report says of them (sizes, entity leakage, samples dropped for
+    `strict_entities`, the build's seed and test-entity rate)."""
     samples_path = Path(config.samples)
     all_rows = [Sample.from_dict(r) for r in read_samples(samples_path)]
     meta_path = (samples_path if samples_path.is_dir() else samples_path.parent) / "meta.json"
@@ -120,16 +168,24 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
         raise ValueError(f"no training samples in {config.samples}")
     leakage = entity_leakage(train_all, test, build_cfg.get("seed", 0), build_cfg.get("test_entity_rate", 0.0)) \
         if build_cfg else {}
+    data = {"train": len(train), "dev": len(dev), "test": len(test), "leakage": leakage,
+            "dropped_for_strict_entities": dropped_strict,
+            "build": {k: build_cfg.get(k) for k in ("seed", "test_entity_rate")}}
+    return train, dev, test, data
 
+
+def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> dict[str, Any]:
+    import torch
+
+    from kalma_graph.models.device import pick_device
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    train, dev, test, data = _splits(config)
     device = pick_device(config.device)
     seed_all(config.seed)
     label2id = {c: i for i, c in enumerate(CATEGORIES)}
-    tokenizer = AutoTokenizer.from_pretrained(config.init)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        config.init, num_labels=len(CATEGORIES), id2label=dict(enumerate(CATEGORIES)), label2id=label2id,
-        ignore_mismatched_sizes=True, dtype=torch.float32, use_safetensors=True,
-    )
-    model.to(device.device)
+    model, tokenizer = _start_model(config.init, label2id, device)
 
     def encode(batch: Sequence[Sample]):
         enc = tokenizer([claim_text(s) for s in batch], [s.citation for s in batch], truncation=True,
@@ -151,17 +207,7 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path = out / "checkpoint.pt"
     fingerprint = _fingerprint(config, train)
-    step = 0
-    if ckpt_path.exists():
-        ckpt = load_checkpoint(ckpt_path, map_location=device.device)  # weights_only=True
-        refuse_other_run(out, ckpt.get("fingerprint"), fingerprint)
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        scheduler.load_state_dict(ckpt["scheduler"])
-        if ckpt.get("scaler"):
-            scaler.load_state_dict(ckpt["scaler"])
-        step = int(ckpt["step"])
-        set_rng_state(ckpt["rng"])
+    step = _restore(ckpt_path, fingerprint, device, model, optimizer, scheduler, scaler)
 
     def save_checkpoint() -> None:
         with atomic_path(ckpt_path) as tmp:
@@ -169,18 +215,13 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
                         "scheduler": scheduler.state_dict(), "scaler": scaler.state_dict(), "step": step,
                         "rng": rng_state()}, tmp)
 
-    def order_for(epoch: int) -> list[int]:
-        idx = list(range(len(train)))
-        random.Random(f"{config.seed}:{epoch}").shuffle(idx)
-        return idx
-
     t0 = time.perf_counter()
     model.train()
     running = 0.0
     stopped_early = False
     while step < total:
         epoch, pos = divmod(step, steps_per_epoch)
-        idx = order_for(epoch)[pos * config.batch_size:(pos + 1) * config.batch_size]
+        idx = _epoch_order(len(train), config.seed, epoch)[pos * config.batch_size:(pos + 1) * config.batch_size]
         batch = [train[i] for i in idx]
         labels = torch.tensor([label2id[s.category] for s in batch], device=device.device)
         with torch.autocast("cuda", dtype=torch.float16, enabled=use_amp):
@@ -201,36 +242,15 @@ def train_caqa(config: CAQATrainConfig, progress: ProgressFn | None = None) -> d
         return {"status": "interrupted", "step": step, "total_steps": total, "checkpoint": str(ckpt_path)}
 
     model.eval()
-
-    def evaluate(rows: Sequence[Sample]) -> dict[str, Any] | None:
-        if not rows:
-            return None
-        preds = []
-        with torch.inference_mode():
-            for i in range(0, len(rows), 64):
-                logits = model(**encode(rows[i:i + 64])).logits
-                preds += [CATEGORIES[int(j)] for j in logits.argmax(-1).tolist()]
-        return scores([s.category for s in rows], preds, [s.complexity for s in rows], CATEGORIES)
-
     t1 = time.perf_counter()
-    dev_scores, test_scores = evaluate(dev), evaluate(test)
+    dev_scores, test_scores = _scores(model, encode, dev), _scores(model, encode, test)
     eval_seconds = time.perf_counter() - t1
     model.to(dtype=torch.float16 if device.is_cuda else torch.float32)
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     ckpt_path.unlink(missing_ok=True)
-    result = {
-        "status": "done",
-        "config": {**asdict(config), "init": config.init},
-        "device": device.as_dict(),
-        "data": {"train": len(train), "dev": len(dev), "test": len(test), "leakage": leakage,
-                 "dropped_for_strict_entities": dropped_strict,
-                 "build": {k: build_cfg.get(k) for k in ("seed", "test_entity_rate")}},
-        "steps": total,
-        "train_seconds": round(train_seconds, 1),
-        "eval_seconds": round(eval_seconds, 1),
-        "dev": dev_scores,
-        "test": test_scores,
-    }
+    result = {"status": "done", "config": {**asdict(config), "init": config.init}, "device": device.as_dict(),
+              "data": data, "steps": total, "train_seconds": round(train_seconds, 1),
+              "eval_seconds": round(eval_seconds, 1), "dev": dev_scores, "test": test_scores}
     (out / "train_metrics.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     return result
