@@ -169,41 +169,118 @@ def _load_model(init: str, max_length: int) -> tuple[Any, Any, dict[str, int], b
     return model, tokenizer, label2id, not reuse
 
 
-def train_nli(
-    config: TrainConfig,
-    rows: Sequence[dict[str, Any]],
-    *,
-    eval_rows: Sequence[dict[str, Any]] | None = None,
-    progress: ProgressFn | None = None,
-) -> dict[str, Any]:
-    """Train (or resume training) and return a dict of what happened and held-out figures."""
-    import torch
-
+def _check_rows(rows: Sequence[dict[str, Any]]) -> None:
     if not rows:
         raise ValueError("no training rows")
     bad = sorted({str(r["label"]) for r in rows} - set(LABELS))
     if bad:
         raise ValueError(f"training rows must be 3-way NLI; found labels {bad}")
+
+
+def _resumed_state(out_dir: Path, resume_from: Path | None, fingerprint: str, config: TrainConfig) -> dict | None:
+    """The state of the checkpoint a run resumes from (None: none); one of another run is refused."""
+    if resume_from is None:
+        return None
+    state = json.loads((resume_from / "state.json").read_text())
+    refuse_other_run(out_dir, (state["fingerprint"], state["config"]), (fingerprint, config.identity()))
+    return state
+
+
+def _restore(resume_from: Path | None, state: dict | None, optimizer: Any, scheduler: Any,
+             scaler: Any | None) -> tuple[int, list[dict[str, Any]], float]:
+    """Optimizer, schedule, scaler and random state of the checkpoint resumed from; (step, loss history, seconds
+    trained before), or a fresh start."""
+    if resume_from is None or state is None:
+        return 0, [], 0.0
+    # weights_only=True: tensors and plain data only (kalma_graph.models.checkpoints)
+    optimizer.load_state_dict(load_checkpoint(resume_from / "optimizer.pt"))
+    scheduler.load_state_dict(load_checkpoint(resume_from / "scheduler.pt"))
+    if scaler is not None and (resume_from / "scaler.pt").exists():
+        scaler.load_state_dict(load_checkpoint(resume_from / "scaler.pt"))
+    set_rng_state(load_checkpoint(resume_from / "rng.pt"))
+    return int(state["step"]), list(state.get("history", [])), float(state.get("train_seconds", 0.0))
+
+
+def _no_decay(name: str) -> bool:
+    """Biases and norms: no weight decay."""
+    return name.endswith(("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight"))
+
+
+def _resumed_model(checkpoint: Path) -> Any:
+    from transformers import AutoModelForSequenceClassification
+
+    return AutoModelForSequenceClassification.from_pretrained(checkpoint, use_safetensors=True)
+
+
+def _save_final(model: Any, tokenizer: Any, label2id: dict[str, int], out_dir: Path) -> None:
+    """The trained model as fp16 safetensors with its labels, and its tokenizer."""
+    import torch
+
+    final = model.to("cpu", dtype=torch.float16)
+    final.config.id2label = {i: name for name, i in sorted(label2id.items(), key=lambda kv: kv[1])}
+    final.config.label2id = dict(label2id)
+    final.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+
+
+def _heldout(out_dir: Path, config: TrainConfig, eval_rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The trained model's figures on the held-out rows (loaded back from what was saved)."""
+    from kalma_graph.models.nli import load_nli
+    from kalma_graph.nli.evaluate import eval_nli
+
+    nli = load_nli(out_dir, device=config.device, cache=None, max_length=config.max_length)
+    return eval_nli(nli, eval_rows)
+
+
+class _Batches:
+    """The row indices of each step's batch: length-bucketed batches drawn per epoch (`epoch_batches`), the
+    current epoch's kept."""
+
+    def __init__(self, rows: Sequence[dict[str, Any]], config: TrainConfig, steps_per_epoch: int) -> None:
+        self.lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in rows]
+        self.config, self.steps_per_epoch = config, steps_per_epoch
+        self.cache: dict[int, list[list[int]]] = {}
+
+    def __call__(self, step: int) -> list[int]:
+        epoch, within = divmod(step, self.steps_per_epoch)
+        if epoch not in self.cache:
+            self.cache.clear()
+            self.cache[epoch] = epoch_batches(len(self.lengths), self.lengths, self.config.batch_size,
+                                              self.config.seed * 1000 + epoch, self.config.length_buckets)
+        return self.cache[epoch][within]
+
+
+def _batch_loss(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], labels: Sequence[int], idx: list[int],
+                config: TrainConfig, device: Any, use_amp: bool) -> Any:
+    """The cross-entropy of one batch (premise, hypothesis → label), under mixed precision on a GPU."""
+    import torch
+
+    enc = tokenizer([rows[i]["premise"] for i in idx], [rows[i]["hypothesis"] for i in idx], truncation=True,
+                    max_length=config.max_length, padding=True, return_tensors="pt")
+    enc = {k: v.to(device) for k, v in enc.items()}
+    target = torch.tensor([labels[i] for i in idx], device=device)
+    with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
+        return torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
+
+
+def train_nli(config: TrainConfig, rows: Sequence[dict[str, Any]], *, eval_rows: Sequence[dict[str, Any]] | None = None,
+              progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Train (or resume training) and return a dict of what happened and held-out figures."""
+    import torch
+
+    _check_rows(rows)
     if config.threads:
         torch.set_num_threads(config.threads)
     device = pick_device(config.device)
     out_dir = Path(config.output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = rows_fingerprint(rows)
-
     resume_from = latest_checkpoint(out_dir)
-    resumed_state: dict[str, Any] | None = None
-    if resume_from is not None:
-        resumed_state = json.loads((resume_from / "state.json").read_text())
-        refuse_other_run(out_dir, (resumed_state["fingerprint"], resumed_state["config"]),
-                         (fingerprint, config.identity()))
-
+    resumed_state = _resumed_state(out_dir, resume_from, fingerprint, config)
     seed_all(config.seed)
     model, tokenizer, label2id, new_head = _load_model(config.init, config.max_length)
     if resume_from is not None:
-        from transformers import AutoModelForSequenceClassification
-
-        model = AutoModelForSequenceClassification.from_pretrained(resume_from, use_safetensors=True)
+        model = _resumed_model(resume_from)
     model.to(device.device, dtype=torch.float32)
     model.train()
 
@@ -212,39 +289,13 @@ def train_nli(
     total_steps = max(1, math.ceil(config.epochs * steps_per_epoch))
     if config.max_steps is not None:
         total_steps = min(total_steps, config.max_steps)
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     optimizer, scheduler = adamw_with_warmup(model, lr=config.lr, weight_decay=config.weight_decay,
-                                             warmup=config.warmup, total_steps=total_steps,
-                                             no_decay=lambda name: name.endswith(no_decay))
+                                             warmup=config.warmup, total_steps=total_steps, no_decay=_no_decay)
     use_amp = device.is_cuda
     scaler = torch.amp.GradScaler("cuda") if use_amp else None
-
-    step = 0
-    history: list[dict[str, Any]] = []
-    elapsed_before = 0.0
-    if resume_from is not None and resumed_state is not None:
-        # weights_only=True: tensors and plain data only (kalma_graph.models.checkpoints)
-        optimizer.load_state_dict(load_checkpoint(resume_from / "optimizer.pt"))
-        scheduler.load_state_dict(load_checkpoint(resume_from / "scheduler.pt"))
-        if scaler is not None and (resume_from / "scaler.pt").exists():
-            scaler.load_state_dict(load_checkpoint(resume_from / "scaler.pt"))
-        set_rng_state(load_checkpoint(resume_from / "rng.pt"))
-        step = int(resumed_state["step"])
-        history = list(resumed_state.get("history", []))
-        elapsed_before = float(resumed_state.get("train_seconds", 0.0))
-
+    step, history, elapsed_before = _restore(resume_from, resumed_state, optimizer, scheduler, scaler)
     labels_t = [label2id[r["label"]] for r in rows]
-
-    lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in rows]
-    batches_cache: dict[int, list[list[int]]] = {}
-
-    def batch_indices(s: int) -> list[int]:
-        epoch, within = divmod(s, steps_per_epoch)
-        if epoch not in batches_cache:
-            batches_cache.clear()
-            batches_cache[epoch] = epoch_batches(n, lengths, config.batch_size, config.seed * 1000 + epoch,
-                                                 config.length_buckets)
-        return batches_cache[epoch][within]
+    batch_indices = _Batches(rows, config, steps_per_epoch)
 
     def state(stopped: str | None) -> dict[str, Any]:
         return {"step": step, "total_steps": total_steps, "fingerprint": fingerprint, "config": config.identity(),
@@ -256,13 +307,7 @@ def train_nli(
     stopped: str | None = None
     window_loss: list[float] = []
     while step < total_steps:
-        idx = batch_indices(step)
-        enc = tokenizer([rows[i]["premise"] for i in idx], [rows[i]["hypothesis"] for i in idx], truncation=True,
-                        max_length=config.max_length, padding=True, return_tensors="pt")
-        enc = {k: v.to(device.device) for k, v in enc.items()}
-        target = torch.tensor([labels_t[i] for i in idx], device=device.device)
-        with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
-            loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
+        loss = _batch_loss(model, tokenizer, rows, labels_t, batch_indices(step), config, device.device, use_amp)
         value = optimizer_step(loss, model, optimizer, scheduler, scaler, config.grad_clip)
         step += 1
         running = value if running is None else 0.98 * running + 0.02 * value
@@ -282,37 +327,18 @@ def train_nli(
             break
     seconds_now = time.perf_counter() - start
     train_seconds = elapsed_before + seconds_now
-
-    # final model: fp16 safetensors + tokenizer + metrics
-    final = model.to("cpu", dtype=torch.float16)
-    final.config.id2label = {i: name for name, i in sorted(label2id.items(), key=lambda kv: kv[1])}
-    final.config.label2id = dict(label2id)
-    final.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
+    _save_final(model, tokenizer, label2id, out_dir)
+    resumed_step = int(resumed_state["step"]) if resumed_state else None
     result: dict[str, Any] = {
-        "init": config.init,
-        "new_head": new_head,
-        "device": device.as_dict(),
-        "rows": n,
-        "fingerprint": fingerprint,
-        "steps": step,
-        "total_steps": total_steps,
+        "init": config.init, "new_head": new_head, "device": device.as_dict(), "rows": n, "fingerprint": fingerprint,
+        "steps": step, "total_steps": total_steps,
         "pairs_seen": min(step * config.batch_size, int(total_steps * config.batch_size)),
-        "epochs_done": round(step / steps_per_epoch, 3),
-        "completed": step >= total_steps,
-        "stopped": stopped,
-        "resumed_from_step": int(resumed_state["step"]) if resumed_state else None,
-        "train_seconds": round(train_seconds, 1),
-        "pairs_per_s": round((step - (int(resumed_state["step"]) if resumed_state else 0)) * config.batch_size
-                             / seconds_now, 2) if seconds_now > 0 else None,
-        "config": asdict(config),
-        "history": history,
+        "epochs_done": round(step / steps_per_epoch, 3), "completed": step >= total_steps, "stopped": stopped,
+        "resumed_from_step": resumed_step, "train_seconds": round(train_seconds, 1),
+        "pairs_per_s": round((step - (resumed_step or 0)) * config.batch_size / seconds_now, 2) if seconds_now > 0 else None,
+        "config": asdict(config), "history": history,
     }
     if eval_rows:
-        from kalma_graph.models.nli import load_nli
-        from kalma_graph.nli.evaluate import eval_nli
-
-        nli = load_nli(out_dir, device=config.device, cache=None, max_length=config.max_length)
-        result["heldout"] = eval_nli(nli, eval_rows)
+        result["heldout"] = _heldout(out_dir, config, eval_rows)
     (out_dir / "train_metrics.json").write_text(json.dumps(result, indent=1, default=str))
     return result
