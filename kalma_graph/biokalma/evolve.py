@@ -528,90 +528,93 @@ def evolve_entry(
     `llm` writes (chat); `scorer_llm` (default: `llm`) gives the perplexities and must keep every
     position's logits (`load_llm(logits=True)`). Two instances of the same GGUF are faster: scoring
     resets the llama.cpp context, which would throw away the chat prompt's cached prefix."""
-    entry_id = resolution.entry_id
-    pair = resolution.pair
     fresh_context(llm)
-    scorer = Perplexity(scorer_llm or llm, config.perplexity_scope)
-    stats = EntryStats()
+    entry = _Entry(llm, resolution, pool, config, Perplexity(scorer_llm or llm, config.perplexity_scope))
+    entry.round_one()
+    for round_no in range(2, config.rounds + 1):
+        if not entry.extend(round_no, counts, n):
+            break
+    entry.ask_questions()
+    return entry.as_dict()
 
-    def ask(prompt_name: str, step: str, repair: str | None = None, grammar: str | None = None,
+
+class _Entry:
+    """One entry as the evolution builds it: its paragraph, the triples chosen round by round, its questions."""
+
+    def __init__(self, llm: LanguageModel, resolution: Resolution, pool: Pool, config: EvolveConfig,
+                 scorer: Perplexity) -> None:
+        self.llm, self.resolution, self.pool, self.config, self.scorer = llm, resolution, pool, config, scorer
+        self.stats = EntryStats()
+        self.paragraph = resolution.pair.sentence
+        self.chosen: list[Triple] = []
+        self.gold: list[dict] = []
+        self.rounds: list[dict] = []
+        self.names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
+        self.questions: dict[str, str] = {}
+        self.question_info: dict[str, dict] = {}
+
+    def ask(self, prompt_name: str, step: str, repair: str | None = None, grammar: str | None = None,
             temperature: float | None = None, **fields: str):
         """One chat call; with `repair`, the model's first answer and the prompt's `repair` request
         (formatted with `fields`) follow as a second exchange, so the prefix stays cached; with
         `grammar` (GBNF text), decoding is held to it; `temperature` overrides the run's."""
-        prompt = load_prompt(prompt_name)
+        prompt, config, stats = load_prompt(prompt_name), self.config, self.stats
         params = GenerationParams(max_tokens=int(prompt.get("max_tokens", 128)),
                                   temperature=config.temperature if temperature is None else temperature,
-                                  seed=call_seed(config.seed, entry_id, step))
+                                  seed=call_seed(config.seed, self.resolution.entry_id, step))
         messages = chat_messages(prompt, **fields)
         if repair is not None:
             messages += [{"role": "assistant", "content": repair},
                          {"role": "user", "content": prompt["repair"].format(**fields)}]
         t0 = time.perf_counter()
+        llm = self.llm
         out = llm.chat(messages, params, grammar=llama_grammar(grammar)) if grammar else llm.chat(messages, params)
         stats.seconds["questions" if step.startswith("question") else "writing"] += time.perf_counter() - t0
         stats.llm_calls += 1
         stats.truncated += int(getattr(out, "finish_reason", "stop") == "length")
         return out
 
-    # round 1 -------------------------------------------------------------------------------------
-    paragraph = pair.sentence
-    chosen: list[Triple] = []
-    gold: list[dict] = []
-    for triple in pool.link_triples(resolution):
-        chosen.append(triple)
-        gold.append(gold_item(triple, 1, "link"))
-    if config.annotate == "llm":
-        out = ask("biokalma/annotate", "annotate", sentence=paragraph, knowledge=pool.knowledge_blocks())
-        own_names = " ".join(p.name or "" for p in pool.persons)
-        for triple in parse_annotations(out.text, pool):
-            if (triple in chosen or triple.pid in config.excluded_pids or not mentions(paragraph, triple.value)
-                    or mentions(own_names, triple.value)):
-                continue
-            chosen.append(triple)
-            gold.append(gold_item(triple, 1, "annotation"))
+    def round_one(self) -> None:
+        """The statements behind the resolved link; with `annotate="llm"`, the model's annotations of the seed
+        sentence that are pool triples it mentions."""
+        pool, config, paragraph = self.pool, self.config, self.paragraph
+        for triple in pool.link_triples(self.resolution):
+            self.chosen.append(triple)
+            self.gold.append(gold_item(triple, 1, "link"))
+        if config.annotate == "llm":
+            out = self.ask("biokalma/annotate", "annotate", sentence=paragraph, knowledge=pool.knowledge_blocks())
+            own_names = " ".join(p.name or "" for p in pool.persons)
+            for triple in parse_annotations(out.text, pool):
+                if (triple in self.chosen or triple.pid in config.excluded_pids or not mentions(paragraph, triple.value)
+                        or mentions(own_names, triple.value)):
+                    continue
+                self.chosen.append(triple)
+                self.gold.append(gold_item(triple, 1, "annotation"))
 
-    # rounds 2..R ---------------------------------------------------------------------------------
-    rounds: list[dict] = []
-    for round_no in range(2, config.rounds + 1):
-        candidates = pool.candidates(chosen, config.excluded_pids)
+    def extend(self, round_no: int, counts: Mapping[str, int], n: int) -> bool:
+        """Round `round_no`: eq. 1 picks the next triple, the model writes a sentence stating it (else its template
+        sentence). False when no candidate is left."""
+        pool, config, stats = self.pool, self.config, self.stats
+        candidates = pool.candidates(self.chosen, config.excluded_pids)
         if config.max_candidates is not None and len(candidates) > config.max_candidates:
             # Keep the most specific ones: the K rarest relations' triples and every triple tied with
             # the K-th (coherence decides between equally specific ones, so a tie is never split).
             cutoff = sorted(counts[t.pid] for t in candidates)[config.max_candidates - 1]
             candidates = [t for t in candidates if counts[t.pid] <= cutoff]
         if not candidates:
-            break
+            return False
         templates = [pos_sentence(pool.name_of(t.subject), t.label, t.value) for t in candidates]
         t0 = time.perf_counter()
-        perps = scorer(paragraph, templates)
+        perps = self.scorer(self.paragraph, templates)
         stats.seconds["scoring"] += time.perf_counter() - t0
-        ranked = rank([counts[t.pid] for t in candidates], perps, n, config.alpha)
-        best = ranked[0]
+        best = rank([counts[t.pid] for t in candidates], perps, n, config.alpha)[0]
         triple = candidates[best.index]
         stats.scored_candidates += len(candidates)
-
-        subject = pool.name_of(triple.subject)
-        fields = {"paragraph": paragraph, "knowledge": knowledge_text(triple, subject), "fact": templates[best.index],
-                  "subject": subject}
-        out = ask("biokalma/extend", f"extend-{round_no}", **fields)
-        sentence = clean_sentence(out.text, paragraph)
-        source = "llm"
-        pair_names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
-        if not _states(sentence, triple.value, subject, config.require_mention, pair_names) \
-                and "repair" in load_prompt("biokalma/extend"):
-            # One second try in the same conversation: say what the sentence lacked.
-            out = ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text, **fields)
-            sentence = clean_sentence(out.text, paragraph)
-            source = "llm-repaired"
-            stats.repaired_sentences += 1
-        if not _states(sentence, triple.value, subject, config.require_mention, pair_names):
-            sentence, source = templates[best.index], "template"
-            stats.template_sentences += 1
-        paragraph = f"{paragraph} {sentence}"
-        chosen.append(triple)
-        gold.append(gold_item(triple, round_no, "eq1"))
-        rounds.append({
+        sentence, source, out = self.sentence_for(triple, templates[best.index], round_no)
+        self.paragraph = f"{self.paragraph} {sentence}"
+        self.chosen.append(triple)
+        self.gold.append(gold_item(triple, round_no, "eq1"))
+        self.rounds.append({
             "round": round_no,
             "triple": [triple.subject, triple.label, triple.value],
             "pid": triple.pid,
@@ -628,76 +631,101 @@ def evolve_entry(
             "finish_reason": getattr(out, "finish_reason", "stop"),
         })
         if config.record_candidates:
-            rounds[-1]["scored"] = [[t.pid, counts[t.pid], round(p, 4)] for t, p in zip(candidates, perps)]
+            self.rounds[-1]["scored"] = [[t.pid, counts[t.pid], round(p, 4)] for t, p in zip(candidates, perps)]
+        return True
 
-    # questions -----------------------------------------------------------------------------------
-    names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
-    ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
-    facts = prompt_facts(ids, [(g["qid"], g["property"]) for g in gold])
-    view = {"id": entry_id, "qids": [resolution.a_id, resolution.b_id], "names": list(names),
-            "minimum_knowledge_set": gold}
-    questions: dict[str, str] = {}
-    question_info: dict[str, dict] = {}
-    for kind in ("general", "specific"):
-        prompt_name = f"biokalma/question_{kind}"
-        prompt = load_prompt(prompt_name)
-        out, question, source, attempts = None, "", "fallback", 0
-        rejected: list[str] = []
-        for source, temperature, grammar in question_attempts(prompt, names):
-            step = f"question-{kind}" + (f"-{attempts}" if attempts else "")
-            out = ask(prompt_name, step, temperature=temperature, grammar=grammar,
-                      paragraph=paragraph, a=names[0], b=names[1], facts=facts)
-            attempts += 1
-            question = clean_question(out.text)
-            why = question_rejection(question, out, names, prompt, view, pool.triples, kind)
-            if why is None:
-                break
-            rejected.append(why)
-        else:
-            if "fallback_none" in prompt:  # each person's relations named once, as nouns
-                question = fallback_question(prompt, ids, [(g["qid"], g["property"]) for g in gold])
+    def sentence_for(self, triple: Triple, template: str, round_no: int) -> tuple[str, str, Any]:
+        """The model's sentence stating `triple` (one repaired second try), else the template sentence; with its
+        source and the model's last output."""
+        subject = self.pool.name_of(triple.subject)
+        fields = {"paragraph": self.paragraph, "knowledge": knowledge_text(triple, subject), "fact": template,
+                  "subject": subject}
+        out = self.ask("biokalma/extend", f"extend-{round_no}", **fields)
+        sentence = clean_sentence(out.text, self.paragraph)
+        source = "llm"
+        if not _states(sentence, triple.value, subject, self.config.require_mention, self.names) \
+                and "repair" in load_prompt("biokalma/extend"):
+            # One second try in the same conversation: say what the sentence lacked.
+            out = self.ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text, **fields)
+            sentence = clean_sentence(out.text, self.paragraph)
+            source = "llm-repaired"
+            self.stats.repaired_sentences += 1
+        if not _states(sentence, triple.value, subject, self.config.require_mention, self.names):
+            sentence, source = template, "template"
+            self.stats.template_sentences += 1
+        return sentence, source, out
+
+    def ask_questions(self) -> None:
+        """The general and the specific question: the model's until one passes the gold check, else the template
+        question (and when even that fails, the entry is dropped)."""
+        resolution, names, gold, stats = self.resolution, self.names, self.gold, self.stats
+        ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
+        facts = prompt_facts(ids, [(g["qid"], g["property"]) for g in gold])
+        view = {"id": resolution.entry_id, "qids": [resolution.a_id, resolution.b_id], "names": list(names),
+                "minimum_knowledge_set": gold}
+        for kind in ("general", "specific"):
+            prompt_name = f"biokalma/question_{kind}"
+            prompt = load_prompt(prompt_name)
+            out, question, source, attempts = None, "", "fallback", 0
+            rejected: list[str] = []
+            for source, temperature, grammar in question_attempts(prompt, names):
+                step = f"question-{kind}" + (f"-{attempts}" if attempts else "")
+                out = self.ask(prompt_name, step, temperature=temperature, grammar=grammar,
+                               paragraph=self.paragraph, a=names[0], b=names[1], facts=facts)
+                attempts += 1
+                question = clean_question(out.text)
+                why = question_rejection(question, out, names, prompt, view, self.pool.triples, kind)
+                if why is None:
+                    break
+                rejected.append(why)
             else:
-                question = prompt["fallback"].format(a=names[0], b=names[1])
-            source = "fallback"
-            stats.fallback_questions += 1
-            why = question_rejection(question, None, names, prompt, view, pool.triples, kind)
-            if why is not None:  # even the template question fails the check: the entry is dropped
-                rejected.append(f"fallback: {why}")
-                stats.dropped = f"{kind} question: {why}"
-        stats.repaired_questions += int(attempts > 1)
-        # a model question drawn again because an earlier one asked what the gold set lacks, or too little of it
-        stats.regenerated_questions += int(any(r.startswith("gold:") for r in rejected))
-        questions[kind] = question
-        question_info[kind] = {"source": source, "attempts": attempts, "rejected": rejected,
-                               "finish_reason": getattr(out, "finish_reason", "stop"), "raw": out.text if out else ""}
+                if "fallback_none" in prompt:  # each person's relations named once, as nouns
+                    question = fallback_question(prompt, ids, [(g["qid"], g["property"]) for g in gold])
+                else:
+                    question = prompt["fallback"].format(a=names[0], b=names[1])
+                source = "fallback"
+                stats.fallback_questions += 1
+                why = question_rejection(question, None, names, prompt, view, self.pool.triples, kind)
+                if why is not None:  # even the template question fails the check: the entry is dropped
+                    rejected.append(f"fallback: {why}")
+                    stats.dropped = f"{kind} question: {why}"
+            stats.repaired_questions += int(attempts > 1)
+            # a model question drawn again because an earlier one asked what the gold set lacks, or too little of it
+            stats.regenerated_questions += int(any(r.startswith("gold:") for r in rejected))
+            self.questions[kind] = question
+            self.question_info[kind] = {"source": source, "attempts": attempts, "rejected": rejected,
+                                        "finish_reason": getattr(out, "finish_reason", "stop"),
+                                        "raw": out.text if out else ""}
 
-    relation = PERSON_RELATIONS[pair.relation]
-    return {
-        "id": entry_id,
-        **({"dropped": stats.dropped} if stats.dropped else {}),
-        "qids": [resolution.a_id, resolution.b_id],
-        "names": list(names),
-        "relation": {"pid": relation.pid, "label": relation.label},
-        "seed_sentence": pair.sentence,
-        "seed_source": pair.sentence_source,
-        "general_question": questions["general"],
-        "specific_question": questions["specific"],
-        "paragraph": paragraph,
-        "minimum_knowledge_set": gold,
-        "rounds": rounds,
-        "questions": question_info,
-        "stats": {
-            "llm_calls": stats.llm_calls,
-            "perplexity_calls": scorer.calls,
-            "scored_candidates": stats.scored_candidates,
-            "truncated": stats.truncated,
-            "template_sentences": stats.template_sentences,
-            "fallback_questions": stats.fallback_questions,
-            "repaired_sentences": stats.repaired_sentences,
-            "repaired_questions": stats.repaired_questions,
-            "regenerated_questions": stats.regenerated_questions,
-            "pool_size": len(pool.triples),
-        },
-        # popped by build.py into the timings sidecar (not part of the entry)
-        "timings": {**{k: round(v, 2) for k, v in stats.seconds.items()}, "scored_tokens": scorer.tokens},
-    }
+    def as_dict(self) -> dict:
+        resolution, pair, stats, scorer = self.resolution, self.resolution.pair, self.stats, self.scorer
+        relation = PERSON_RELATIONS[pair.relation]
+        return {
+            "id": resolution.entry_id,
+            **({"dropped": stats.dropped} if stats.dropped else {}),
+            "qids": [resolution.a_id, resolution.b_id],
+            "names": list(self.names),
+            "relation": {"pid": relation.pid, "label": relation.label},
+            "seed_sentence": pair.sentence,
+            "seed_source": pair.sentence_source,
+            "general_question": self.questions["general"],
+            "specific_question": self.questions["specific"],
+            "paragraph": self.paragraph,
+            "minimum_knowledge_set": self.gold,
+            "rounds": self.rounds,
+            "questions": self.question_info,
+            "stats": {
+                "llm_calls": stats.llm_calls,
+                "perplexity_calls": scorer.calls,
+                "scored_candidates": stats.scored_candidates,
+                "truncated": stats.truncated,
+                "template_sentences": stats.template_sentences,
+                "fallback_questions": stats.fallback_questions,
+                "repaired_sentences": stats.repaired_sentences,
+                "repaired_questions": stats.repaired_questions,
+                "regenerated_questions": stats.regenerated_questions,
+                "pool_size": len(self.pool.triples),
+            },
+            # popped by build.py into the timings sidecar (not part of the entry)
+            "timings": {**{k: round(v, 2) for k, v in stats.seconds.items()}, "scored_tokens": scorer.tokens},
+        }
