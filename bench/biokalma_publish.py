@@ -30,18 +30,15 @@ DUMPS = REPO / "dumps/biokalma_built/biokalma_built"
 
 
 def recheck(remove: bool) -> list[dict]:
-    from kalma_graph.biokalma.consistency import question_gold
+    from kalma_graph.biokalma.consistency import gold_triples, question_gold
     from kalma_graph.files import atomic_write_text, read_jsonl
-
     from kalma_graph.kg.knowledge import is_unlabelled
-    from kalma_graph.kg.triples import Triple
 
     entries = read_jsonl(f"{BUILD}.jsonl").records
     refused = []
     for entry in entries:
         row = question_gold(entry, kind="general")
-        unlabelled = [f"{g['property']}: {g['value']}" for g in entry["minimum_knowledge_set"]
-                      if is_unlabelled(Triple(g["qid"], g["pid"], g["property"], g["value"], object_id=g.get("object_id")))]
+        unlabelled = [f"{t.label}: {t.value}" for t in gold_triples(entry) if is_unlabelled(t)]
         if row["unshared"]:
             refused.append({"id": entry["id"], "general_question": entry["general_question"],
                             "why": "presupposes a value both share: " + ", ".join(row["unshared"])})

@@ -5,7 +5,7 @@ in its help what the option is *for* there, and choose its default; it may not r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import click
@@ -23,7 +23,6 @@ class OptionSpec:
     envvar: str | None = None
     default: Any = None
     show_default: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 OPTIONS: dict[str, OptionSpec] = {spec.flags[0].lstrip("-"): spec for spec in [
@@ -68,7 +67,7 @@ def option(name: str, *, help: str | None = None, default: Any = _UNSET, show_de
     return click.option(*spec.flags, spec.dest, type=spec.type, metavar=spec.metavar, envvar=spec.envvar,
                         default=spec.default if default is _UNSET else default, required=required,
                         show_default=spec.show_default if show_default is None else show_default,
-                        help=help or spec.help, **spec.extra)
+                        help=help or spec.help)
 
 
 def renamed(old: str, new: str, why: str) -> Callable[[Any], Any]:

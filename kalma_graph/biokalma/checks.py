@@ -24,10 +24,9 @@ from typing import Any, Iterable, Sequence
 
 from kalma_graph.kg.hypothesis import pos_sentence
 from kalma_graph.kg.knowledge import is_unlabelled
-from kalma_graph.kg.triples import Triple
 from kalma_graph.store.base import GraphStore
 
-from .consistency import question_gold
+from .consistency import gold_triples, question_gold
 from .evolve import persons_named_in, split_sentences
 
 
@@ -44,12 +43,12 @@ def triples_in_graph(store: GraphStore, entries: Sequence[dict]) -> dict:
     missing_rows: list[list[str]] = []
     unlabelled_rows: list[list[str]] = []
     for entry in entries:
-        for g in entry["minimum_knowledge_set"]:
+        for g, triple in zip(entry["minimum_knowledge_set"], gold_triples(entry)):
             total += 1
             if (g["qid"], g["pid"], g["property"], g["value"]) not in known:
                 missing += 1
                 missing_rows.append([entry["id"], g["qid"], g["property"], g["value"]])
-            if is_unlabelled(Triple(g["qid"], g["pid"], g["property"], g["value"], object_id=g.get("object_id"))):
+            if is_unlabelled(triple):
                 # a gold triple no knowledge block shows cannot be cited: it only lowers recall
                 unlabelled_rows.append([entry["id"], g["qid"], g["property"], g["value"]])
     return {"triples": total, "in_graph": total - missing, "share": _ratio(total - missing, total),

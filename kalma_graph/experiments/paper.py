@@ -81,9 +81,9 @@ def _loaded(load_llm: LLMLoader, model: str, settings: ExperimentSettings) -> It
 
 def _answer_fn(cite: str, placing_nli: Entailer | None) -> Any:
     from kalma_graph.pipeline.answer import answer_questions
-    from kalma_graph.pipeline.strategies import STRATEGIES
 
-    return functools.partial(answer_questions, cite=cite, nli=placing_nli if STRATEGIES[cite].needs_nli else None)
+    # answer_questions keeps the NLI model only for a strategy that places citations with one
+    return functools.partial(answer_questions, cite=cite, nli=placing_nli)
 
 
 def strategies(questions: Sequence[Any], gold: Mapping[str, Any], *, store: GraphStore, ner: MentionDetector,
