@@ -29,6 +29,11 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     return out
 
 
+def section(title: str) -> list[str]:
+    """A second-level heading set off by blank lines: how every part after the first starts."""
+    return ["", f"## {title}", ""]
+
+
 def summary_markdown(results: EvaluationResult) -> str:
     lines = (_inputs(results) + _models(results) + _citation_quality(results) + _na_and_geval(results)
              + _how_answers_cite(results))
@@ -60,7 +65,7 @@ def _models(results: EvaluationResult) -> list[str]:
     lines: list[str] = []
     lines += ["## Choices", ""]
     lines += table(["choice", "value"], sorted(header.choices.items()))
-    lines += ["", "## Models and versions", ""]
+    lines += section("Models and versions")
     model_rows = []
     for model in header.answer_models:
         model_rows.append(("answering model", _model_line(model)))
@@ -88,11 +93,10 @@ def _models(results: EvaluationResult) -> list[str]:
 def _citation_quality(results: EvaluationResult) -> list[str]:
     """Table 3's figures for this run, and what alignment's judge found."""
     metrics = results.metrics
-    lines: list[str] = []
     q = metrics.citation_quality
     al = metrics.alignment or {}
-    lines += ["", "## Citation quality and alignment (%)", "",
-              "Micro: over all citations / gold triples; macro: mean over answers (Table 3 layout).", ""]
+    lines = section("Citation quality and alignment (%)") + [
+        "Micro: over all citations / gold triples; macro: mean over answers (Table 3 layout).", ""]
     lines += table(
         ["Align.", "Corr.", "Prec. (micro)", "Rec. (micro)", "F1 (micro)", "Prec. (macro)", "Rec. (macro)", "F1 (macro)"],
         [[pct(al.get("alignment_micro")), pct(q.get("correctness")), pct(q.get("precision_micro")),
@@ -132,9 +136,8 @@ def _citation_quality(results: EvaluationResult) -> list[str]:
 def _na_and_geval(results: EvaluationResult) -> list[str]:
     """[NA] quality and G-Eval, or why they were not computed."""
     metrics = results.metrics
-    lines: list[str] = []
     na = metrics.na_quality
-    lines += ["", "## [NA] quality (conscious incompetence) (%)", ""]
+    lines = section("[NA] quality (conscious incompetence) (%)")
     if na:
         lines += table(["Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "[NA] sentences", "absent triples"],
                        [[pct(na.get("precision")), pct(na.get("recall")), pct(na.get("f1")), pct(na.get("precision_macro")),
@@ -145,7 +148,7 @@ def _na_and_geval(results: EvaluationResult) -> list[str]:
         lines.append(f"Not computed: {results.skipped.get('na_quality', 'skipped')}.")
 
     ge = metrics.geval
-    lines += ["", "## Text quality (G-Eval, 1–5)", ""]
+    lines += section("Text quality (G-Eval, 1–5)")
     if ge:
         aspects = ge.get("aspects") or {}
         lines += table(["aspect", "mean", "scored", "missing", "missing reasons", "mean mass on 1–5"],
@@ -162,11 +165,8 @@ def _na_and_geval(results: EvaluationResult) -> list[str]:
 
 def _how_answers_cite(results: EvaluationResult) -> list[str]:
     """How the answers cite, what was skipped, timings, the run in the graph, the files."""
-    metrics = results.metrics
-    lines: list[str] = []
-    d = metrics.answer_descriptives
-    lines += ["", "## How the answers cite", ""]
-    lines += table(["", ""], [
+    d = results.metrics.answer_descriptives
+    lines = section("How the answers cite") + table(["", ""], [
         ("answers", d.get("answers")),
         ("answers with no citation", d.get("answers_without_citation")),
         ("answers with no mark at all", d.get("answers_without_any_mark")),
@@ -183,25 +183,25 @@ def _how_answers_cite(results: EvaluationResult) -> list[str]:
     skipped = results.skipped
     notes = results.notes
     if skipped or notes:
-        lines += ["", "## Skipped parts and notes", ""]
+        lines += section("Skipped parts and notes")
         lines += [f"- **{k}** skipped: {v}" for k, v in skipped.items()]
         lines += [f"- {n}" for n in notes]
     t = results.throughput
-    lines += ["", "## Timings", "",
-              f"{num(results.timings.get('total'))} s in all; "
-              f"{num(t.answers_per_second, 1)} answers/s; NLI {t.nli_pairs} pairs"
-              + (f" at {num(t.nli_pairs_per_second, 1)} pairs/s (cache hits included)" if t.nli_pairs_per_second else "")
-              + "."]
+    lines += section("Timings") + [
+        f"{num(results.timings.get('total'))} s in all; "
+        f"{num(t.answers_per_second, 1)} answers/s; NLI {t.nli_pairs} pairs"
+        + (f" at {num(t.nli_pairs_per_second, 1)} pairs/s (cache hits included)" if t.nli_pairs_per_second else "")
+        + "."]
     store = results.store
     if store:
-        lines += ["", "## In the graph", "",
-                  f"Run `{results.run_id}` written to `{store.uri}`: {store.answers} answers, "
-                  f"{store.sentences} sentences, {store.cites} CITES links "
-                  f"({store.citations_without_entity} citations name no entity in the store). Browse with the "
-                  "saved queries in `cypher/browse/` (`:param run_id => '…'`)."]
+        lines += section("In the graph") + [
+            f"Run `{results.run_id}` written to `{store.uri}`: {store.answers} answers, "
+            f"{store.sentences} sentences, {store.cites} CITES links "
+            f"({store.citations_without_entity} citations name no entity in the store). Browse with the "
+            "saved queries in `cypher/browse/` (`:param run_id => '…'`)."]
     files = results.files or {}
     if files:
-        lines += ["", "## Files", ""] + [f"- {k}: `{v}`" for k, v in files.items()]
+        lines += section("Files") + [f"- {k}: `{v}`" for k, v in files.items()]
     return lines
 
 

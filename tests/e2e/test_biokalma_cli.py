@@ -4,24 +4,31 @@ packaged GGUF model."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Sequence
 
 import pytest
 
-from kalma_graph.store.base import StatementRecord
+from kalma_graph.store.base import EntityRecord, StatementRecord
 from kalma_graph.store.embedded import EmbeddedStore
 
 from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
 from tests.e2e.test_cli import kg
 
 
-def tiny_store(tmp_path):
-    """The tiny graph of test_biokalma_graph (two John Smiths among its people) in a fresh embedded store."""
+def _store_of(tmp_path: Path, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord]) -> Path:
+    """A fresh embedded store at tmp_path/tiny.lbdb holding these entities and statements."""
     path = tmp_path / "tiny.lbdb"
     store = EmbeddedStore(path)
     store.bootstrap()
-    store.load_batch(TINY_ENTITIES, TINY_STATEMENTS)
+    store.load_batch(entities, statements)
     store.close()
     return path
+
+
+def tiny_store(tmp_path: Path) -> Path:
+    """The tiny graph of test_biokalma_graph (two John Smiths among its people) in a fresh embedded store."""
+    return _store_of(tmp_path, TINY_ENTITIES, TINY_STATEMENTS)
 
 
 def test_build_is_a_group_with_biokalma():
@@ -111,12 +118,7 @@ def dropping_store(tmp_path):
                   StatementRecord("Q921", "P569", "date of birth", value="1900-01-01", datatype="time"),
                   StatementRecord("Q922", "P569", "date of birth", value="1902-01-01", datatype="time"),
                   _st("Q913", "P26", "spouse", "Q914")]  # nothing else known of either: too few relations
-    path = tmp_path / "tiny.lbdb"
-    store = EmbeddedStore(path)
-    store.bootstrap()
-    store.load_batch(entities, statements)
-    store.close()
-    return path
+    return _store_of(tmp_path, entities, statements)
 
 
 @pytest.mark.slow
