@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .common import failing_on, console, err_console, figure, json_option, print_json
+from kalma_graph.attribution.registry import REGISTRY as SHARED_EVALUATORS
+
 from .options import option, renamed
 
 
@@ -37,7 +39,7 @@ def _k_weights(value: str | None) -> dict[str, float] | None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Output directory; re-running with the same one skips answers already scored.")
 @option("store")
-@click.option("--attribution-judge", "judge", type=click.Choice(["nli", "llm", "verifier"]), default="nli",
+@click.option("--attribution-judge", "judge", type=click.Choice(["nli", "llm", *SHARED_EVALUATORS]), default="nli",
               show_default=True,
               help="KG-AttrScore judge: the NLI model, the local LLM with the Figure 2 prompt, or kalma-graph's "
                    "graph-grounded verifier (no model).")

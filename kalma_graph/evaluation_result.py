@@ -5,8 +5,9 @@
     EvaluationResult.model_validate_json(Path("…/evaluation/results.json").read_text())
 
 Consumers (the graph writer `store/results.py`, `experiments`, `reporting`, the CLI) read attributes
-instead of string keys. Like `records.py` this module imports nothing of kalma_graph, so every layer
-may use it (docs/architecture.md).
+instead of string keys. Like `records.py` it imports nothing of kalma_graph but the metric registry
+(`metric_fields.py`, which names the summary's and the rows' fields), so every layer may use it
+(docs/architecture.md).
 
 The file format is the contract: `model_dump(mode="json")` is exactly the `results.json` shape,
 key order included (docs/evaluate.md, "results.json"), so every results file on disk loads and
@@ -25,7 +26,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, create_model, model_serializer
+
+from kalma_graph import metric_fields
+from kalma_graph.metric_fields import BOOL, FLOAT, INT, PER_ANSWER, STRING, SUMMARY, declared
 
 RESULTS_KIND = "kalma-graph.evaluation"
 RESULTS_VERSION = 1
@@ -100,40 +104,29 @@ class GEvalSummary(BaseModel):
     mass: Number | None
 
 
-class ResultSummary(_Result):
-    """The headline figures (None where a part did not run: never a silent zero).
+def _record_fields(fields: tuple[metric_fields.Field, ...], required: frozenset[str]) -> dict[str, Any]:
+    """pydantic field definitions for the registry's fields (metric_fields.py), in its order."""
+    python = {INT: int, FLOAT: Number, BOOL: bool, STRING: str}
+    return {f.name: (python[f.kind], ...) if f.name in required else (python[f.kind] | None, f.default)
+            for f in declared(fields)}
 
-    G-Eval adds `geval_<aspect>`, `geval_<aspect>_missing` and `geval_<aspect>_mass` per judged aspect
-    (the aspects are a run's choice, so they are extra keys, read with `geval()`); they are written
-    after `na_f1`, where the evaluation has always put them."""
 
-    answers: int
-    citations: int
-    correctness: Number | None = None
-    precision_micro: Number | None = None
-    precision_macro: Number | None = None
-    recall_micro: Number | None = None
-    recall_macro: Number | None = None
-    f1_micro: Number | None = None
-    f1_macro: Number | None = None
-    alignment_micro: Number | None = None
-    alignment_macro: Number | None = None
-    na_precision: Number | None = None
-    na_recall: Number | None = None
-    na_f1: Number | None = None
-    answers_without_citation: int = 0
-    citations_per_answer: Number | None = None
-    na_per_answer: Number | None = None
-    sloppy_share: Number | None = None
-    truncated: int = 0
-    alignment_self_scored: bool | None = None  # None: alignment was not computed
+def _only_when_set(fields: tuple[metric_fields.Field, ...]) -> frozenset[str]:
+    return frozenset(f.name for f in declared(fields) if f.when is not None)
+
+
+class _SummaryFields(_Result):
+    _ONLY_WHEN_SET = _only_when_set(SUMMARY)
+    # G-Eval's per-aspect keys (extras) are written where the registry lists them: before this field.
+    _EXTRAS_BEFORE: ClassVar[str] = next(f.name for f in SUMMARY[[f.each_aspect for f in SUMMARY].index(True):]
+                                         if not f.each_aspect)
 
     @model_serializer(mode="wrap")
     def _written_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out = handler(self)
+        out = _Result._written_keys(self, handler)
         extra = set(self.model_extra or {})
         known = [k for k in out if k not in extra]
-        cut = known.index("na_f1") + 1 if "na_f1" in known else len(known)
+        cut = known.index(self._EXTRAS_BEFORE) if self._EXTRAS_BEFORE in known else len(known)
         order = known[:cut] + [k for k in out if k in extra] + known[cut:]
         return {k: out[k] for k in order}
 
@@ -145,35 +138,24 @@ class ResultSummary(_Result):
                                 mass=extra.get(f"geval_{a}_mass")) for a in aspects}
 
 
-class PerAnswerRow(_Result):
-    """One row of per_answer.csv; G-Eval adds `geval_<aspect>` (the aspect's score) at the end."""
+class _PerAnswerFields(_Result):
+    _ONLY_WHEN_SET = _only_when_set(PER_ANSWER)
 
-    id: str
-    variant: str | None = None
-    question: str = ""
-    sentences: int = 0
-    citations: int = 0
-    correct: int = 0
-    correctness: Number | None = None
-    gold_triples: int | None = None
-    precise: int | None = None
-    gold_hit: int | None = None
-    precision: Number | None = None
-    recall: Number | None = None
-    alignment_pairs: int | None = None
-    alignment_entailed: int | None = None
-    alignment: Number | None = None
-    na_marks: int = 0
-    na_sentences: int = 0
-    removed: int = 0
-    absent_triples: int | None = None
-    na_precision: Number | None = None
-    na_recall: Number | None = None
-    sloppy: int = 0
-    entity_only: int = 0
-    parse_issues: int = 0
-    truncated: bool = False
-    finish_reason: str | None = None
+
+ResultSummary = create_model(
+    "ResultSummary", __base__=_SummaryFields, __module__=__name__,
+    __doc__="""The headline figures: the fields of `metric_fields.SUMMARY`, in its order (None where a part
+    did not run: never a silent zero). G-Eval adds `geval_<aspect>`, `geval_<aspect>_missing` and
+    `geval_<aspect>_mass` per judged aspect (a run's choice, so extra keys, read with `geval()`).""",
+    **_record_fields(SUMMARY, frozenset({"answers", "citations"})),
+)
+
+PerAnswerRow = create_model(
+    "PerAnswerRow", __base__=_PerAnswerFields, __module__=__name__,
+    __doc__="""One row of per_answer.csv: the fields of `metric_fields.PER_ANSWER`, in its order; G-Eval
+    adds `geval_<aspect>` (the aspect's score) at the end.""",
+    **_record_fields(PER_ANSWER, frozenset({"id"})),
+)
 
 
 class CitationVerdicts(_Result):

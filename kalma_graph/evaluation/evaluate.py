@@ -87,6 +87,7 @@ from kalma_graph.evaluation_result import (
 )
 from kalma_graph import provenance
 from kalma_graph.files import file_sha256, json_sha256
+from kalma_graph.metric_fields import PER_ANSWER, SUMMARY, read_fields
 from kalma_graph.records import AnswerRecord
 from kalma_graph.models.protocols import Entailer
 from kalma_graph.store.base import GraphStore
@@ -426,38 +427,24 @@ class AnswerVerdicts:
 
 
 def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> PerAnswerRow:
-    """One row of per_answer.csv."""
-    q, al, na, g = v.quality, v.alignment, v.na, v.geval
-    return PerAnswerRow(
-        id=a.id,
-        variant=a.variant,
-        question=a.question,
-        sentences=len(a.parsed.sentences),
-        citations=a.parsed.n_citations,
-        correct=q["correct"],
-        correctness=q["correct"] / q["citations"] if q["citations"] else None,
-        gold_triples=q["gold_triples"],
-        precise=q["precise"],
-        gold_hit=q["gold_hit"],
-        precision=q["precision"],
-        recall=q["recall"],
-        alignment_pairs=al["pairs"] if al else None,
-        alignment_entailed=al["entailed"] if al else None,
-        alignment=al["alignment"] if al else None,
-        na_marks=a.parsed.n_na,
-        na_sentences=len(a.parsed.na_sentences),
-        removed=len(a.removed),
-        absent_triples=na["absent_triples"] if na else None,
-        na_precision=na["precision"] if na else None,
-        na_recall=na["recall"] if na else None,
-        sloppy=a.parsed.n_sloppy,
-        entity_only=a.parsed.n_entity_only,
-        parse_issues=len(a.parsed.errors),
-        truncated=a.record.was_truncated,
-        finish_reason=a.record.finish_reason,
-        **(_claim_columns(v.check) if v.check is not None else {}),
-        **{f"geval_{aspect}": (g.get(aspect) or {}).get("score") if g else None for aspect in geval_aspects},
-    )
+    """One row of per_answer.csv: the registry's per-answer fields (metric_fields.PER_ANSWER), each read
+    from this answer's row of its metric part."""
+    parts: dict[str, Any] = {"answer": answer_columns(a), "citation_quality": v.quality}
+    parts |= {name: row for name, row in (("alignment", v.alignment), ("na_quality", v.na)) if row is not None}
+    if v.check is not None:
+        parts["verifier"] = v.check.counts()
+    if geval_aspects:
+        parts["geval"] = v.geval
+    return PerAnswerRow(**read_fields(PER_ANSWER, parts, tuple(geval_aspects)))
+
+
+def answer_columns(a: ScoredAnswer) -> dict[str, Any]:
+    """The per-answer fields of the answer itself (the `answer` part): what it says, how it was parsed."""
+    return {"id": a.id, "variant": a.variant, "question": a.question, "sentences": len(a.parsed.sentences),
+            "citations": a.parsed.n_citations, "na_marks": a.parsed.n_na, "na_sentences": len(a.parsed.na_sentences),
+            "removed": len(a.removed), "sloppy": a.parsed.n_sloppy, "entity_only": a.parsed.n_entity_only,
+            "parse_issues": len(a.parsed.errors), "truncated": a.record.was_truncated,
+            "finish_reason": a.record.finish_reason}
 
 
 def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> ScoredAnswerDetail:
@@ -689,14 +676,6 @@ def _self_scored(answers: Sequence[ScoredAnswer], nli: Entailer | None) -> bool:
     return nli is not None and getattr(nli, "model_hash", None) in placed_by
 
 
-def _claim_columns(check: Any) -> dict[str, int]:
-    """per_answer.csv's verifier columns: citations by verdict, claims by status, sentences fully supported."""
-    counts = check.counts()
-    return {"partial_citations": counts["partial"], "unsupported_citations": counts["unsupported"],
-            "fully_supported_sentences": counts["fully_supported"],
-            "claims_absent": counts["claims_absent"], "claims_contradicted": counts["claims_contradicted"]}
-
-
 def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Verifier | None) -> bool:
     """`--cite verified` / `grounded` answers kept only the citations a kalma-graph verifier judged supported:
     scored by the same verifier, their alignment is 100 % by construction; by another version of it (other
@@ -720,43 +699,10 @@ def _throughput(answers: int, seconds: float, entail: _TimedEntail | None, check
 
 
 def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer], self_scored: bool | None) -> ResultSummary:
-    q = metrics["citation_quality"]
-    d = metrics["answer_descriptives"]
-    out: dict[str, Any] = {
-        "answers": len(answers),
-        "citations": q["citations"],
-        "correctness": q["correctness"],
-        **{f"{m}_{s}": q.get(f"{m}_{s}") for m in ("precision", "recall", "f1") for s in ("micro", "macro")},
-        "alignment_micro": metrics.get("alignment", {}).get("alignment_micro"),
-        "alignment_macro": metrics.get("alignment", {}).get("alignment_macro"),
-        "na_precision": metrics.get("na_quality", {}).get("precision"),
-        "na_recall": metrics.get("na_quality", {}).get("recall"),
-        "na_f1": metrics.get("na_quality", {}).get("f1"),
-    }
-    al = metrics.get("alignment") or {}
-    if al.get("choices", {}).get("method") == "verifier":
-        claims = al.get("claims") or {}
-        out |= {"alignment_method": "verifier",
-                "alignment_nli_micro": metrics.get("alignment_nli", {}).get("alignment_micro"),
-                "fully_supported_share": al.get("fully_supported_share"),
-                "claims_absent": claims.get("absent"), "claims_contradicted": claims.get("contradicted"),
-                "citations_unsupported": al.get("unsupported"), "citations_partial": al.get("partial"),
-                "alignment_before_filter_micro": (al.get("before_filter") or {}).get("alignment_micro")}
-    elif al:
-        out["alignment_method"] = "nli"
-    for aspect, row in (metrics.get("geval", {}).get("aspects") or {}).items():
-        out[f"geval_{aspect}"] = row["mean"]
-        out[f"geval_{aspect}_missing"] = row["missing"]
-        out[f"geval_{aspect}_mass"] = row.get("mean_mass")
-    out |= {
-        "answers_without_citation": d["answers_without_citation"],
-        "citations_per_answer": d["citations_per_answer"],
-        "na_per_answer": d["na_per_answer"],
-        "sloppy_share": d["sloppy_share"],
-        "truncated": d["truncated"],
-        "alignment_self_scored": self_scored,
-    }
-    return ResultSummary(**out)  # the geval_<aspect> keys are extras, written after na_f1
+    """The registry's summary fields (metric_fields.SUMMARY), each read from its metric part."""
+    parts = {**metrics, "evaluation": {"answers": len(answers), "alignment_self_scored": self_scored}}
+    aspects = tuple((metrics.get("geval") or {}).get("aspects") or ())
+    return ResultSummary(**read_fields(SUMMARY, parts, aspects))  # the geval_<aspect> keys are extras
 
 
 def _without_rows(metric: Mapping[str, Any]) -> dict:

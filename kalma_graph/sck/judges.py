@@ -67,6 +67,7 @@ from kalma_graph.sck.kg_attr import (
     triple_tuple,
 )
 from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
+from kalma_graph.attribution import AttributionEvaluator, StatementCase, Verdict
 from kalma_graph.kg.hypothesis import plain_sentence
 from kalma_graph.kg.triples import Triple
 
@@ -272,48 +273,52 @@ class NLIAttributionJudge:
 # --- the graph-grounded verifier ----------------------------------------------------------------
 
 
-class VerifierAttributionJudge:
-    name = "verifier"
+class SharedAttributionJudge:
+    """A shared attribution evaluator (`kalma_graph.attribution.REGISTRY`: the verifier, …) as a KG-AttrScore
+    judge: the sentence is judged against its evidence triplets (between and context) and the verdict read in
+    the paper's labels: *contradicted* is Contradictory, *supported* Attributable, the rest Extrapolatory."""
 
-    def __init__(self, verifier: Any | None = None) -> None:
-        from kalma_graph.verification import Verifier
-
-        self.verifier = verifier or Verifier()
+    def __init__(self, evaluator: AttributionEvaluator) -> None:
+        self.evaluator = evaluator
+        self.name = evaluator.name
 
     def header(self) -> dict[str, Any]:
-        return {"judge": self.name, "verifier": self.verifier.describe()}
+        return {"judge": self.name, **{k: v for k, v in self.evaluator.describe().items() if k != "evaluator"}}
 
     def judge(self, question: str, items: Sequence[tuple[str, SentenceEvidence]]) -> list[Judgement]:
-        from kalma_graph.verification import AnswerInput, GraphEntity
-        from kalma_graph.verification.records import evidence_text
+        from kalma_graph.verification import GraphEntity
         from kalma_graph.verification.verifier import graph_triple
 
-        out: list[Judgement] = []
-        for sentence, evidence in items:
-            triples = (*evidence.between, *evidence.context)
-            if not triples:
-                out.append(Judgement(EXTRAPOLATORY, NO_TRIPLETS))
-                continue
-            check = self.verifier.verify(AnswerInput(
-                question=question, sentences=[(sentence, [])], shown=[graph_triple(t) for t in triples],
-                entities=[GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n]))
-            checked = check.sentences[0]
-            facts = checked.facts()
-            held = [c for c in facts if c.held]
-            bad = [c for c in facts if c.status == "contradicted"]
-            relevant = tuple(t for t in triples
-                             if any(c.evidence == evidence_text(t.subject, t.label, t.value) for c in held + bad))
-            details = {"claims": [c.model_dump(exclude_none=True) for c in checked.claims]}
-            if bad:
-                out.append(Judgement(CONTRADICTORY, "; ".join(f"'{c.text}': {c.reason}" for c in bad), relevant, details))
-            elif held and len(held) == len(facts):
-                out.append(Judgement(ATTRIBUTABLE, "held by the graph: " + "; ".join(f"{c.text} ({c.evidence})" for c in held),
-                                     relevant, details))
-            else:
-                missing = [c.text for c in facts if c.status == "absent"]
-                out.append(Judgement(EXTRAPOLATORY, ("not held by the graph: " + ", ".join(missing)) if missing
-                                     else "the sentence states nothing the graph holds", relevant, details))
-        return out
+        cases = [StatementCase(question, sentence, tuple(graph_triple(t) for t in (*evidence.between, *evidence.context)),
+                               tuple(GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n))
+                 for sentence, evidence in items]
+        judged = iter(self.evaluator.attribute([c for c in cases if c.triples]))
+        return [_sck_label(next(judged), (*evidence.between, *evidence.context)) if case.triples
+                else Judgement(EXTRAPOLATORY, NO_TRIPLETS) for case, (_, evidence) in zip(cases, items)]
+
+
+def _sck_label(verdict: Verdict, triples: Sequence[Triple]) -> Judgement:
+    """A shared evaluator's verdict in KG-AttrScore's labels, with the triplets its claims rest on."""
+    from kalma_graph.verification.records import evidence_text
+
+    held, bad = verdict.facts("held"), verdict.facts("contradicted")
+    relevant = tuple(t for t in triples if any(c.evidence == evidence_text(t.subject, t.label, t.value) for c in held + bad))
+    details = verdict.claims_detail()
+    if verdict.label == "contradicted":
+        return Judgement(CONTRADICTORY, "; ".join(f"'{c.text}': {c.reason}" for c in bad), relevant, details)
+    if verdict.label == "supported":
+        return Judgement(ATTRIBUTABLE, "held by the graph: " + "; ".join(f"{c.text} ({c.evidence})" for c in held),
+                         relevant, details)
+    missing = [c.text for c in verdict.facts("absent")]
+    return Judgement(EXTRAPOLATORY, ("not held by the graph: " + ", ".join(missing)) if missing
+                     else "the sentence states nothing the graph holds", relevant, details)
+
+
+def VerifierAttributionJudge(verifier: Any | None = None) -> SharedAttributionJudge:
+    """The graph-grounded verifier as a KG-AttrScore judge (no model)."""
+    from kalma_graph.attribution import VerifierAttribution
+
+    return SharedAttributionJudge(VerifierAttribution(verifier))
 
 
 # --- LLM ------------------------------------------------------------------------------------------
@@ -452,3 +457,35 @@ class LLMAttributionJudge:
         relevant = tuple(triplets[k - 1] for k in numbers)
         return Judgement(label, rationale or f"{LABEL_NAMES[label]} (no rationale given)", relevant, details,
                          raw=completion.text)
+
+
+# --- the registry -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeEntry:
+    needs: str | None  # "nli", "llm" or None: the model the scorer loads for it
+    build: Any  # (nli, llm, settings) -> a judge; settings: nli_threshold, nli_premise, max_triplets, concurrency
+
+
+def _shared_judge(name: str) -> JudgeEntry:
+    from kalma_graph.attribution import REGISTRY, make
+
+    return JudgeEntry(REGISTRY[name].needs, lambda nli, llm, **_: SharedAttributionJudge(make(name, nli=nli, llm=llm)))
+
+
+def _judges() -> dict[str, JudgeEntry]:
+    from kalma_graph.attribution import REGISTRY
+
+    return {
+        "nli": JudgeEntry("nli", lambda nli, llm, nli_threshold=0.5, nli_premise="question+sentence", **_:
+                          NLIAttributionJudge(nli, threshold=nli_threshold, premise=nli_premise)),
+        "llm": JudgeEntry("llm", lambda nli, llm, max_triplets=40, concurrency=1, **_:
+                          LLMAttributionJudge(llm, max_triplets=max_triplets, concurrency=concurrency)),
+        # every shared attribution evaluator (the verifier, …): one line in kalma_graph/attribution/registry.py
+        **{name: _shared_judge(name) for name in REGISTRY},
+    }
+
+
+#: KG-AttrScore's judges by name (`score --attribution-judge`): the paper's two, and the shared evaluators
+JUDGES: dict[str, JudgeEntry] = _judges()

@@ -152,25 +152,24 @@ def build_scorer(
     from kalma_graph.models.ner import load_ner
     from kalma_graph.sck.entities import GraphLinker
     from kalma_graph.sck.intent import LLMIntentClassifier, NLIIntentClassifier, RuleIntentClassifier
-    from kalma_graph.sck.judges import LLMAttributionJudge, NLIAttributionJudge, VerifierAttributionJudge
+    from kalma_graph.sck.judges import JUDGES
     from kalma_graph.sck.structure import load_structure_nlp
 
-    if judge not in ("nli", "llm", "verifier"):
-        raise ValueError(f"judge must be 'nli', 'llm' or 'verifier', not {judge!r}")
+    if judge not in JUDGES:
+        raise ValueError(f"judge must be one of {', '.join(repr(j) for j in JUDGES)}, not {judge!r}")
     if intent not in ("nli", "llm", "rules"):
         raise ValueError(f"intent must be 'nli', 'llm' or 'rules', not {intent!r}")
     nli_model = llm = None
-    if "nli" in (judge, intent):
+    if "nli" in (JUDGES[judge].needs, intent):
         from kalma_graph.models.nli import load_nli
 
         nli_model = load_nli(nli, device=device, cache=nli_cache)
-    if "llm" in (judge, intent):
+    if "llm" in (JUDGES[judge].needs, intent):
         from kalma_graph.models.llm import load_llm
 
         llm = load_llm(model, n_ctx=llm_n_ctx)
-    the_judge = (NLIAttributionJudge(nli_model, threshold=nli_threshold, premise=nli_premise) if judge == "nli"
-                 else VerifierAttributionJudge() if judge == "verifier"
-                 else LLMAttributionJudge(llm, max_triplets=max_triplets, concurrency=concurrency))
+    the_judge = JUDGES[judge].build(nli_model, llm, nli_threshold=nli_threshold, nli_premise=nli_premise,
+                                    max_triplets=max_triplets, concurrency=concurrency)
     classifier = {"nli": lambda: NLIIntentClassifier(nli_model), "llm": lambda: LLMIntentClassifier(llm),
                   "rules": RuleIntentClassifier}[intent]()
     ner_model = load_ner(ner)

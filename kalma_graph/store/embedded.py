@@ -193,7 +193,9 @@ class EmbeddedStore(ReadOps):
     def ensure_run_tables(self) -> None:
         if not self._bootstrapped:
             self.bootstrap()
-        for statement in queries.load_script("run_schema", BACKEND):
+        from .results import run_schema_statements
+
+        for statement in run_schema_statements(BACKEND):
             self._execute(statement, {})
 
     def delete_run_rows(self, run_id: str) -> None:

@@ -207,7 +207,9 @@ class Neo4jStore(ReadOps):
 
     # --- evaluation runs (store/results.py builds the rows) --------------------------------------
     def ensure_run_tables(self) -> None:
-        for statement in queries.load_script("run_schema", BACKEND):
+        from .results import run_schema_statements
+
+        for statement in run_schema_statements(BACKEND):
             self._execute(statement, write=True)
 
     def delete_run_rows(self, run_id: str) -> None:

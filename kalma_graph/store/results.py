@@ -21,48 +21,71 @@ The base graph is never changed: runs only add Run/Answer/Sentence nodes and the
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping, Sequence
 
+from kalma_graph import metric_fields
 from kalma_graph.evaluation_result import EvaluationResult
 
+from . import queries
 from .base import GraphStore
 
 S, I, F, B, L = "string", "int", "float", "bool", "list"
-#: Property name -> type, per table; the order is the declared column order of the embedded tables.
-RUN_COLUMNS = (
-    ("id", S), ("created_at", S), ("answers_file", S), ("answers_sha256", S), ("records", I), ("variants", L),
-    ("matching", S), ("hypothesis_format", S), ("absent_set", S), ("gold_file", S), ("gold_sha256", S),
-    ("nli_model", S), ("nli_hash", S), ("judge_model", S), ("judge_sha256", S), ("citations", I),
-    ("answers_without_citation", I), ("correctness", F), ("precision_micro", F), ("recall_micro", F),
-    ("f1_micro", F), ("precision_macro", F), ("recall_macro", F), ("f1_macro", F), ("alignment_micro", F),
-    ("alignment_macro", F), ("na_precision", F), ("na_recall", F), ("na_f1", F), ("geval_coherence", F),
-    ("geval_consistency", F), ("geval_fluency", F), ("geval_relevance", F), ("header_json", S),
-    ("alignment_method", S), ("alignment_nli_micro", F), ("fully_supported_share", F), ("claims_absent", I),
-    ("claims_contradicted", I),
-)
-ANSWER_COLUMNS = (
-    ("id", S), ("run_id", S), ("question_id", S), ("question", S), ("variant", S), ("text", S), ("sentences", I),
-    ("citations", I), ("correct", I), ("precise", I), ("gold_triples", I), ("gold_hit", I), ("precision", F),
-    ("recall", F), ("alignment", F), ("na_marks", I), ("removed", I), ("na_precision", F), ("na_recall", F),
-    ("sloppy", I), ("truncated", B), ("finish_reason", S), ("geval_coherence", F), ("geval_consistency", F),
-    ("geval_fluency", F), ("geval_relevance", F), ("claims_absent", I), ("claims_contradicted", I),
-)
-SENTENCE_COLUMNS = (
-    ("id", S), ("run_id", S), ("answer_id", S), ("position", I), ("text", S), ("clean_text", S), ("na", B),
-    ("na_entails_absent", B), ("n_citations", I), ("citations", L),
-    # the verifier's: every claim as "status: text (evidence)", and whether the citations hold them all
-    ("fully_supported", B), ("claims", L), ("claims_absent", I), ("claims_contradicted", I),
-)
-CITE_COLUMNS = (
-    ("position", I), ("prop", S), ("value", S), ("sloppy", B), ("correct", B), ("precise", B),
-    ("entailment", F), ("entailed", B), ("support", F), ("verdict", S), ("reason", S),
-)
+_CYPHER_KINDS = {"STRING": S, "INT64": I, "DOUBLE": F, "BOOLEAN": B, "STRING[]": L}
+_CYPHER_TYPES = {kind: name for name, kind in _CYPHER_KINDS.items()}
+_TABLE = re.compile(r"CREATE (?:NODE|REL) TABLE IF NOT EXISTS (\w+)\((.*)\)$", re.S)
+_ADDED = re.compile(r"ALTER TABLE (\w+) ADD IF NOT EXISTS (\w+) (\S+)$")
+
+
+def _declared_layout() -> dict[str, list[tuple[str, str]]]:
+    """Table -> its (column, type) as `cypher/run_schema.embedded.cypher` creates them: the CREATE's
+    columns, then those its ALTERs added. This order is the embedded tables' column order (what a COPY
+    must match) in every store written so far, so it is read from that file and never re-ordered."""
+    layout: dict[str, list[tuple[str, str]]] = {}
+    for statement in queries.load_script("run_schema", "embedded"):
+        if m := _TABLE.match(statement):
+            columns = [c.strip().split(" ", 1) for c in m.group(2).split(",")]
+            layout[m.group(1)] = [(name, _CYPHER_KINDS[kind]) for name, kind in columns
+                                  if name not in ("FROM", "PRIMARY") and kind in _CYPHER_KINDS]
+        elif (m := _ADDED.match(statement)) and m.group(2) not in dict(layout[m.group(1)]):
+            layout[m.group(1)].append((m.group(2), _CYPHER_KINDS[m.group(3)]))
+    return layout
+
+
+def _with_metrics(table: list[tuple[str, str]], fields: tuple[metric_fields.Field, ...]) -> tuple[tuple[str, str], ...]:
+    """A table's columns: its layout, then every stored metric field (metric_fields.py) it lacks, appended
+    (a metric added to the registry gets its column with no Cypher edit: `run_schema_statements`)."""
+    have = {name for name, _ in table}
+    return (*table, *((name, kind) for name, kind in metric_fields.stored(fields) if name not in have))
+
+
+_LAYOUT = _declared_layout()
+#: Property name -> type, per table; the order is the column order of the embedded tables.
+RUN_COLUMNS = _with_metrics(_LAYOUT["Run"], metric_fields.SUMMARY)
+ANSWER_COLUMNS = _with_metrics(_LAYOUT["Answer"], metric_fields.PER_ANSWER)
+SENTENCE_COLUMNS = tuple(_LAYOUT["Sentence"])
+CITE_COLUMNS = tuple(_LAYOUT["CITES"])
 RUN_FIELDS = tuple(n for n, _ in RUN_COLUMNS)
 # Deleting a run, children first: one list for both engines.
 RUN_DELETES = ("run_delete_sentences", "run_delete_answers", "run_delete")
 ANSWER_FIELDS = tuple(n for n, _ in ANSWER_COLUMNS)
 SENTENCE_FIELDS = tuple(n for n, _ in SENTENCE_COLUMNS)
 CITE_FIELDS = tuple(n for n, _ in CITE_COLUMNS)
+
+
+
+
+def run_schema_statements(backend: str) -> list[str]:
+    """The run tables' schema for a backend: `cypher/run_schema.<backend>.cypher`, and on the embedded
+    store a column for each stored metric field the file does not declare (ALTER … ADD IF NOT EXISTS:
+    stores written before the field existed gain it; Neo4j needs no columns)."""
+    statements = queries.load_script("run_schema", backend)
+    if backend == "embedded":
+        for table, columns in (("Run", RUN_COLUMNS), ("Answer", ANSWER_COLUMNS)):
+            declared = {name for name, _ in _LAYOUT[table]}
+            statements += [f"ALTER TABLE {table} ADD IF NOT EXISTS {name} {_CYPHER_TYPES[kind]}"
+                           for name, kind in columns if name not in declared]
+    return statements
 
 
 # --- rows ------------------------------------------------------------------------------------------
@@ -186,8 +209,9 @@ def read_run(store: GraphStore, run_id: str) -> dict | None:
     found = store.query("run_get", {"run_id": run_id})
     if not found:
         return None
-    run = dict(found[0])
-    answers = sorted(store.query("run_answers", {"run_id": run_id}), key=lambda a: a["question_id"])
+    run = _properties(found[0]["run"], RUN_FIELDS)
+    answers = sorted((_properties(row["answer"], ANSWER_FIELDS) for row in store.query("run_answers", {"run_id": run_id})),
+                     key=lambda a: a["question_id"])
     sentences = store.query("run_sentences", {"run_id": run_id})
     cites = store.query("run_cites", {"run_id": run_id})
     by_sentence: dict[str, list[dict]] = {}
@@ -204,6 +228,11 @@ def read_run(store: GraphStore, run_id: str) -> dict | None:
     run["variants"] = list(run.get("variants") or [])
     run["answers"] = answers
     return run
+
+
+def _properties(node: Mapping[str, Any], fields: Sequence[str]) -> dict:
+    """A node's properties by its table's columns (Neo4j leaves out the unset ones; Ladybug adds _ID, _LABEL)."""
+    return {name: node.get(name) for name in fields}
 
 
 def delete_run(store: GraphStore, run_id: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "kalma_graph"
 
-BASE = {"text", "files", "records", "evaluation_result", "shards", "kg", "provenance"}
+BASE = {"text", "files", "records", "metric_fields", "evaluation_result", "shards", "kg", "provenance"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
@@ -22,9 +22,10 @@ ALLOWED: dict[str, set[str]] = {
     "kg": {"text"},
     "shards": {"files"},  # --shard I/N and merging what shards wrote (answers files, directories of caches)
     "records": set(),  # the typed records that cross package boundaries (pydantic only)
-    "evaluation_result": set(),  # the typed evaluation result, results.json (pydantic only)
+    "metric_fields": set(),  # the metric registry: each metric's summary fields and per-answer columns
+    "evaluation_result": {"metric_fields"},  # the typed evaluation result, results.json (pydantic only)
     "prompts": set(),
-    "reporting": {"files", "evaluation_result"},
+    "reporting": {"files", "metric_fields", "evaluation_result"},
     "store": INFRA,
     # the launcher needs nothing of the store (the store reads the launcher's credentials and settings)
     "neo4j_server": BASE,
@@ -33,7 +34,9 @@ ALLOWED: dict[str, set[str]] = {
     "retrieval": INFRA | {"models"},
     "generation": INFRA | {"models", "prompts", "retrieval"},
     "verification": INFRA | {"retrieval"},  # the graph-grounded verifier (no model in stage one)
-    "evaluation": INFRA | {"ingest", "models", "prompts", "reporting", "retrieval", "verification"},
+    # does a statement rest on its triples: one interface and one registry of evaluators for every stage
+    "attribution": INFRA | {"models", "verification"},
+    "evaluation": INFRA | {"ingest", "models", "prompts", "reporting", "retrieval", "verification", "attribution"},
 }
 BELOW_FEATURES = set(ALLOWED)
 FEATURES = {"pipeline", "caqa", "sck", "nli", "biokalma"}

@@ -1,12 +1,13 @@
 """Attribution evaluators behind one interface (`base.Evaluator`): NLI (2-way, 3-way), LLM judges
-(zero-shot, few-shot), chain-of-thought decomposition (LLM or NLI per sub-fact) and a fine-tuned
-4-way classifier. `make_evaluator` builds one by name from already-loaded models."""
+(zero-shot, few-shot), chain-of-thought decomposition (LLM or NLI per sub-fact), a fine-tuned
+4-way classifier, and every shared attribution evaluator (`kalma_graph.attribution`: the verifier). `make_evaluator` builds one by name from already-loaded models."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from kalma_graph.attribution import REGISTRY as SHARED
 from kalma_graph.caqa.evaluators.base import Evaluator, Judgement, final_label, parse_label, parse_true_false
 
 @dataclass(frozen=True)
@@ -30,10 +31,14 @@ class EvaluatorEntry:
     build: Callable[[Loaded], Evaluator]  # imports its module when called: torch and llama.cpp load only if used
 
 
-def _verifier(m: Loaded) -> Evaluator:
-    from kalma_graph.caqa.evaluators.verifier import VerifierEvaluator
+def _shared(name: str) -> Callable[[Loaded], Evaluator]:
+    """A shared attribution evaluator (kalma_graph.attribution.REGISTRY) read in CAQA's categories."""
+    def build(m: Loaded) -> Evaluator:
+        from kalma_graph.attribution import make
+        from kalma_graph.caqa.evaluators.shared import SharedEvaluator
 
-    return VerifierEvaluator()
+        return SharedEvaluator(make(name, nli=m.nli, llm=m.llm))
+    return build
 
 
 def _nli(ways: str) -> Callable[[Loaded], Evaluator]:
@@ -80,7 +85,8 @@ REGISTRY: dict[str, EvaluatorEntry] = {
     "llm-zero-shot": EvaluatorEntry("llm", _llm_judge("zero")),
     "llm-few-shot": EvaluatorEntry("llm", _llm_judge("few")),
     "cot-llm": EvaluatorEntry("llm", _cot_llm),
-    "verifier": EvaluatorEntry(None, _verifier),
+    # every shared attribution evaluator (the verifier, …): one line in kalma_graph/attribution/registry.py
+    **{name: EvaluatorEntry(entry.needs, _shared(name)) for name, entry in SHARED.items()},
     "finetuned": EvaluatorEntry(None, _finetuned),
 }
 EVALUATORS = tuple(name if name != "finetuned" else "finetuned:PATH" for name in REGISTRY)
