@@ -31,7 +31,6 @@ def main(dirs: list[str], section: str | None = None) -> None:
         started = time.perf_counter()
         result = evaluate_records(records, options=EvaluateOptions(alignment="verifier"))
         al = result.metrics.alignment
-        extra = result.summary.model_extra or {}
         summary = committed["summary"]  # a report scored by the verifier keeps the NLI figure beside it
         nli = summary.get("alignment_nli_micro") if summary.get("alignment_method") == "verifier" else summary.get("alignment_micro")
         row = {"run": str(d), "citations": al["pairs"], "nli_alignment": nli,

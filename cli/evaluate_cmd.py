@@ -203,7 +203,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progres
 
 def print_summary(results: EvaluationResult) -> None:
     summary = results.summary
-    extra = summary.model_extra or {}
+    extra = summary.model_dump()  # the figures written only for some runs (the verifier's) read by name
     table = Table(title=f"evaluation {results.run_id}", show_header=True)
     table.add_column("metric")
     table.add_column("value", justify="right")

@@ -79,3 +79,14 @@ def test_a_new_stored_field_gets_its_column_with_no_cypher_edit(monkeypatch, bac
         assert statements[-1] == "ALTER TABLE Run ADD IF NOT EXISTS demo_share DOUBLE"
     else:  # Neo4j has no columns to declare
         assert not any("demo_share" in s for s in statements)
+
+
+def test_the_evaluate_command_prints_the_figures_written_only_for_the_verifier(capsys):
+    from cli.evaluate_cmd import print_summary
+
+    result = evaluate_records(answer_records(), gold=gold_sets())
+    result.run_id, result.files = "r", {"markdown": "summary.md"}
+    print_summary(result)
+    out = capsys.readouterr().out
+    assert "micro / macro, verifier" in out and "cited sentences fully supported" in out
+    assert "claims absent / contradicted" in out
