@@ -44,10 +44,11 @@ def annotate() -> None:
 def export_cmd(scored, out_path, n, seed, force, as_json):
     """Sample sentence–citation pairs (stratified by the automatic label) for human annotation."""
     from kalma_graph.evaluation.annotate import AnnotateError, export_pairs
+    from kalma_graph.lines import InputError
 
     try:
         result = export_pairs(scored, out_path, n=n, seed=seed, force=force)
-    except AnnotateError as exc:
+    except (AnnotateError, InputError) as exc:  # InputError: a line that is not UTF-8
         fail(str(exc))
     if as_json:
         print_json(result)

@@ -35,12 +35,13 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
     from kalma_graph.store import open_store
     from kalma_graph.store.base import StoreError
     from kalma_graph.evaluation.verify import VerifyInputError, read_items, verify_answers, verify_report
+    from kalma_graph.lines import InputError
 
     if bool(inputs) == (answer_text is not None):
         fail("give either an INPUTS file or --answer TEXT")
     try:
         items = read_items(inputs) if inputs else [{"id": "answer", "question": question, "answer": answer_text}]
-    except VerifyInputError as exc:
+    except (VerifyInputError, InputError) as exc:  # InputError: a line that is not UTF-8
         fail(exc)
     try:
         store = open_store(store_uri)

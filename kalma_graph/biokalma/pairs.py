@@ -17,13 +17,13 @@ an epithet after `the`:
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from kalma_graph.lines import json_lines
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import GraphStore
 from kalma_graph.biokalma.graph_queries import person_links
@@ -153,28 +153,21 @@ def read_pairs(path: str | Path) -> list[PersonPair]:
     Biographical database's triple and paragraph). Pairs with an incomplete name are dropped, as in
     the paper; a missing sentence is made from the relation's template."""
     pairs = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
-            missing = [k for k in ("a", "relation", "b") if not isinstance(row, dict) or not row.get(k)]
-            if missing:
-                raise ValueError(f"{path}:{number}: a pair needs \"a\", \"relation\" and \"b\"; missing {', '.join(missing)}")
-            a, b = str(row["a"]).strip(), str(row["b"]).strip()
-            try:
-                relation = relation_of(str(row["relation"])).pid
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: {exc}") from None
-            if not (is_complete_name(a) and is_complete_name(b)):
-                continue
-            sentence = (row.get("sentence") or "").strip()
-            pairs.append(
-                PersonPair(a, relation, b, sentence or seed_sentence(relation, a, b), "input" if sentence else "template")
-            )
+    for where, row in json_lines(path, what="pairs file", error=ValueError):
+        missing = [k for k in ("a", "relation", "b") if not isinstance(row, dict) or not row.get(k)]
+        if missing:
+            raise ValueError(f"{where}: a pair needs \"a\", \"relation\" and \"b\"; missing {', '.join(missing)}")
+        a, b = str(row["a"]).strip(), str(row["b"]).strip()
+        try:
+            relation = relation_of(str(row["relation"])).pid
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if not (is_complete_name(a) and is_complete_name(b)):
+            continue
+        sentence = (row.get("sentence") or "").strip()
+        pairs.append(
+            PersonPair(a, relation, b, sentence or seed_sentence(relation, a, b), "input" if sentence else "template")
+        )
     return pairs
 
 

@@ -58,6 +58,7 @@ from kalma_graph.files import (
     read_jsonl,
     refuse_other_settings,
 )
+from kalma_graph.lines import json_lines
 from kalma_graph.store.base import GraphStore
 
 ProgressFn = Callable[[int, int], None]
@@ -191,8 +192,7 @@ def _query_to_line(q: CollectedQuery) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def _query_from_line(line: str) -> CollectedQuery:
-    d = json.loads(line)
+def _query_from_dict(d: dict) -> CollectedQuery:
     return CollectedQuery(d["key"], d["source"], d["kb"], d["question"], _grounding_from_dict(d["grounding"]),
                           d.get("provenance") or {})
 
@@ -305,8 +305,8 @@ def build(
     t0 = time.perf_counter()
 
     if paths.queries.exists() and meta.get("collection"):
-        with open(paths.queries, encoding="utf-8") as fh:
-            queries = [_query_from_line(line) for line in fh if line.strip()]
+        queries = [_query_from_dict(d) for _, d in json_lines(paths.queries, what="queries file", error=BuildError,
+                                                              hint="; rebuild with --fresh")]
     else:
         report = CollectionReport()
         queries = list(collect_queries(view, config, report))

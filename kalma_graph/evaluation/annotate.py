@@ -87,7 +87,7 @@ class ScoredRun:
 
 def load_scored(path: str | os.PathLike[str]) -> ScoredRun:
     """An evaluate output directory (its `answers_scored.jsonl`) or the JSONL file itself."""
-    from kalma_graph.ingest.sources import numbered_lines
+    from kalma_graph.lines import json_lines
     from kalma_graph.reporting.files import DETAILS_NAME, JSON_NAME
 
     path = Path(path)
@@ -96,17 +96,11 @@ def load_scored(path: str | os.PathLike[str]) -> ScoredRun:
         where = f"{path} has no {DETAILS_NAME}" if path.is_dir() else f"{path}: no such file"
         raise AnnotateError(f"{where}; pass the --out directory of `kalma-graph evaluate` or its {DETAILS_NAME}")
     answers = []
-    for number, line in numbered_lines(details):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnnotateError(f"{details}:{number}: not JSON ({exc.msg})") from None
+    for where, record in json_lines(details, what="scored answers file", error=AnnotateError):
         if not isinstance(record, dict) or not isinstance(record.get("sentences"), list):
-            raise AnnotateError(f"{details}:{number}: not a scored answer (no 'sentences' list); "
+            raise AnnotateError(f"{where}: not a scored answer (no 'sentences' list); "
                                 f"is this the {DETAILS_NAME} of `kalma-graph evaluate`?")
-        record["_line"] = number
+        record["_line"] = int(where.rpartition(":")[2])
         answers.append(record)
     results_path = details.with_name(JSON_NAME)
     results = None

@@ -61,7 +61,7 @@ def header_path_for(path: Path) -> Path | None:
 
 def read_answers(path: str | os.PathLike[str]) -> AnswersFile:
     """Read an answers JSONL file (plain or compressed) and its sidecar header, checking each line."""
-    from kalma_graph.ingest.sources import json_lines
+    from kalma_graph.lines import json_lines
 
     path = Path(path)
     records: list[AnswerRecord] = []

@@ -33,7 +33,7 @@ class GoldError(ValueError):
 
 def load_gold(path: str | os.PathLike[str]) -> GoldSets:
     """`{question id: [(subject, label, value), ...]}` from a gold JSONL file (see the module doc)."""
-    from kalma_graph.ingest.sources import json_lines
+    from kalma_graph.lines import json_lines
 
     gold: GoldSets = {}
     for where, row in json_lines(path, what="gold file", error=GoldError):

@@ -12,10 +12,10 @@ naming `file:line`.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
+from kalma_graph.lines import json_lines
 from kalma_graph.verification import AnswerCheck, AnswerInput, GraphEntity, Verifier
 from kalma_graph.verification.verifier import cited_sentences, from_scored, graph_triple
 
@@ -40,20 +40,9 @@ def read_items(path: str | Path) -> list[dict[str, Any]]:
             for line, row in enumerate(reader, start=2):
                 items.append(_item(row, f"{path}:{line}", len(items)))
         return items
-    for line, raw in _lines(path):
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise VerifyInputError(f"{path}:{line}: not JSON ({exc.msg})") from None
-        items.append(_item(value, f"{path}:{line}", len(items)))
+    for where, value in json_lines(path, what="answers file", error=VerifyInputError):
+        items.append(_item(value, where, len(items)))
     return items
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as f:
-        for n, raw in enumerate(f, start=1):
-            if raw.strip():
-                yield n, raw
 
 
 def _item(value: Any, where: str, index: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from kalma_graph.ingest.sources import json_lines
+from kalma_graph.lines import json_lines
 
 THREE_WAY = ("entailment", "neutral", "contradiction")
 MNLI_EVAL_FRACTION = 0.2

@@ -18,7 +18,6 @@ sha256, parameters, library versions).
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import hashlib
 import json
 import os
@@ -30,6 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl, refuse_other_settings
+from kalma_graph.lines import json_lines, open_text
 from kalma_graph.provenance import library_versions
 from kalma_graph.generation.grammar import GRAMMAR_MODES
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
@@ -108,10 +108,6 @@ def _strip_question_label(text: str) -> str:
     return text[len("question:"):].strip() if text[:9].casefold() == "question:" else text
 
 
-def _open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
-
-
 def _stem(path: Path) -> str:
     name = path.name
     for suffix in (".gz", ".bz2", ".json", ".jsonl"):
@@ -124,7 +120,7 @@ def load_biokalma_questions(path: str | os.PathLike) -> list[Question]:
     `<file stem>:<index>` (`simple_question_graph:0`); the leading "question: " some released
     questions carry is removed; each record's qid goes to `reference_qids`."""
     path = Path(path)
-    with _open_text(path) as handle:
+    with open_text(path) as handle:
         data = json.load(handle)
     if not isinstance(data, list) or (data and not (isinstance(data[0], list) and len(data[0]) == 2)):
         raise AnswerError(f"{path}: not a BioKaLMA question file (expected [[question, [records]], ...])")
@@ -138,31 +134,27 @@ def load_biokalma_questions(path: str | os.PathLike) -> list[Question]:
 
 def load_jsonl_questions(path: str | os.PathLike) -> list[Question]:
     """JSON lines `{"id": ..., "question": ...}` (optional `"variants": {"general": ..., "specific":
-    ...}` and `"reference_qids"`); a line without an id gets `<file stem>:<line number>`."""
+    ...}` and `"reference_qids"`), plain or compressed; a line without an id gets `<file stem>:<line number>`."""
     path = Path(path)
     out = []
     seen: set[str] = set()
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                text = row["question"]
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise AnswerError(f"{path}:{number}: not a question record ({exc})") from exc
-            qid = str(row.get("id") or f"{_stem(path)}:{number}")
-            if qid in seen:
-                raise AnswerError(f"{path}:{number}: duplicate id {qid!r}")
-            seen.add(qid)
-            out.append(
-                Question(
-                    id=qid,
-                    text=text,
-                    variant_texts=row.get("variants") or None,
-                    reference_qids=tuple(row.get("reference_qids") or ()),
-                )
+    for where, row in json_lines(path, what="question file", error=AnswerError):
+        try:
+            text = row["question"]
+        except (KeyError, TypeError) as exc:
+            raise AnswerError(f"{where}: not a question record ({exc})") from exc
+        qid = str(row.get("id") or f"{_stem(path)}:{where.rpartition(':')[2]}")
+        if qid in seen:
+            raise AnswerError(f"{where}: duplicate id {qid!r}")
+        seen.add(qid)
+        out.append(
+            Question(
+                id=qid,
+                text=text,
+                variant_texts=row.get("variants") or None,
+                reference_qids=tuple(row.get("reference_qids") or ()),
             )
+        )
     return out
 
 

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from kalma_graph.files import atomic_write_text
+from kalma_graph.files import atomic_write_text, read_jsonl
 from kalma_graph.reporting.markdown import num, pct, table
 
 TABLE3 = ("alignment_micro", "correctness", "precision_micro", "recall_micro", "f1_micro",
@@ -223,10 +223,11 @@ def _na_caveat(who: str, t5: Mapping[str, Any]) -> list[str]:
 
 
 def _two_person_share(path: Path) -> tuple[int, int] | None:
-    """(answers whose retrieved graph has two or more subjects, answers) of an answers file."""
+    """(answers whose retrieved graph has two or more subjects, answers) of an answers file (our own
+    output: a torn last line of a run cut short is left out, as the experiment runner does)."""
     if not path.is_file():
         return None
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(path).records
     return sum(len({t["subject"] for t in r.get("retrieved") or []}) >= 2 for r in rows), len(rows)
 
 

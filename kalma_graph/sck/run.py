@@ -44,6 +44,7 @@ from kalma_graph.files import (
     read_jsonl,
     refuse_other_settings,
 )
+from kalma_graph.lines import numbered_lines
 from kalma_graph.sck.base import INTENTS
 from kalma_graph.sck.scorer import QARecord, SCKScorer, ScoreOptions
 
@@ -92,15 +93,16 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[QARecord], list[str
             for line, row in enumerate(reader, start=2):
                 rows.append((line, row))
     else:
-        text = path.read_text(encoding="utf-8")
-        if text.lstrip().startswith("["):
+        # split on newlines only (str.splitlines would also cut a line at a U+2028 inside a JSON string)
+        lines = list(numbered_lines(path))
+        if next((raw for _, raw in lines if raw.strip()), "").lstrip().startswith("["):
             try:
-                data = json.loads(text)
+                data = json.loads("\n".join(raw for _, raw in lines))
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: not valid JSON: {exc}") from exc
             rows = [(i, r) for i, r in enumerate(data, start=1)]
         else:
-            for line, raw in enumerate(text.splitlines(), start=1):
+            for line, raw in lines:
                 if not raw.strip():
                     continue
                 try:

@@ -11,12 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "kalma_graph"
 
-BASE = {"text", "files", "records", "metric_fields", "evaluation_result", "shards", "kg", "provenance"}
+BASE = {"text", "files", "lines", "records", "metric_fields", "evaluation_result", "shards", "kg", "provenance"}
 INFRA = BASE | {"store", "neo4j_server"}
 # package -> the packages it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "text": set(),
     "files": set(),
+    "lines": set(),  # the input line reader: plain or compressed, strict UTF-8, `file:line` in every error
     "provenance": set(),  # which library versions made a result
     # what every stage shares: Entity and Triple, the knowledge block, the citation parser
     "kg": {"text"},
@@ -36,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "verification": INFRA | {"retrieval"},  # the graph-grounded verifier (no model in stage one)
     # does a statement rest on its triples: one interface and one registry of evaluators for every stage
     "attribution": INFRA | {"models", "verification"},
-    "evaluation": INFRA | {"ingest", "models", "prompts", "reporting", "retrieval", "verification", "attribution"},
+    "evaluation": INFRA | {"models", "prompts", "reporting", "retrieval", "verification", "attribution"},
 }
 BELOW_FEATURES = set(ALLOWED)
 FEATURES = {"pipeline", "caqa", "sck", "nli", "biokalma"}

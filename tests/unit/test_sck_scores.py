@@ -418,6 +418,20 @@ def test_read_records_jsonl_csv_and_pipeline_records(tmp_path):
         read_records(jsonl)
 
 
+def test_read_records_splits_json_lines_on_newlines_only(tmp_path):
+    """An answer holding U+2028 (written raw by ensure_ascii=False) is one record, not two broken lines
+    (str.splitlines used to cut it); a JSON array over several lines is still read whole."""
+    jsonl = tmp_path / "in.jsonl"
+    jsonl.write_text(json.dumps({"id": "a", "question": "Q?", "answer": "A\u2028B."}, ensure_ascii=False) + "\n",
+                     encoding="utf-8")
+    records, problems = read_records(jsonl)
+    assert [(r.id, r.answer) for r in records] == [("a", "A\u2028B.")] and problems == []
+    array = tmp_path / "in.json"
+    array.write_text("\n  [\n" + json.dumps({"question": "Q?", "answer": "A."}) + "\n]\n", encoding="utf-8")
+    records, problems = read_records(array)
+    assert [r.answer for r in records] == ["A."] and problems == []
+
+
 def _answer_line(rid: str) -> str:
     return json.dumps({"id": rid, "row": {"id": rid, "sck": 0.5}}) + "\n"
 
