@@ -14,19 +14,7 @@ Benchmarking: `evaluators` (NLI, LLM judges, CoT decomposition, fine-tuned), `me
 This package's import pulls in no model stack and no store.
 """
 
-from kalma_graph.caqa.model import (
-    CATEGORIES,
-    COMPLEXITIES,
-    CONTRADICTORY,
-    IRRELEVANT,
-    PARTIAL,
-    SUPPORTIVE,
-    Fact,
-    Grounding,
-    Query,
-    Sample,
-    evaluate,
-)
+from kalma_graph.caqa import model
+from kalma_graph.caqa.model import *  # noqa: F401,F403  (the model's public names, listed once in model.__all__)
 
-__all__ = ["CATEGORIES", "COMPLEXITIES", "CONTRADICTORY", "IRRELEVANT", "PARTIAL", "SUPPORTIVE", "Fact",
-           "Grounding", "Query", "Sample", "evaluate"]
+__all__ = list(model.__all__)

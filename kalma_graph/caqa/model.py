@@ -243,3 +243,8 @@ class Sample:
     def claim_question(self) -> str:
         """The question an evaluator sees: the extended one when the query was extended."""
         return self.extended_question or self.question
+
+
+#: what `kalma_graph.caqa` offers of the model (the package re-exports exactly these)
+__all__ = ["CATEGORIES", "COMPLEXITIES", "CONTRADICTORY", "IRRELEVANT", "PARTIAL", "SUPPORTIVE", "Fact",
+           "Grounding", "Query", "Sample", "evaluate"]

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from kalma_graph.kg.triples import Entity
 from ..store.base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError, StoreStats
 from ..store.common import result_of
-from ..store.loading import entity_row, plan_batch
+from ..store.loading import StoreHolds, entity_row, plan_batch
 from .lock import LOCK_KEY
 from .neo4j_csv import CsvFiles, entity_columns
 
@@ -55,16 +55,9 @@ class StagingStore:
     def load_batch(self, entities: Sequence[EntityRecord], statements: Sequence[StatementRecord],
                    options: LoadOptions = LoadOptions()) -> LoadResult:
         # options.written is not read: the whole graph so far is in memory, nothing to look up
-        plan = plan_batch(
-            entities,
-            statements,
-            default_kb=options.default_kb,
-            existing_entities=self.entities,  # type: ignore[arg-type]  (read with .get only)
-            existing_value_ids=self.value_numbers,
-            existing_name_pairs=self.name_pairs,
-            existing_name_keys=self.name_key_numbers,
-            existing_sids=self.sids,  # the plan adds the batch's
-        )
+        # the whole graph so far is what the store holds; the plan adds the batch's statement ids to self.sids
+        holds = StoreHolds(self.entities, self.value_numbers, self.name_pairs, self.name_key_numbers, self.sids)  # type: ignore[arg-type]
+        plan = plan_batch(entities, statements, default_kb=options.default_kb, holds=holds)
         _number(self.entity_numbers, [row["id"] for row in plan.entities_new])
         self.entities.update(plan.records)
         values = plan.values_new

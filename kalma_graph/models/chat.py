@@ -61,7 +61,7 @@ def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, 
     return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages)).prompt
 
 
-def _sampling(params: GenerationParams) -> dict[str, Any]:
+def sampling_args(params: GenerationParams) -> dict[str, Any]:
     return {
         "max_tokens": params.max_tokens,
         "temperature": params.temperature,
@@ -71,7 +71,7 @@ def _sampling(params: GenerationParams) -> dict[str, Any]:
     }
 
 
-def _completion(out: dict, text: str | None, params: GenerationParams) -> Completion:
+def completion_of(out: dict, text: str | None, params: GenerationParams) -> Completion:
     choice = out["choices"][0]
     usage = out.get("usage") or {}
     return Completion(

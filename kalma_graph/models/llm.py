@@ -27,8 +27,8 @@ from .chat import (  # noqa: F401
     Completion,
     GenerationParams,
     LLMError,
-    _completion,
-    _sampling,
+    completion_of,
+    sampling_args,
     chat_template_of,
     is_endpoint,
     render_chat,
@@ -238,16 +238,16 @@ class LocalLLM:
             if not self.reuse_prefix:
                 self._llm.reset()
             out = self._llm.create_chat_completion(messages=list(messages), grammar=_llama_grammar(grammar),
-                                                  **_sampling(params))
-        return _completion(out, out["choices"][0]["message"]["content"], params)
+                                                  **sampling_args(params))
+        return completion_of(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
         """Raw text completion (no chat template)."""
         with self._lock:
             if not self.reuse_prefix:
                 self._llm.reset()
-            out = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar), **_sampling(params))
-        return _completion(out, out["choices"][0]["text"], params)
+            out = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar), **sampling_args(params))
+        return completion_of(out, out["choices"][0]["text"], params)
 
     def chat_template(self) -> tuple[str, str, str]:
         """The model's chat template and its BOS / EOS texts (what `render_chat` takes)."""

@@ -34,16 +34,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from .chat import (
-    Completion,
-    GenerationParams,
-    LLMError,
-    _completion,
-    _sampling,
-    chat_template_of,
-    is_endpoint,  # noqa: F401 - where callers have found it
-    render_chat,
-)
+from . import chat
+from .chat import Completion, GenerationParams, LLMError
+from .chat import is_endpoint  # noqa: F401 - where callers have found it
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -255,7 +248,7 @@ class ServerLLM:
         body = {"model": self.model, "messages": list(messages), **_request_sampling(params), **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
         choice = self._choice(data, url)
-        return _completion({"choices": [choice], "usage": data.get("usage")},
+        return chat.completion_of({"choices": [choice], "usage": data.get("usage")},
                            (choice.get("message") or {}).get("content"), params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
@@ -263,7 +256,7 @@ class ServerLLM:
         body = {"model": self.model, "prompt": prompt, **_request_sampling(params), **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
         choice = self._choice(data, url)
-        return _completion({"choices": [choice], "usage": data.get("usage")}, choice.get("text"), params)
+        return chat.completion_of({"choices": [choice], "usage": data.get("usage")}, choice.get("text"), params)
 
     # --- scoring -------------------------------------------------------------------------------
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20, wider: int = 1000) -> dict[str, float]:
@@ -327,7 +320,7 @@ class ServerLLM:
         with self._lock:
             if self._template is None:
                 self._template = self._find_template()
-        return render_chat(*self._template, messages)
+        return chat.render_chat(*self._template, messages)
 
     def _find_template(self) -> tuple[str, str, str]:
         props = self._props
@@ -354,7 +347,7 @@ def gguf_chat_template(path: Any) -> tuple[str, str, str]:
 
     llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
     try:
-        return chat_template_of(llama, str(path))
+        return chat.chat_template_of(llama, str(path))
     finally:
         llama.close()
 
@@ -362,7 +355,7 @@ def gguf_chat_template(path: Any) -> tuple[str, str, str]:
 def _request_sampling(params: GenerationParams) -> dict[str, Any]:
     """The request's sampling fields: the in-process ones, and no repetition penalty (llama-cpp-python's server
     defaults to 1.1 where the in-process call uses 1.0, and greedy outputs then differ)."""
-    sampling = _sampling(params)
+    sampling = chat.sampling_args(params)
     if sampling["stop"] is None:
         del sampling["stop"]
     return {**sampling, "repeat_penalty": 1.0}

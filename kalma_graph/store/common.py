@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
 from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, LoadResult, StoreStats, name_key
-from .loading import BatchPlan, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of, value_ids_of
+from .loading import (BatchPlan, StoreHolds, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of,
+                      value_ids_of)
 
 Rows = list[dict[str, Any]]
 RunQuery = Callable[[str, Mapping[str, Any]], Rows]
@@ -227,17 +228,8 @@ class ReadOps:
         sids = (
             {r["sid"] for r in self._run("existing_statement_ids", {"subjects": subjects})} if subjects else set()
         ) | self._pending_statement_ids(set(subjects))
-        return plan_batch(
-            entities,
-            statements,
-            default_kb=default_kb,
-            existing_entities=existing,
-            existing_value_ids=values,
-            existing_name_pairs=pairs,
-            existing_name_keys=keys,
-            existing_sids=sids,
-            ids=ids,
-        )
+        return plan_batch(entities, statements, default_kb=default_kb, ids=ids,
+                          holds=StoreHolds(existing, values, pairs, keys, sids))
 
 
 def result_of(plan: BatchPlan) -> LoadResult:

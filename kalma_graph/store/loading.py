@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Container, Iterable, Iterator, Sequence
+from typing import Container, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity
 from .base import EntityRecord, StatementRecord, name_key
@@ -146,24 +146,31 @@ def referenced_ids(entities: Sequence[EntityRecord], statements: Sequence[Statem
     return sorted(ids)
 
 
+@dataclass(frozen=True)
+class StoreHolds:
+    """What the store already holds among a batch's ids: what `plan_batch` plans against. Containers are only
+    asked for membership (`in`), so a store may pass its own sets; `sids` is a set the plan adds the batch's
+    statement ids to (a store that keeps every id it wrote in one set, the staging store, passes that set and
+    has it up to date without a second pass over the batch)."""
+
+    entities: Mapping[str, Entity]  # read with .get only
+    value_ids: Container[str]
+    name_pairs: Container[tuple[str, str]]
+    name_keys: Container[str]
+    sids: set[str]
+
+
 def plan_batch(
     entities: Sequence[EntityRecord],
     statements: Sequence[StatementRecord],
     *,
     default_kb: str,
-    existing_entities: dict[str, Entity],
-    existing_value_ids: Container[str],
-    existing_name_pairs: Container[tuple[str, str]],
-    existing_name_keys: Container[str],
-    existing_sids: set[str],
+    holds: StoreHolds,
     ids: Sequence[str] | None = None,
 ) -> BatchPlan:
-    """Decide what to create or update so that the store afterwards holds the union of both.
-    `existing_sids`: the ids of the store's statements among these; the plan adds to it the ids of
-    the statements it plans (a store that keeps every id it wrote in one set, the staging store,
-    passes that set and has it up to date without a second pass over the batch). `ids`:
-    `referenced_ids(entities, statements)` (sorted, the explicit records' ids included) where the
-    caller has it already."""
+    """Decide what to create or update so that the store afterwards holds the union of both; `holds`:
+    what it holds already among these ids (`StoreHolds`). `ids`: `referenced_ids(entities, statements)`
+    (sorted, the explicit records' ids included) where the caller has it already."""
     plan = BatchPlan()
 
     # Entities: explicit records, plus stubs for every id a statement mentions.
@@ -176,7 +183,7 @@ def plan_batch(
 
     keys_to_create: set[str] = set()
     for ent_id in referenced_ids(entities, statements) if ids is None else ids:  # sorted, explicit ids included
-        old = existing_entities.get(ent_id)
+        old = holds.entities.get(ent_id)
         records = grouped.get(ent_id)
         if records is None:
             # Only mentioned: a stub, which can add nothing to a known entity but an empty kb (merge
@@ -196,22 +203,22 @@ def plan_batch(
         if ent_id not in named_ids:
             continue
         for key in sorted(entity_keys(merged)):
-            if (key, ent_id) not in existing_name_pairs:
+            if (key, ent_id) not in holds.name_pairs:
                 plan.names_new.append({"key": key, "id": ent_id})
-                if key not in existing_name_keys:
+                if key not in holds.name_keys:
                     keys_to_create.add(key)
     plan.name_keys_new = sorted(keys_to_create)
 
     # Literals and statements, deduplicated within the batch and against the store. (One pass per
     # statement of the whole load: kept to attribute reads, set lookups and appends.)
     seen_values: set[str] = set()
-    add_sid = existing_sids.add
+    add_sid = holds.sids.add
     # The columns' appends bound once: a method call per statement cost 0.3 s per 1M.
     e_subject, e_object, e_sid, e_pid, e_label = (c.append for c in plan.entity_statements_new.columns())
     v_subject, v_object, v_sid, v_pid, v_label = (c.append for c in plan.value_statements_new.columns())
     for st in statements:
         sid = st.sid  # computed once per record (by the reader's process when it reads ahead)
-        if sid in existing_sids:  # in the store, or met earlier in the batch
+        if sid in holds.sids:  # in the store, or met earlier in the batch
             continue
         add_sid(sid)
         obj = st.object_id
@@ -219,7 +226,7 @@ def plan_batch(
             e_subject(st.subject), e_object(obj), e_sid(sid), e_pid(st.pid), e_label(st.label)
             continue
         vid = st.object_key
-        if vid not in existing_value_ids and vid not in seen_values:
+        if vid not in holds.value_ids and vid not in seen_values:
             seen_values.add(vid)
             plan.values_new.append({"id": vid, "value": st.value or "", "datatype": st.datatype or "string"})
         v_subject(st.subject), v_object(vid), v_sid(sid), v_pid(st.pid), v_label(st.label)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kalma_graph.store.base import EntityRecord, StatementRecord
-from kalma_graph.store.loading import StatementRows, merge_records, plan_batch
+from kalma_graph.store.loading import StatementRows, StoreHolds, merge_records, plan_batch
 
 BIRTH_PLACE = StatementRecord("Q206534", "P19", "place of birth", object_id="Q25395")
 BIRTH_DATE = StatementRecord("Q206534", "P569", "date of birth", value="1871-11-01", datatype="time")
@@ -33,9 +33,9 @@ def test_records_are_values():
 
 
 def _plan(statements, *, existing_sids=(), existing_value_ids=()):
+    holds = StoreHolds({}, set(existing_value_ids), set(), set(), set(existing_sids))
     return plan_batch([EntityRecord("Q206534", "wikidata", name="Stephen Crane")], statements, default_kb="wikidata",
-                      existing_entities={}, existing_value_ids=set(existing_value_ids), existing_name_pairs=set(),
-                      existing_name_keys=set(), existing_sids=set(existing_sids))
+                      holds=holds)
 
 
 def test_statement_rows_are_planned_once_each_and_read_alike_as_columns_dicts_and_tuples():
@@ -99,8 +99,8 @@ def test_an_object_met_again_changes_its_entity_only_where_a_stub_adds_something
     from kalma_graph.kg.triples import Entity
 
     stored = Entity("Q25395", kb=stored_kb, name="Newark", types=("Q515",))
-    plan = plan_batch([], [BIRTH_PLACE], default_kb="wikidata", existing_entities={"Q25395": stored},
-                      existing_value_ids=set(), existing_name_pairs=set(), existing_name_keys=set(), existing_sids=set())
+    holds = StoreHolds({"Q25395": stored}, set(), set(), set(), set())
+    plan = plan_batch([], [BIRTH_PLACE], default_kb="wikidata", holds=holds)
     assert [r["id"] for r in plan.entities_changed] == changed
     assert [r["id"] for r in plan.entities_new] == ["Q206534"]  # the subject, new, as a stub
     if changed:

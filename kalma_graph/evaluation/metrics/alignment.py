@@ -41,9 +41,7 @@ from kalma_graph.evaluation.matching import TripleLike
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
     HypothesisFormat,
-    check_threshold,
-    entailment_scores,
-    hypothesis,
+    pair_scores,
     unnamed_subjects,
 )
 from kalma_graph.evaluation.metrics.ratios import mean, ratio
@@ -73,10 +71,8 @@ def alignment(
 ) -> dict:
     """Entailed share of sentence–citation pairs, micro over pairs and macro over answers."""
     evaluated = list(answers if first_n_answers is None else answers[:first_n_answers])
-    premises = [sentence for pairs in evaluated for sentence, _ in pairs]
-    hypotheses = [hypothesis(t, hypothesis_format, subject_names) for pairs in evaluated for _, t in pairs]
-    check_threshold(threshold)
-    scores = iter(entailment_scores(entail, premises, hypotheses))
+    scores = pair_scores(entail, [pair for pairs in evaluated for pair in pairs], hypothesis_format, subject_names,
+                         threshold)
     rows = []
     for pairs in evaluated:
         probabilities = [next(scores) for _ in pairs]

@@ -47,9 +47,7 @@ from kalma_graph.evaluation.matching import MatchMode, TripleLike, key_function
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
     HypothesisFormat,
-    check_threshold,
-    entailment_scores,
-    hypothesis,
+    pair_scores,
     unnamed_subjects,
 )
 from kalma_graph.evaluation.metrics.ratios import f1, mean, ratio
@@ -109,14 +107,9 @@ def na_quality(
 ) -> dict:
     """[NA] precision / recall / F1, micro and macro (see the module card)."""
     absents = [absent_triples(case, absent_set, matching) for case in cases]
-    premises, hypotheses = [], []
-    for case, absent in zip(cases, absents):
-        for sentence in case.na_sentences:
-            for triple in absent:
-                premises.append(sentence)
-                hypotheses.append(hypothesis(triple, hypothesis_format, subject_names))
-    check_threshold(threshold)
-    scores = iter(entailment_scores(entail, premises, hypotheses))
+    pairs = [(sentence, triple) for case, absent in zip(cases, absents) for sentence in case.na_sentences
+             for triple in absent]
+    scores = pair_scores(entail, pairs, hypothesis_format, subject_names, threshold)
     rows = []
     for case, absent in zip(cases, absents):
         probabilities = [[next(scores) for _ in absent] for _ in case.na_sentences]  # sentence x triple

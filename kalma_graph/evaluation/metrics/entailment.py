@@ -4,7 +4,7 @@ injected `entail` callable. No model is loaded here; the caller passes one (or a
 from __future__ import annotations
 
 import math
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Iterator, Literal, Mapping, Sequence
 
 from kalma_graph.evaluation.matching import TripleLike, triple_parts
 from kalma_graph.kg.hypothesis import HYPOTHESES
@@ -75,6 +75,20 @@ def entailment_scores(entail: EntailFn, premises: Sequence[str], hypotheses: Seq
 def check_threshold(threshold: float) -> None:
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+
+
+def pair_scores(entail: EntailFn, pairs: Sequence[tuple[str, TripleLike]], hypothesis_format: HypothesisFormat,
+                subject_names: Mapping[str, str] | None, threshold: float) -> Iterator[float]:
+    """The entailment score of each (sentence, triple) pair, in order, as one batch: does the sentence state
+    the triple, written in `hypothesis_format`? (Alignment and [NA] quality both ask it.)
+
+    >>> list(pair_scores(lambda p, h: [0.9], [("Crane was born in Newark.", ("Q1", "place of birth", "Newark"))],
+    ...                  "prop_value", None, 0.5))
+    [0.9]
+    """
+    hypotheses = [hypothesis(t, hypothesis_format, subject_names) for _, t in pairs]
+    check_threshold(threshold)
+    return iter(entailment_scores(entail, [sentence for sentence, _ in pairs], hypotheses))
 
 
 def entailed(
