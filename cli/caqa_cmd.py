@@ -9,6 +9,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from kalma_graph.caqa.evaluators import EVALUATORS
+
 from .common import fail, failing_on, console, err_console, figure, json_option, print_json
 from .options import option, renamed
 
@@ -86,8 +88,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @click.argument("samples", type=click.Path(exists=True))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
 @click.option("--evaluator", "evaluators", multiple=True, required=True, metavar="NAME",
-              help="nli-2way, nli-3way, cot-nli, llm-zero-shot, llm-few-shot, cot-llm, verifier (the graph-grounded "
-                   "verifier, no model) or finetuned:PATH (repeatable).")
+              help=f"{', '.join(EVALUATORS)} (repeatable; verifier: the graph-grounded verifier, no model).")
 @option("nli", help="NLI model of the NLI evaluators: a local directory or hub id [env KALMA_NLI_MODEL].")
 @option("nli-cache", default="default", show_default=True,
         help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")

@@ -9,7 +9,7 @@ answers it, and one registry of the evaluators every paper's stage can use.
 Each stage reads a verdict in its paper's labels through one small adapter: CAQA's four categories
 (`caqa/evaluators/shared.py`), KG-AttrScore's attributable / extrapolatory / contradictory
 (`sck/judges.py`). An evaluator added to `REGISTRY` is therefore a CAQA evaluator
-(`caqa bench --evaluators NAME`) and an SCK judge (`score --attribution-judge NAME`) with no other edit.
+(`caqa bench --evaluator NAME`) and an SCK judge (`score --attribution-judge NAME`) with no other edit.
 Evaluators that only make sense in one stage (CAQA's prompted LLM judges, SCK's NLI judge with its
 contradiction search) stay in that stage's registry, which starts from this one.
 """
