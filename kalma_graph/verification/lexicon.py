@@ -40,6 +40,7 @@ class Lexicon:
     demonyms: dict[str, tuple[str, ...]]  # folded country/people name -> adjectives
     stop_words: frozenset[str] = frozenset()
     kin_gender: dict[str, str] = field(default_factory=dict)  # folded family word -> "m" / "f" ("daughter" -> "f")
+    symmetric: frozenset[str] = frozenset()  # folded labels of relations that read the same both ways
     sha256: str = ""
     _fallback: dict[str, RelationCues] = field(default_factory=dict, compare=False, hash=False)
 
@@ -111,5 +112,6 @@ def load_lexicon() -> Lexicon:
         demonyms={fold(k): tuple(v) for k, v in data["demonyms"].items()},
         stop_words=frozenset(fold(w) for w in data.get("stop_words", ())),
         kin_gender={fold(w): g for g, words in data.get("kin_gender", {}).items() for w in words},
+        symmetric=frozenset(fold(label) for label in data.get("symmetric", ())),
         sha256=hashlib.sha256(raw).hexdigest(),
     )

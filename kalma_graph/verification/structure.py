@@ -492,6 +492,10 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if not own and found and first > 0 and tokens[first - 1].norm == "of":
         # "The place of birth of S is V": the relation is named before its subject
         own = _cue_spans(tokens, rel, max(first - 8, 0), first - 1)
+    if how == "left" and own and fold(cited.relation) not in lex.symmetric \
+            and _names_value_by_relation(tokens, own[0], cited.relation, lo):
+        return out("unsupported_inverted", f"the sentence says {subject_name} is the {cited.relation} of {cited.value}: "
+                   f"the inverse of '{cited.relation}'")
     if rel.active_inverts and own and not _passive(tokens, own[0]):
         return out("unsupported_inverted", f"the sentence says {subject_name} {tokens[own[0][0]].text} {cited.value}: "
                    f"the inverse of '{cited.relation}'")
@@ -555,6 +559,20 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                        f"({'of ' if of_follows else ''}the inverse of '{cited.relation}')")
         return out("partial_near", f"'{tokens[i].text}' is another family relation than '{cited.relation}'", spans)
     return out("partial_no_cue", f"'{cited.value}' is named without a family word for '{cited.relation}'", spans)
+
+
+def _names_value_by_relation(tokens: Sequence[Token], cue: tuple[int, int], relation: str, subject_end: int) -> bool:
+    """`S is the record label of V` for `S record label: V`: the relation's own name after S, then `of V`, makes
+    S the value's <relation>, the inverse of the triple. Only the label itself counts: a role noun that reads
+    forward ("S is an employee of V", "a graduate of V", "a member of V") is another cue, never this; and S must
+    be what the copula speaks of ("S's work is a genre of V" is not S's)."""
+    end = cue[1]
+    start = end - len(relation.split())  # the cue may be the label's head word ("label" of "record label")
+    if end >= len(tokens) or tokens[end].norm != "of" or start - 2 != subject_end:
+        return False
+    if fold(span_text(tokens, (start, end))) != fold(relation):
+        return False
+    return tokens[start - 1].norm in ("the", "a", "an") and tokens[start - 2].norm in _COPULAS
 
 
 def _passive(tokens: Sequence[Token], cue: tuple[int, int]) -> bool:

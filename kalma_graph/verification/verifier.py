@@ -17,8 +17,9 @@ from .lexicon import Lexicon, load_lexicon
 from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
 # Bumped when the checks change without the cue tables changing (the id is `version:cues_sha256`, so a stored
-# report scored by another verifier is never read back): 2 reads an s-possessive's apostrophe ("Oates' book").
-VERIFIER_VERSION = "2"
+# report scored by another verifier is never read back): 2 reads an s-possessive's apostrophe ("Oates' book");
+# 3 reads "S is the <relation> of V" as the inverse of S <relation>: V.
+VERIFIER_VERSION = "3"
 
 
 class Verifier:

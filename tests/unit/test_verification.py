@@ -195,3 +195,32 @@ def test_a_family_word_must_fit_the_sex_or_gender_the_graph_holds():
         assert wrong.citations[0].verdict == "supported" and not wrong.fully_supported
         assert [(c.text, c.status, c.evidence) for c in wrong.claims if c.status != "supported"] == [
             ("daughter", "contradicted", "Q1, sex or gender: male")]
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Kelly Osbourne is the record label of Epic Records.", "unsupported"),  # seen in a grounded answer
+    ("The record label of Kelly Osbourne is Epic Records.", "supported"),
+    ("Kelly Osbourne's record label is Epic Records.", "supported"),
+    ("Kelly Osbourne was the employer of Epic Records.", "unsupported"),
+    ("Kelly Osbourne was an employee of Epic Records.", "supported"),  # a role noun reads forward
+])
+def test_the_relation_named_between_subject_and_of_value_is_its_inverse(sentence, expected):
+    shown = [GraphTriple(subject="Q231182", label="record label", value="Epic Records", object_id="Q155152"),
+             GraphTriple(subject="Q231182", label="employer", value="Epic Records", object_id="Q155152")]
+    relation = "employer" if "employ" in sentence else "record label"
+    answer = AnswerInput(question="", sentences=[(sentence, [CitedTriple(subject="Q231182", relation=relation,
+                                                                         value="Epic Records")])],
+                         shown=shown, entities=[GraphEntity(id="Q231182", name="Kelly Osbourne")])
+    result = Verifier().verify(answer).sentences[0].citations[0]
+    assert result.verdict == expected, result.reason
+    assert ("inverse" in result.reason) == (expected == "unsupported")
+
+
+def test_a_symmetric_relation_reads_the_same_both_ways():
+    shown = [GraphTriple(subject="Q1", label="cohabitant", value="Caracalla", object_id="Q2")]
+    answer = AnswerInput(question="", sentences=[("Julia Avita Mamaea was the cohabitant of Caracalla.",
+                                                  [CitedTriple(subject="Q1", relation="cohabitant", value="Caracalla")])],
+                         shown=shown, entities=[GraphEntity(id="Q1", name="Julia Avita Mamaea"),
+                                                GraphEntity(id="Q2", name="Caracalla")])
+    result = Verifier().verify(answer).sentences[0].citations[0]
+    assert "inverse" not in result.reason
