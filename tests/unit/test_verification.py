@@ -224,3 +224,32 @@ def test_a_symmetric_relation_reads_the_same_both_ways():
                                                 GraphEntity(id="Q2", name="Caracalla")])
     result = Verifier().verify(answer).sentences[0].citations[0]
     assert "inverse" not in result.reason
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Henry James's brother taught at Harvard University.", "unsupported"),  # said of the brother
+    ("Henry James's older brother worked for Harvard University.", "unsupported"),
+    ("Henry James wrote novels. His father was employed by Harvard University.", "unsupported"),
+    ("Henry James's employer was Harvard University.", "supported"),  # the possessed noun is the relation
+    ("Henry James taught at Harvard University.", "supported"),  # his own
+])
+def test_a_value_said_of_a_possessed_person_is_not_said_of_the_possessor(sentence, expected):
+    shown = [GraphTriple(subject="Q170509", label="employer", value="Harvard University", object_id="Q13371")]
+    *previous, last = sentence.split(". ", 1) if ". " in sentence else [sentence]
+    sentences = [(p + ".", []) for p in previous] + [(last, [CitedTriple(subject="Q170509", relation="employer",
+                                                                          value="Harvard University")])]
+    answer = AnswerInput(question="", sentences=sentences, shown=shown,
+                         entities=[GraphEntity(id="Q170509", name="Henry James")])
+    result = Verifier().verify(answer).sentences[-1].citations[0]
+    assert result.verdict == expected, result.reason
+    assert ("not of Henry James" in result.reason) == (expected == "unsupported")
+
+
+def test_the_value_that_is_the_possessed_person_is_read_as_the_relation():
+    shown = [GraphTriple(subject="Q254", label="student", value="Johann Nepomuk Hummel", object_id="Q188")]
+    answer = AnswerInput(question="", sentences=[("Wolfgang Amadeus Mozart's student was Johann Nepomuk Hummel.",
+                                                  [CitedTriple(subject="Q254", relation="student",
+                                                               value="Johann Nepomuk Hummel")])],
+                         shown=shown, entities=[GraphEntity(id="Q254", name="Wolfgang Amadeus Mozart"),
+                                                GraphEntity(id="Q188", name="Johann Nepomuk Hummel")])
+    assert Verifier().verify(answer).sentences[0].citations[0].verdict == "supported"
