@@ -203,7 +203,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progres
 
 def print_summary(results: EvaluationResult) -> None:
     summary = results.summary
-    extra = summary.model_dump()  # the figures written only for some runs (the verifier's) read by name
+    figures = summary.model_dump()  # the figures written only for some runs (the verifier's) read by name
     table = Table(title=f"evaluation {results.run_id}", show_header=True)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -216,18 +216,18 @@ def print_summary(results: EvaluationResult) -> None:
             ("precision % (micro / macro)", f"{pct(summary.precision_micro)} / {pct(summary.precision_macro)}"),
             ("recall % (micro / macro)", f"{pct(summary.recall_micro)} / {pct(summary.recall_macro)}"),
             ("F1 % (micro / macro)", f"{pct(summary.f1_micro)} / {pct(summary.f1_macro)}"),
-            (f"alignment % (micro / macro, {extra.get('alignment_method') or 'n/a'})"
-             + ((" — SELF-SCORED: the verifier kept these citations" if extra.get("alignment_method") == "verifier"
+            (f"alignment % (micro / macro, {figures.get('alignment_method') or 'n/a'})"
+             + ((" — SELF-SCORED: the verifier kept these citations" if figures.get("alignment_method") == "verifier"
                 else " — SELF-SCORED: the same NLI placed the citations") if summary.alignment_self_scored else ""),
              f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}")]
-    if extra.get("alignment_method") == "verifier":
-        if extra.get("alignment_before_filter_micro") is not None:
+    if figures.get("alignment_method") == "verifier":
+        if figures.get("alignment_before_filter_micro") is not None:
             rows.append(("alignment % of the model's own citations (before --cite verified)",
-                         pct(extra.get("alignment_before_filter_micro"))))
-        rows += [("alignment % (the paper's NLI)", pct(extra.get("alignment_nli_micro"))),
-                 ("citations partly / not supported", f"{extra.get('citations_partial')} / {extra.get('citations_unsupported')}"),
-                 ("cited sentences fully supported %", pct(extra.get("fully_supported_share"))),
-                 ("claims absent / contradicted", f"{extra.get('claims_absent')} / {extra.get('claims_contradicted')}")]
+                         pct(figures.get("alignment_before_filter_micro"))))
+        rows += [("alignment % (the paper's NLI)", pct(figures.get("alignment_nli_micro"))),
+                 ("citations partly / not supported", f"{figures.get('citations_partial')} / {figures.get('citations_unsupported')}"),
+                 ("cited sentences fully supported %", pct(figures.get("fully_supported_share"))),
+                 ("claims absent / contradicted", f"{figures.get('claims_absent')} / {figures.get('claims_contradicted')}")]
     rows += [
             ("[NA] precision / recall / F1 %", f"{pct(summary.na_precision)} / {pct(summary.na_recall)} / "
                                                f"{pct(summary.na_f1)}")]

@@ -115,11 +115,16 @@ def _only_when_set(fields: tuple[metric_fields.Field, ...]) -> frozenset[str]:
     return frozenset(f.name for f in declared(fields) if f.when is not None)
 
 
+def _first_after_aspects(fields: tuple[metric_fields.Field, ...]) -> str:
+    """The first declared field after G-Eval's per-aspect ones: where the records write their extra keys."""
+    first_aspect = next(i for i, f in enumerate(fields) if f.each_aspect)
+    return next(f.name for f in fields[first_aspect:] if not f.each_aspect)
+
+
 class _SummaryFields(_Result):
     _ONLY_WHEN_SET = _only_when_set(SUMMARY)
     # G-Eval's per-aspect keys (extras) are written where the registry lists them: before this field.
-    _EXTRAS_BEFORE: ClassVar[str] = next(f.name for f in SUMMARY[[f.each_aspect for f in SUMMARY].index(True):]
-                                         if not f.each_aspect)
+    _EXTRAS_BEFORE: ClassVar[str] = _first_after_aspects(SUMMARY)
 
     @model_serializer(mode="wrap")
     def _written_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

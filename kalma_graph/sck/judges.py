@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from pydantic import ValidationError
 
@@ -67,7 +67,7 @@ from kalma_graph.sck.kg_attr import (
     triple_tuple,
 )
 from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
-from kalma_graph.attribution import AttributionEvaluator, StatementCase, Verdict
+from kalma_graph.attribution import REGISTRY, AttributionEvaluator, StatementCase, Verdict, make
 from kalma_graph.kg.hypothesis import plain_sentence
 from kalma_graph.kg.triples import Triple
 
@@ -289,12 +289,12 @@ class SharedAttributionJudge:
         from kalma_graph.verification import GraphEntity
         from kalma_graph.verification.verifier import graph_triple
 
-        cases = [StatementCase(question, sentence, tuple(graph_triple(t) for t in (*evidence.between, *evidence.context)),
+        triplets = [(*evidence.between, *evidence.context) for _, evidence in items]
+        cases = [StatementCase(question, sentence, tuple(graph_triple(t) for t in found),
                                tuple(GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n))
-                 for sentence, evidence in items]
+                 for (sentence, evidence), found in zip(items, triplets)]
         judged = iter(self.evaluator.attribute([c for c in cases if c.triples]))
-        return [_sck_label(next(judged), (*evidence.between, *evidence.context)) if case.triples
-                else Judgement(EXTRAPOLATORY, NO_TRIPLETS) for case, (_, evidence) in zip(cases, items)]
+        return [_sck_label(next(judged), found) if found else Judgement(EXTRAPOLATORY, NO_TRIPLETS) for found in triplets]
 
 
 def _sck_label(verdict: Verdict, triples: Sequence[Triple]) -> Judgement:
@@ -465,18 +465,14 @@ class LLMAttributionJudge:
 @dataclass(frozen=True)
 class JudgeEntry:
     needs: str | None  # "nli", "llm" or None: the model the scorer loads for it
-    build: Any  # (nli, llm, settings) -> a judge; settings: nli_threshold, nli_premise, max_triplets, concurrency
+    build: Callable[..., Any]  # (nli, llm, **settings) -> a judge; settings: nli_threshold, nli_premise, max_triplets, concurrency
 
 
 def _shared_judge(name: str) -> JudgeEntry:
-    from kalma_graph.attribution import REGISTRY, make
-
     return JudgeEntry(REGISTRY[name].needs, lambda nli, llm, **_: SharedAttributionJudge(make(name, nli=nli, llm=llm)))
 
 
 def _judges() -> dict[str, JudgeEntry]:
-    from kalma_graph.attribution import REGISTRY
-
     return {
         "nli": JudgeEntry("nli", lambda nli, llm, nli_threshold=0.5, nli_premise="question+sentence", **_:
                           NLIAttributionJudge(nli, threshold=nli_threshold, premise=nli_premise)),

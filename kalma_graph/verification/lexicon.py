@@ -41,6 +41,8 @@ class Lexicon:
     stop_words: frozenset[str] = frozenset()
     kin_gender: dict[str, str] = field(default_factory=dict)  # folded family word -> "m" / "f" ("daughter" -> "f")
     symmetric: frozenset[str] = frozenset()  # folded labels of relations that read the same both ways
+    possessed_nouns: frozenset[str] = frozenset()  # "S's brother", "his teacher": a person other than S
+    possessed_modifiers: frozenset[str] = frozenset()  # words that may stand between ("S's older brother")
     sha256: str = ""
     _fallback: dict[str, RelationCues] = field(default_factory=dict, compare=False, hash=False)
 
@@ -113,5 +115,7 @@ def load_lexicon() -> Lexicon:
         stop_words=frozenset(fold(w) for w in data.get("stop_words", ())),
         kin_gender={fold(w): g for g, words in data.get("kin_gender", {}).items() for w in words},
         symmetric=frozenset(fold(label) for label in data.get("symmetric", ())),
+        possessed_nouns=frozenset(fold(w) for w in data.get("possessed_persons", {}).get("nouns", ())),
+        possessed_modifiers=frozenset(fold(w) for w in data.get("possessed_persons", {}).get("modifiers", ())),
         sha256=hashlib.sha256(raw).hexdigest(),
     )

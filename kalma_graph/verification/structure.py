@@ -474,7 +474,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("unsupported_bystander", f"'{cited.value}' is said of {other}, not of {subject_name}")
     if not found and ctx.view.subjects and cited.subject not in ctx.view.subjects[:1]:
         return out("unsupported_bystander", f"the sentence does not speak of {subject_name}")
-    relative = _possessed_person(tokens, found[-1], hit.span, rel) if how == "left" and not rel.kin else None
+    relative = _possessed_person(tokens, found[-1], hit.span, rel, lex) if how == "left" and not rel.kin else None
     if relative:  # "S's brother taught at V": V is said of the brother (a family relation itself is read by _judge_kin)
         return out("unsupported_bystander", f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
     if how == "left":
@@ -564,24 +564,16 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
     return out("partial_no_cue", f"'{cited.value}' is named without a family word for '{cited.relation}'", spans)
 
 
-# Persons a possessive can name ("S's brother", "his teacher"): a value said after them is said of them, not of S.
-_RELATIVES = frozenset(("father mother parent parents dad mom mum son sons daughter daughters child children kid kids "
-                        "wife husband spouse widow brother brothers sister sisters sibling siblings twin cousin cousins "
-                        "uncle aunt nephew niece grandfather grandmother grandson granddaughter grandchildren "
-                        "friend friends teacher teachers student students pupil pupils mentor manager partner colleague "
-                        "lover rival assistant secretary biographer").split())
-_RELATIVE_MODIFIERS = frozenset("older younger elder eldest first second late former only own best".split())
-
-
-def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int, int], rel: RelationCues) -> str | None:
+def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int, int], rel: RelationCues,
+                      lex: Lexicon) -> str | None:
     """`S's brother` / `his teacher` opening the value's clause ("S's brother taught at V"): the person the
     possessive names, of whom the value is said; None when there is none, or when the value is that person."""
     if not (tokens[holder.end - 1].possessive or tokens[holder.end - 1].norm in ("his", "her", "their")):
         return None
     i = holder.end
-    while i < value[0] and tokens[i].word and tokens[i].norm in _RELATIVE_MODIFIERS:
+    while i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_modifiers:
         i += 1
-    if not (i < value[0] and tokens[i].word and tokens[i].norm in _RELATIVES) or _cue_spans(tokens, rel, i, i + 1):
+    if not (i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_nouns) or _cue_spans(tokens, rel, i, i + 1):
         return None  # no person named, or the word is the cited relation itself ("S's students include V")
     between = tokens[i + 1:value[0]]
     if all(not t.word or t.norm in _COPULAS or t.norm in ("the", "a", "an") for t in between):
