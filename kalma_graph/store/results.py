@@ -8,7 +8,9 @@
 (`contradicted: Jena (Q22670, place of birth: Marbach am Neckar)`); CITES carries its verdict.
 
 Every statement is a named file in `cypher/` (`run_*.cypher`; the embedded store's tables are declared
-in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`); this module builds
+in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher`). The one exception is
+derived, not written: a metric field the registry (`metric_fields.py`) stores and that file does not declare
+gets its column by a generated `ALTER TABLE … ADD IF NOT EXISTS` (`run_schema_statements`). This module builds
 the rows and reads them back, each engine writes them (`write_run_rows`, `delete_run_rows`,
 `ensure_run_tables` of the GraphStore protocol). Writing a run is idempotent: the run's previous nodes (found by `run_id`) are deleted first, then everything is written
 again — on Neo4j in one transaction, on the embedded store with one COPY per table (Ladybug 0.22 must
