@@ -146,9 +146,11 @@ def build_citation_grammar(
                 own.append(pair)
         if own and not _UNCITABLE.intersection(e.id):
             pairs[e.id] = own
-    if mode == "attribute_first_text":  # the marks are already written: a space, words, a terminator
-        return CitationGrammar(text="\n".join(['root ::= " " lead [.!?]', LEAD_RULE, CHAR_RULE]), pairs=pairs,
-                               left_out=left_out)
+    if mode == "attribute_first_text":
+        # the marks (and maybe the sentence's first words, a person's name) are already written: a possessive or
+        # a comma may follow the name ("Ada Lovelace's father was …"), then a space, words, a terminator
+        return CitationGrammar(text="\n".join(['root ::= ("\'s" | ",")? " " lead [.!?]', LEAD_RULE, CHAR_RULE]),
+                               pairs=pairs, left_out=left_out)
     if mode in ("attribute_first", "attribute_first_unit", "attribute_first_one"):
         lines = _attribute_first_rules(len(pairs))
         if mode == "attribute_first_unit":  # one sentence, or none: the answer ends

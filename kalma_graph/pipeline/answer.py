@@ -291,6 +291,7 @@ def answer_questions(
     nli: Entailer | None = None,
     model_choice: Mapping[str, Any] | None = None,
     concurrency: int = 1,
+    cite_why: str | None = None,
 ) -> dict[str, Any]:
     """Answer `questions`; returns a summary dict (with the records themselves when `out_path` is None).
 
@@ -314,7 +315,7 @@ def answer_questions(
     run = _run_settings(llm, ner, variant=variant, params=params, constrain=constrain, knowledge_filter=knowledge_filter,
                         prompt_name=prompt_name, type_map=type_map, type_policy=type_policy, partial=partial, cite=cite,
                         nli=nli)
-    header = _header(run, store, source=source, model_choice=model_choice)
+    header = _header(run, store, source=source, model_choice=model_choice, cite_why=cite_why)
     writer, done_ids = _open_output(out_path, header, resume)
     todo = [q for q in questions if q.id not in done_ids]
     tally = _Tally(run, out_path, len(questions), todo, writer, progress)
@@ -389,7 +390,8 @@ def _run_settings(llm: Generator, ner: MentionDetector, *, variant: str, params:
     )
 
 
-def _header(run: _Run, store: GraphStore, *, source: str | None, model_choice: Mapping[str, Any] | None) -> dict:
+def _header(run: _Run, store: GraphStore, *, source: str | None, model_choice: Mapping[str, Any] | None,
+            cite_why: str | None = None) -> dict:
     """The answers file's header (`<out>.header.json`): what made every record, and the run key a resume compares."""
     nli = run.nli
     return {
@@ -399,9 +401,9 @@ def _header(run: _Run, store: GraphStore, *, source: str | None, model_choice: M
         "variant": run.variant,
         "model": run.model,
         "model_choice": dict(model_choice) if model_choice else None,
-        "cite": {"strategy": run.cite, **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash,
-                                            "threshold": POSTHOC_THRESHOLD, "max_cited": MAX_CITED}
-                                           if nli is not None else {})},
+        "cite": {"strategy": run.cite, **({"why": cite_why} if cite_why else {}),
+                 **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash, "threshold": POSTHOC_THRESHOLD,
+                     "max_cited": MAX_CITED} if nli is not None else {})},
         "ner": run.ner,
         "type_map": run.type_map.header(),
         "prompt": {"name": run.prompt["name"], "version": run.prompt.get("version"), "sha256": run.prompt["sha256"],

@@ -47,7 +47,8 @@ from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
 
 from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
-from kalma_graph.verification.asked import asked_in_order, asked_triples
+from kalma_graph.verification.asked import asked_in_order
+from kalma_graph.verification.topics import load_topics, question_asks, unanswered_parts
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
@@ -58,6 +59,8 @@ TRIES = 3
 RESAMPLE_TEMPERATURE = 0.7
 MAX_UNIT_TOKENS = 160
 MAX_VALUES = 3  # values of one planned relation said in one sentence (as many as a mark holds pairs)
+MAX_PAIRS = 3  # facts planned into one sentence (a mark holds at most 3 pairs: generation.grammar)
+MAX_UNANSWERED = 3  # [NA] sentences for asked parts the graph does not hold
 MAX_TRIMS = 12  # clause-dropped variants checked per candidate
 # Facts too thin to make a sentence of their own ("X was a human").
 _TRIVIAL = frozenset({("instance of", "human"), ("sex or gender", "male"), ("sex or gender", "female")})
@@ -81,18 +84,21 @@ class GroundedResult:
     recited: int = 0  # citations added where the verifier found the shown triple a claim rests on
     trimmed: int = 0  # kept sentences with a clause dropped (it stated what the graph does not hold)
     skipped: int = 0  # planned facts no candidate stated
+    na_parts: int = 0  # [NA] sentences written for asked parts the graph does not hold
     completion_tokens: int = 0
     seconds: float = 0.0
     asked: list[str] = field(default_factory=list)  # "Q1 / place of birth": what the question asks
-    planned: list[str] = field(default_factory=list)  # the plan's targets in order: asked, then links
+    planned: list[str] = field(default_factory=list)  # the plan's targets in order: asked, links, relevant
+    unanswered: list[str] = field(default_factory=list)  # the asked parts the graph does not hold (their leads)
     trace: list[dict[str, Any]] = field(default_factory=list)  # every candidate: its words and what became of it
 
     def stats(self) -> dict[str, Any]:
         return {"stop_reason": self.stop_reason, "sentences": self.sentences, "candidates": self.candidates,
                 "resampled": self.resampled, "marked_na": self.marked_na, "rejected": self.rejected,
                 "recited": self.recited, "trimmed": self.trimmed, "skipped": self.skipped,
-                "completion_tokens": self.completion_tokens, "seconds": round(self.seconds, 3), "asked": self.asked,
-                "planned": self.planned, "trace": self.trace}
+                "na_parts": self.na_parts, "completion_tokens": self.completion_tokens,
+                "seconds": round(self.seconds, 3), "asked": self.asked, "planned": self.planned,
+                "unanswered": self.unanswered, "trace": self.trace}
 
 
 def _sentence_key(clean_text: str) -> str:
@@ -111,13 +117,55 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
         return "holds an entity id"
     if _RAW_PAIRS_RE.search(clean_text):
         return "lists raw 'label: value' pairs"
+    if not load_topics().has_verb(clean_text):
+        return "a fragment (no verb)"
     return None
 
 
 def plan_targets(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[list[Triple]]:
-    """The planned sentences, each the shown triples of one subject and relation (at most `MAX_VALUES`): the
-    facts the question asks in its order, then the links between the persons it names (a triple of one whose
-    value is another), the linking value alone. Objects known only by their id are never planned."""
+    """The planned sentences (`plan` without its relevant facts and [NA] parts; kept for callers that want only
+    what is asked and how the persons are linked)."""
+    plan = plan_answer(question, entities, shown)
+    return plan.asked + plan.links
+
+
+@dataclass
+class Plan:
+    """What an answer will say, in order: the asked facts (grouped, a sentence each group), the links between
+    the persons named, the asked parts the graph does not hold (`[NA]` sentences, each with its lead words),
+    then the facts relevant to the question's topics."""
+
+    asked: list[list[Triple]] = field(default_factory=list)
+    links: list[list[Triple]] = field(default_factory=list)
+    unanswered: list[dict[str, Any]] = field(default_factory=list)
+    relevant: list[list[Triple]] = field(default_factory=list)
+
+
+def _grouped(triples: Sequence[Triple], other_person: Any) -> list[list[Triple]]:
+    """Triples of one subject and one sentence group (`question_topics.json: groups`) together, in the order
+    given, at most `MAX_VALUES` values of a relation and `MAX_PAIRS` pairs a sentence: facts of one kind are said
+    in one sentence ("born on 1 November 1871 in Newark"), not one fact a sentence."""
+    topics = load_topics()
+    by_group: dict[tuple[str, int], list[Triple]] = {}
+    for t in triples:
+        by_group.setdefault((t.subject, topics.group_of(t.label)), []).append(t)
+    out: list[list[Triple]] = []
+    for group in by_group.values():
+        per_relation: dict[str, list[Triple]] = {}
+        for t in group:
+            per_relation.setdefault(t.label, []).append(t)
+        kept: list[Triple] = []
+        for values in per_relation.values():
+            values.sort(key=lambda t: other_person(t) is None)  # a value that is the other person first
+            kept += values[:MAX_VALUES]
+        out += [kept[i:i + MAX_PAIRS] for i in range(0, len(kept), MAX_PAIRS)]
+    return out
+
+
+def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> Plan:
+    """The plan of an answer (`Plan`): what the question asks of the persons it names (`question_asks`: relations
+    it names, and the relations of the topics it names, "family", "career", "who was X"), as the shown triples
+    hold them; objects known only by their id are never planned."""
     citable = [t for t in shown if t.value.strip() and t.value != t.object_id and t.label != "name"
                and not set("[]").intersection(t.label + t.value)]
     humans = {t.subject for t in citable if (t.label, t.value) == ("instance of", "human")}
@@ -128,19 +176,26 @@ def plan_targets(question: str, entities: Sequence[Entity], shown: Sequence[Trip
         other = t.object_id if t.object_id in persons else by_name.get(t.value.casefold())
         return other if other and other != t.subject else None
 
-    out: list[list[Triple]] = []
+    asks = question_asks(question, entities, citable, persons=list(persons) if persons else None)
+    by_key: dict[tuple[str, str], list[Triple]] = {}
+    for t in citable:
+        if (t.label, t.value) not in _TRIVIAL:
+            by_key.setdefault((t.subject, t.label), []).append(t)
     # the persons' facts: "Which American Academy member…" does not ask where the Academy is
-    asked = [t for t in asked_triples(question, entities, citable) if t.subject in persons or not persons]
-    for subject, label in dict.fromkeys((t.subject, t.label) for t in asked):
-        values = [t for t in asked if (t.subject, t.label) == (subject, label)]
-        values.sort(key=lambda t: other_person(t) is None)  # a value that is the other person first
-        out.append(values[:MAX_VALUES])
-    planned = {(t.subject, t.label, t.value) for target in out for t in target}
+    tier = {2: [], 1: []}  # type: dict[int, list[Triple]]
+    for a in asks:
+        if a.subject in persons or not persons:
+            tier[a.tier] += by_key.get((a.subject, a.relation), [])
+    plan = Plan(asked=_grouped(tier[2], other_person))
+    planned = {(t.subject, t.label, t.value) for target in plan.asked for t in target}
     for t in citable:
         if t.subject in persons and other_person(t) and (t.subject, t.label, t.value) not in planned:
-            out.append([t])
+            plan.links.append([t])
             planned.add((t.subject, t.label, t.value))
-    return out
+    plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
+    names = {e.id: e.name for e in persons.values() if e.name}
+    plan.unanswered = unanswered_parts(asks, citable, names)[:MAX_UNANSWERED]
+    return plan
 
 
 _BOUNDARY_RE = re.compile(r",\s+(?:and\s+|or\s+)?|\s+\(|\s+(?:who|which|where|while|whose|and|as well as|including|"
@@ -203,6 +258,8 @@ class _Loop:
         self.verifier = verifier or Verifier()
         self.graph = [graph_triple(t) for t in shown]
         self.names = [graph_entity(e) for e in entities]
+        self.entity_names = {e.id: e.name for e in entities if e.name}
+        self.dead = {t.subject for t in shown if t.label in ("date of death", "place of death")}  # "was", not "is"
         self.shown_keys = {(t.subject, t.label, t.value) for t in shown}
         self.tries, self.resample_temperature = tries, resample_temperature
         self.units: list[str] = []
@@ -318,6 +375,35 @@ class _Loop:
             return off_plan, "off plan"
         return None, "unended" if unended and unended == len(traced) else "nothing new"
 
+    def write_na(self, lead: str, grammar: Any) -> _Candidate | None:
+        """A sentence for an asked part the graph does not hold: the loop writes `[NA]` and the part's lead words
+        ("Virginia Woolf's family"), the model the rest. Kept unless its prose can never be kept or it
+        contradicts the graph (up to `tries` candidates); marked `[NA]`, citing nothing."""
+        prefix = f"[NA] {lead}"
+        chosen: _Candidate | None = None
+        for attempt in range(self.tries):
+            completion = self.sample(prefix, grammar, attempt)
+            text = (lead + completion.text).strip()
+            entry: dict[str, Any] = {"slot": self.slot, "written": f"{prefix}{completion.text}".strip(), "na_part": lead}
+            self.result.trace.append(entry)
+            problem = ("no sentence end within the tokens left" if completion.truncated
+                       else "empty" if not completion.text.strip() else prose_problem(text, self.seen))
+            if problem is None:
+                check = self.verifier.verify(AnswerInput(question=self.question, sentences=[*self.accepted, (text, [])],
+                                                         shown=self.graph, entities=self.names)).sentences[-1]
+                if any(c.status == "contradicted" for c in check.claims):
+                    problem = "contradicts the graph"
+            if problem is not None:
+                self.result.rejected += 1
+                entry.update(outcome=problem, kept=False)
+                continue
+            entry.update(outcome="[NA]: the graph does not hold this part", kept=True)
+            chosen = _Candidate(text, [], 0, 1, False, False, (False,))
+            break
+        self.result.resampled += attempt > 0
+        self.slot += 1
+        return chosen
+
     def keep(self, candidate: _Candidate) -> None:
         unit = candidate.unit()
         self.units.append(unit)
@@ -357,43 +443,66 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
     loop = _Loop(llm, prompt, params, question=question, shown=shown, entities=entities, known_props=known_props,
                  known_pairs=known_pairs, verifier=verifier, tries=tries, resample_temperature=resample_temperature)
     result = loop.result
-    asked = asked_in_order(question, entities, shown)
-    result.asked = [f"{s} / {p}" for s, p in asked]
-    targets = plan_targets(question, entities, shown) if text_grammar is not None else []
-    result.planned = [f"{t[0].subject} / {t[0].label}" for t in targets]
-    stopped = False
+    plan = plan_answer(question, entities, shown) if text_grammar is not None else Plan()
+    result.asked = list(dict.fromkeys(f"{t.subject} / {t.label}" for target in plan.asked for t in target))
+    result.planned = [f"{t[0].subject} / {t[0].label}" for t in plan.asked + plan.links + plan.relevant]
+    result.unanswered = [part["lead"] for part in plan.unanswered]
+    stopped = _follow(loop, plan.asked + plan.links, text_grammar, max_sentences, count_skips=True)
+    for part in plan.unanswered if not stopped else ():
+        if result.sentences >= max_sentences:
+            stopped = True
+            break
+        candidate = loop.write_na(part["lead"], text_grammar)
+        if candidate is not None:
+            loop.keep(candidate)
+            result.na_parts += 1
+            if loop.out_of_tokens():
+                stopped = True
+                break
+    if not stopped:
+        stopped = _follow(loop, plan.relevant, text_grammar, max_sentences, count_skips=False)
+    asked = [(s, p) for s, p in (key.split(" / ", 1) for key in result.asked)]
+    covered = {(s, p) for s, p, _ in loop.stated}
+    if not stopped and loop.units and (plan.asked or plan.relevant):
+        result.stop_reason = ("the question's asked facts are covered" if set(asked) <= covered
+                              else "the plan is done (a planned fact no candidate stated)")
+    elif not stopped and not result.sentences - result.na_parts:
+        # nothing planned was said (a question that names no topic or relation the graph holds): the model
+        # chooses each sentence's marks itself
+        _free(loop, grammar, first_grammar, max_sentences, asked, covered)
+    result.raw = "".join(loop.units).strip()
+    result.answer = from_attribute_first(result.raw)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _follow(loop: _Loop, targets: Sequence[list[Triple]], text_grammar: Any, max_sentences: int, *,
+            count_skips: bool) -> bool:
+    """Write the planned sentences in order; True when the answer must stop (sentences or tokens spent, or
+    the model could not end a sentence)."""
+    result = loop.result
     for target in targets:
         keys = {(t.subject, t.label, t.value) for t in target}
         if keys <= loop.stated:
             continue  # an earlier sentence said it
         if result.sentences >= max_sentences:
-            stopped = True
-            break
-        prefix = " ".join(render_marks([(t.subject, t.label, t.value) for t in target]))
+            return True
+        # the sentence starts with its person's name: the model says the fact of that person rather than
+        # restating the question ("Akshara Haasan's family members have influenced her career …")
+        name = loop.entity_names.get(target[0].subject)
+        lead = load_topics().lead([t.label for t in target], name, target[0].subject in loop.dead) if name else None
+        prefix = " ".join([*render_marks([(t.subject, t.label, t.value) for t in target]), *([lead] if lead else [])])
         candidate, how = loop.write(prefix, text_grammar, keys)
         if how == "unended":
             loop.unended()
-            stopped = True
-            break
-        result.skipped += how != "kept"
+            return True
+        result.skipped += count_skips and how != "kept"
         if candidate is None:
             continue
         loop.keep(candidate)
         if loop.out_of_tokens():
-            stopped = True
-            break
-    covered = {(s, p) for s, p, _ in loop.stated}
-    # the asked facts the plan could state (a non-person's fact, "where is the Academy", is not planned)
-    planned_asked = [f for f in asked if f in {(t[0].subject, t[0].label) for t in targets}]
-    if not stopped and planned_asked and loop.units:
-        result.stop_reason = ("the question's asked facts are covered" if set(planned_asked) <= covered
-                              else "the plan is done (a planned fact no candidate stated)")
-    elif not stopped:
-        _free(loop, grammar, first_grammar, max_sentences, planned_asked, covered)
-    result.raw = "".join(loop.units).strip()
-    result.answer = from_attribute_first(result.raw)
-    result.seconds = time.perf_counter() - started
-    return result
+            return True
+    return False
 
 
 def _free(loop: _Loop, grammar: Any, first_grammar: Any, max_sentences: int, asked: Sequence[tuple[str, str]],

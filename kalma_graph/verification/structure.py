@@ -426,7 +426,9 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
     def verdict(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
         return _outcome(cited, kind, reason, spans, in_graph)
 
-    hits = ctx.hits(cited.value, object_id)
+    # A part of the value's name met inside another entity's name is not the value: "Haasan" in "Akshara
+    # Haasan's father is an actor" never names her father Kamal Haasan.
+    hits = [h for h in ctx.hits(cited.value, object_id) if h.how != "vaguer" or not _inside_other_name(ctx, h.span, object_id)]
     if rel.naming:
         cue = _cue_spans(tokens, rel, 0, len(tokens))
         if hits and cue:
@@ -449,6 +451,12 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
             best = result
     assert best is not None
     return best
+
+
+def _inside_other_name(ctx: Context, span: tuple[int, int], object_id: str | None) -> bool:
+    """Whether `span` lies inside a longer mention of an entity other than `object_id`."""
+    return any(m.kind == "entity" and m.start <= span[0] and span[1] <= m.end and m.end - m.start > span[1] - span[0]
+               and object_id not in m.ids for m in ctx.mentions)
 
 
 def _outcome(cited: CitedTriple, kind: str, reason: str, spans: Iterable[tuple[int, int]],
@@ -576,8 +584,10 @@ def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int
     if not (i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_nouns) or _cue_spans(tokens, rel, i, i + 1):
         return None  # no person named, or the word is the cited relation itself ("S's students include V")
     between = tokens[i + 1:value[0]]
-    if all(not t.word or t.norm in _COPULAS or t.norm in ("the", "a", "an") for t in between):
+    if not rel.implied and all(not t.word or t.norm in _COPULAS or t.norm in ("the", "a", "an") for t in between):
         return None  # "S's student was V", "S's son, V": the value is that person, not said of them
+    # but "S's father is an actor" says the father's occupation: a value that alone states its relation
+    # (`implied`) after a copula is said of the person the possessive names
     return tokens[i].norm
 
 

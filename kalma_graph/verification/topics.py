@@ -1,0 +1,243 @@
+"""What a natural question asks of the graph when it names topics, not relations (issue 43).
+
+"How did Akshara Haasan's family shape her career?" names no relation label, yet it asks her father, mother and
+spouse (family) and her occupation and positions (career). `question_asks` reads a question clause by clause,
+as `asked` does, and returns, in the question's order, each (person, relation) it asks (tier 2) or makes
+relevant (tier 1):
+
+- the relations a clause names by label, noun or cue (`asked_in_order`), tier 2;
+- the relations of each topic a clause names by a cue word (`data/question_topics.json`: family, upbringing,
+  marriage, education, career, recognition, accomplishments, legacy, succession, death, …), its `asks` at tier 2
+  and its `relevant` at tier 1, of the persons the clause names (else the person a pronoun points back to, else
+  every person the question names);
+- "Who was X?" / "tell me about X" / "an overview of X's life": a biography's core, tier 1.
+
+`unanswered_parts` names the asked parts the graph shown cannot answer: a topic none of whose `asks` the graph
+holds for that person ("Virginia Woolf's family" with no family triple), or a relation the question names by its
+label that the person lacks. The grounded loop writes one `[NA]` sentence for each, so an honest answer says what
+the graph does not hold rather than leaving it unsaid.
+
+The word lists are data; the reading is plain token matching (no model), so it is fast and deterministic, and
+`bench/question_facts.py` measures it against the annotated development set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Sequence
+
+from kalma_graph.kg.triples import Entity, Triple
+
+from .asked import _named, _pronouns_resolved, asked_in_order
+from .lexicon import load_lexicon
+from .text import Token, find_phrase, find_stem, fold, phrase, tokenize
+
+_CLAUSE_RE = re.compile(r",\s*(?:and\s+)?|;|:|\?\s+|\s+and\s+(?=(?:how|what|where|when|who|which|why|did|was|were)\b)")
+_WHO_CUES = ("who was", "who is", "who were", "tell me about", "life of")  # the person must follow at once
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    cues: tuple[tuple[str, ...], ...]  # stems, or whole words when `whole`
+    whole: frozenset[tuple[str, ...]]
+    asks: tuple[str, ...]
+    relevant: tuple[str, ...]
+    lead: str
+
+
+@dataclass(frozen=True)
+class Topics:
+    topics: tuple[Topic, ...]
+    biography_cues: tuple[tuple[str, ...], ...]
+    biography: tuple[str, ...]
+    groups: tuple[tuple[str, ...], ...]
+    version: str
+    verbs: frozenset[str] = frozenset()
+    leads: dict[str, str] = field(default_factory=dict)
+
+    def lead(self, relations: Sequence[str], name: str, dead: bool) -> str:
+        """The words a planned sentence of these relations starts with (`leads`, by its group's first relation)."""
+        index = self.group_of(relations[0])
+        group = self.groups[index] if index < len(self.groups) else ()
+        own = "+".join(sorted(set(relations), key=lambda r: group.index(r) if r in group else len(group)))
+        template = self.leads.get(own) or (self.leads.get(group[0]) if group else None) or "{name}"
+        return template.format(name=name, **{"is": "was" if dead else "is"})
+
+    def has_verb(self, text: str) -> bool:
+        """Whether a sentence holds a verb (`verbs`, or a word ending in -ed): no fragment ("X's father, Y.")."""
+        return any(t.word and (t.norm in self.verbs or (len(t.norm) >= 4 and t.norm.endswith("ed")))
+                   for t in tokenize(text))
+
+    def group_of(self, relation: str) -> int:
+        """The sentence group a relation is said in (relations of one group share a sentence); its own past the end."""
+        for i, group in enumerate(self.groups):
+            if relation in group:
+                return i
+        return len(self.groups) + hash(relation) % 1000
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One (person, relation) a question asks (tier 2) or makes relevant (tier 1), and why."""
+
+    subject: str
+    relation: str
+    tier: int
+    topic: str  # a topic's name, "named" (its label, noun or cue) or "biography"
+    position: tuple[int, int]  # (clause, token): the question's order
+
+
+@lru_cache(maxsize=1)
+def load_topics() -> Topics:
+    data = json.loads(resources.files("kalma_graph").joinpath("data/question_topics.json").read_bytes())
+
+    def cue(text: str) -> tuple[str, ...]:
+        return tuple(fold(w) for w in text.split())
+
+    topics = tuple(Topic(name=name, cues=tuple(cue(c) for c in spec["cues"]),
+                         whole=frozenset(cue(c) for c in spec.get("whole", ())), asks=tuple(spec["asks"]),
+                         relevant=tuple(spec.get("relevant", ())), lead=spec["lead"])
+                   for name, spec in data["topics"].items())
+    return Topics(topics=topics, biography_cues=tuple(cue(c) for c in data["biography"]["cues"]),
+                  biography=tuple(data["biography"]["relevant"]), groups=tuple(tuple(g) for g in data["groups"]),
+                  version=data["version"], verbs=frozenset(data.get("verbs", ())),
+                  leads=dict(data.get("leads", {})))
+
+
+def _cue_spans(tokens: Sequence[Token], cue: tuple[str, ...], whole: bool) -> list[tuple[int, int]]:
+    return find_phrase(tokens, cue) if whole else find_stem(tokens, cue)
+
+
+def _clauses(question: str) -> list[list[Token]]:
+    return [tokenize(c) for c in _CLAUSE_RE.split(question) if c and c.strip()]
+
+
+def question_persons(question: str, entities: Sequence[Entity]) -> list[str]:
+    """The entities the question names, in the order it first names them."""
+    tokens = tokenize(question)
+    first = _named(tokens, entities)
+    return sorted(first, key=first.__getitem__)
+
+
+def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Triple],
+                  persons: Sequence[str] | None = None) -> list[Ask]:
+    """What the question asks and makes relevant, per person, in its order (see the module docstring).
+    `persons`: the entity ids that count as persons (default: every named entity the question names)."""
+    table = load_topics()
+    named = question_persons(question, entities)
+    people_ids = [p for p in named if persons is None or p in persons]
+    allowed = set(people_ids)
+    clauses = _clauses(question)
+    found = [{k: v for k, v in _named(tokens, entities).items() if k in allowed} for tokens in clauses]
+    for tokens, people in zip(clauses, found):
+        for other, at in _referred(tokens, people, entities, shown).items():
+            people.setdefault(other, at)  # "Ian Khama's father": the father, where the clause names him
+            allowed.add(other)
+    found = _pronouns_resolved(clauses, found)
+    out: dict[tuple[str, str], Ask] = {}
+
+    def add(subject: str, relation: str, tier: int, topic: str, position: tuple[int, int]) -> None:
+        key = (subject, relation)
+        old = out.get(key)
+        if old is None or tier > old.tier:
+            out[key] = Ask(subject, relation, tier, topic, old.position if old else position)
+
+    # what the question names by label, noun or cue: the existing reading, over the graph shown
+    for subject, relation in asked_in_order(question, entities, shown):
+        if subject in allowed or not allowed:
+            add(subject, relation, 2, "named", (-1, len(out)))
+    for index, (tokens, people) in enumerate(zip(clauses, found)):
+        subjects = sorted(people, key=people.__getitem__) or people_ids
+        for topic in table.topics:
+            spans = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)]
+            if not spans:
+                continue
+            at = min(spans)[0]
+            for subject in subjects:
+                for relation in topic.asks:
+                    add(subject, relation, 2, topic.name, (index, at))
+                for relation in topic.relevant:
+                    add(subject, relation, 1, topic.name, (index, at))
+        for subject in _biography_subjects(tokens, people, entities):
+            for relation in table.biography:
+                add(subject, relation, 1, "biography", (index, -1))
+    return sorted(out.values(), key=lambda a: (-a.tier, a.position))
+
+
+def _referred(tokens: Sequence[Token], people: dict[str, int], entities: Sequence[Entity],
+              shown: Sequence[Triple]) -> dict[str, int]:
+    """Persons a clause names through a named person's kin ("Ian Khama's father", "his son"): the value of that
+    person's family triple when it is an entity shown, at the family word; the word is the relation's own
+    ("father") or, for a relation that is no kin word itself, one of its class ("son" for `child`)."""
+    lexicon = load_lexicon()
+    ids = {e.id for e in entities}
+    by_name = {fold(e.name): e.id for e in entities if e.name}
+    out: dict[str, int] = {}
+    for t in shown:
+        kin = lexicon.relation(t.label).kin
+        if t.subject not in people or not kin:
+            continue
+        other = t.object_id if t.object_id in ids else by_name.get(fold(t.value))
+        if not other or other in people:
+            continue
+        words = [t.label] if t.label in lexicon.kin_words.get(kin, ()) else list(lexicon.kin_words.get(kin, ()))
+        spans = [span for word in words for span in find_phrase(tokens, (word,)) if span[0] > people[t.subject]]
+        if spans:
+            out.setdefault(other, min(spans)[0])
+    return out
+
+
+def _biography_subjects(tokens: Sequence[Token], people: dict[str, int], entities: Sequence[Entity]) -> list[str]:
+    """The persons a "Who was X?" / "tell me about X" / "an overview of X's life" clause asks a biography of."""
+    table = load_topics()
+    names = {e.id: phrase(e.name) for e in entities if e.name and e.id in people}
+    out = []
+    for cue in table.biography_cues:
+        for start, end in find_stem(tokens, cue):
+            if " ".join(cue) in _WHO_CUES:
+                # "Who was Stephen Crane", not "who was his father"
+                # the name itself, not "X's parents"
+                out += [p for p, words in names.items() if find_phrase(tokens[end:end + len(words)], words)
+                        and not tokens[end + len(words) - 1].possessive]
+            else:
+                out += list(people)
+    return list(dict.fromkeys(out))
+
+
+def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The asked parts the graph shown holds nothing for: per (person, topic) none of whose asked relations the
+    person has a triple of, each with the words its [NA] sentence starts with (`lead`). A relation named by its
+    label is never missing here: `asked_in_order` reads only what the graph shows."""
+    table = {t.name: t for t in load_topics().topics}
+    held = {(t.subject, t.label) for t in shown}
+    by_part: dict[tuple[str, str], list[Ask]] = {}
+    for a in asks:
+        if a.tier == 2 and a.topic in table:
+            by_part.setdefault((a.subject, a.topic), []).append(a)
+    out = []
+    for (subject, topic), part in by_part.items():
+        if any((subject, relation) in held for relation in table[topic].asks):
+            continue
+        name = names.get(subject)
+        if not name:
+            continue
+        out.append({"subject": subject, "topic": topic, "lead": table[topic].lead.format(name=name),
+                    "position": min(a.position for a in part)})
+    out.sort(key=lambda p: p["position"])
+    return out
+
+
+def relevant_lexicon_relations() -> frozenset[str]:
+    """Every relation a topic or the biography names (for checks that the labels exist in the lexicon)."""
+    table = load_topics()
+    rels = {r for t in table.topics for r in (*t.asks, *t.relevant)} | set(table.biography)
+    return frozenset(rels)
+
+
+def lexicon_has(relation: str) -> bool:
+    return fold(relation) in load_lexicon().relations

@@ -1,0 +1,113 @@
+"""What natural questions ask (issue 43): topics, "Who was X?", grouped sentences and the [NA] parts.
+
+The questions are the BioKaLMA release's own (complex_question_graph, indices below 500: the development side;
+500 and above are held out), with the facts of their own records."""
+
+from __future__ import annotations
+
+import pytest
+
+from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.pipeline.grounded import plan_answer
+from kalma_graph.verification.topics import load_topics, question_asks, question_persons, unanswered_parts
+
+AKSHARA = [Entity("Q16200469", name="Akshara Haasan")]
+AKSHARA_FACTS = [Triple("Q16200469", "", label, value) for label, value in (
+    ("instance of", "human"), ("occupation", "actor"), ("country of citizenship", "India"),
+    ("place of birth", "Chennai"), ("mother", "Sarika"), ("father", "Kamal Haasan"), ("residence", "Mumbai"),
+    ("date of birth", "1991-10-12"))]
+
+
+def asked_of(question: str, entities=AKSHARA, shown=AKSHARA_FACTS, tier: int = 2) -> set[str]:
+    return {a.relation for a in question_asks(question, entities, shown) if a.tier == tier}
+
+
+@pytest.mark.parametrize("question, asked", [
+    # complex_question_graph:3
+    ("How have Akshara Haasan's family members, particularly her father Kamal Haasan and his cohabitant Gautami "
+     "Tadimalla, influenced her career in the film industry?", {"father", "mother", "spouse", "occupation"}),
+    ("Who were Akshara Haasan's parents?", {"father", "mother"}),
+    ("Where was Akshara Haasan educated, and whom did she marry?", {"alma mater", "spouse"}),
+    ("What recognition did Akshara Haasan receive?", {"award received"}),
+    ("How did Akshara Haasan die?", {"date of death", "place of death", "cause of death"}),
+    ("Who succeeded Akshara Haasan?", {"succeeded by", "replaced by"}),
+])
+def test_a_topic_asks_its_relations(question, asked):
+    assert asked <= asked_of(question)
+
+
+@pytest.mark.parametrize("question, not_asked", [
+    # a verb "influence" is no question about the person's influences; "roles she played" asks no sport
+    ("How did her father influence Akshara Haasan's career?", {"influenced by", "sport"}),
+    ("What significant roles did Akshara Haasan play?", {"notable works", "sport"}),
+    ("What is Akshara Haasan's native language?", {"date of birth", "place of birth"}),
+])
+def test_words_that_belong_to_no_topic_ask_nothing_of_it(question, not_asked):
+    assert not (not_asked & asked_of(question))
+
+
+def test_who_was_x_asks_a_biographys_core_but_who_was_his_father_does_not():
+    core = asked_of("Who was Akshara Haasan?", tier=1)
+    assert {"occupation", "country of citizenship", "date of birth", "place of birth"} <= core
+    assert asked_of("Who was the father of Akshara Haasan?", tier=1) == set()
+
+
+def test_a_pronoun_clause_asks_of_the_person_named_before_it():
+    entities = [Entity("Q1", name="Ann Lee"), Entity("Q2", name="Bob Ray")]
+    asks = question_asks("What did Ann Lee write, and where was Bob Ray born, and how did he die?", entities, [])
+    assert {(a.subject, a.relation) for a in asks if a.topic == "death"} >= {("Q2", "date of death")}
+    assert not any(a.subject == "Q1" and a.topic == "death" for a in asks)
+
+
+def test_the_persons_a_question_names_come_in_its_order():
+    entities = [Entity("Q1", name="Ann Lee"), Entity("Q2", name="Bob Ray"), Entity("Q3", name="Rome")]
+    assert question_persons("How did Bob Ray meet Ann Lee?", entities) == ["Q2", "Q1"]
+
+
+def test_a_topic_the_graph_holds_nothing_for_is_an_unanswered_part():
+    # "Tell me about Virginia Woolf's family": the graph shows her birthplace and citizenship, no family
+    woolf = [Entity("Q40909", name="Virginia Woolf")]
+    shown = [Triple("Q40909", "", "place of birth", "London"), Triple("Q40909", "", "country of citizenship", "UK")]
+    asks = question_asks("Tell me about Virginia Woolf's family.", woolf, shown)
+    parts = unanswered_parts(asks, shown, {"Q40909": "Virginia Woolf"})
+    assert [(p["topic"], p["lead"]) for p in parts] == [("family", "Virginia Woolf's family")]
+    # a family the graph holds is no unanswered part
+    shown.append(Triple("Q40909", "", "father", "Leslie Stephen"))
+    assert unanswered_parts(question_asks("Tell me about Virginia Woolf's family.", woolf, shown), shown,
+                            {"Q40909": "Virginia Woolf"}) == []
+
+
+def test_the_plan_groups_facts_of_one_kind_and_puts_asked_before_relevant():
+    plan = plan_answer("Who was Akshara Haasan, and how did her family shape her career?", AKSHARA, AKSHARA_FACTS)
+    asked = [[t.label for t in target] for target in plan.asked]
+    assert ["father", "mother"] in asked  # parents in one sentence, not one fact a sentence
+    assert any("occupation" in target for target in asked)
+    relevant = [t.label for target in plan.relevant for t in target]
+    assert {"date of birth", "place of birth"} <= set(relevant)  # "Who was X?": born when and where
+    assert not {"father", "mother", "occupation"} & set(relevant)  # said once, as asked
+    assert plan.unanswered == []  # family and career are held
+
+
+def test_the_plan_marks_what_the_graph_lacks():
+    plan = plan_answer("What awards did Akshara Haasan win, and where is she buried?", AKSHARA, AKSHARA_FACTS)
+    assert [p["topic"] for p in plan.unanswered] == ["recognition", "death"]
+    assert plan.asked == []
+
+
+def test_every_topic_relation_is_a_wikidata_or_biokalma_label():
+    import gzip
+    import json
+    from importlib import resources
+    from pathlib import Path
+
+    with gzip.open(resources.files("kalma_graph").joinpath("data/wikidata_properties.tsv.gz"), "rt") as f:
+        labels = {line.split("\t")[1] for line in f.read().splitlines()[1:]}
+    # the BioKaLMA records' own labels ("alma mater", "noble family"), beside Wikidata's: no invented label
+    release = Path(__file__).resolve().parents[2] / "dumps" / "biokalma" / "complex_question_graph.json.gz"
+    with gzip.open(release, "rt", encoding="utf-8") as f:
+        labels |= {key.replace("_", " ") for _, records in json.load(f) for record in records for key in record}
+    table = load_topics()
+    named = {r for t in table.topics for r in (*t.asks, *t.relevant)} | set(table.biography)
+    named |= {r for group in table.groups for r in group}
+    assert named <= labels, named - labels
+    assert all("{name}" in t.lead for t in table.topics)
