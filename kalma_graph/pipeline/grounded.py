@@ -47,8 +47,8 @@ from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
 
 from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
-from kalma_graph.verification.asked import asked_in_order
-from kalma_graph.verification.topics import load_topics, question_asks, unanswered_parts
+from kalma_graph.verification.lexicon import load_lexicon
+from kalma_graph.verification.topics import load_topics, looks_english, question_asks, unanswered_parts
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
@@ -61,10 +61,14 @@ MAX_UNIT_TOKENS = 160
 MAX_VALUES = 3  # values of one planned relation said in one sentence (as many as a mark holds pairs)
 MAX_PAIRS = 3  # facts planned into one sentence (a mark holds at most 3 pairs: generation.grammar)
 MAX_UNANSWERED = 3  # [NA] sentences for asked parts the graph does not hold
+MAX_UNGROUNDED = 3  # sentences of an answer to a question whose persons the graph does not hold (all [NA])
 MAX_TRIMS = 12  # clause-dropped variants checked per candidate
 # Facts too thin to make a sentence of their own ("X was a human").
 _TRIVIAL = frozenset({("instance of", "human"), ("sex or gender", "male"), ("sex or gender", "female")})
 _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
+# a sentence that stops on a word that needs more ("Jason Donovan is an actor who is.")
+_DANGLING_END_RE = re.compile(r"\b(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
+                              r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
 _RAW_PAIRS_RE = re.compile(r"\b[a-z][a-z ,]{2,60}: [^,;]+(?:, [a-z][a-z ,]{2,60}: [^,;]+)+")
 
 
@@ -90,6 +94,7 @@ class GroundedResult:
     asked: list[str] = field(default_factory=list)  # "Q1 / place of birth": what the question asks
     planned: list[str] = field(default_factory=list)  # the plan's targets in order: asked, links, relevant
     unanswered: list[str] = field(default_factory=list)  # the asked parts the graph does not hold (their leads)
+    note: str | None = None  # how the question was read, when not as asked (another language)
     trace: list[dict[str, Any]] = field(default_factory=list)  # every candidate: its words and what became of it
 
     def stats(self) -> dict[str, Any]:
@@ -98,7 +103,7 @@ class GroundedResult:
                 "recited": self.recited, "trimmed": self.trimmed, "skipped": self.skipped,
                 "na_parts": self.na_parts, "completion_tokens": self.completion_tokens,
                 "seconds": round(self.seconds, 3), "asked": self.asked, "planned": self.planned,
-                "unanswered": self.unanswered, "trace": self.trace}
+                "unanswered": self.unanswered, **({"note": self.note} if self.note else {}), "trace": self.trace}
 
 
 def _sentence_key(clean_text: str) -> str:
@@ -117,8 +122,8 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
         return "holds an entity id"
     if _RAW_PAIRS_RE.search(clean_text):
         return "lists raw 'label: value' pairs"
-    if not load_topics().has_verb(clean_text):
-        return "a fragment (no verb)"
+    if not load_topics().has_verb(clean_text) or _DANGLING_END_RE.search(clean_text):
+        return "a fragment"
     return None
 
 
@@ -139,6 +144,7 @@ class Plan:
     links: list[list[Triple]] = field(default_factory=list)
     unanswered: list[dict[str, Any]] = field(default_factory=list)
     relevant: list[list[Triple]] = field(default_factory=list)
+    note: str | None = None  # how the question was read when it could not be read as asked
 
 
 def _grouped(triples: Sequence[Triple], other_person: Any) -> list[list[Triple]]:
@@ -187,14 +193,26 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
         if a.subject in persons or not persons:
             tier[a.tier] += by_key.get((a.subject, a.relation), [])
     plan = Plan(asked=_grouped(tier[2], other_person))
+    names_of = {e.id: e.name for e in persons.values()}
     planned = {(t.subject, t.label, t.value) for target in plan.asked for t in target}
+    lexicon = load_lexicon()
     for t in citable:
-        if t.subject in persons and other_person(t) and (t.subject, t.label, t.value) not in planned:
-            plan.links.append([t])
-            planned.add((t.subject, t.label, t.value))
+        other = other_person(t)
+        if t.subject not in persons or not other or (t.subject, t.label, t.value) in planned:
+            continue
+        # "Diego Simeone's son is Giovanni Simeone" says "Giovanni's father is Diego": one link, not both ways
+        kin = lexicon.relation(t.label).kin
+        inverse = lexicon.kin_inverse.get(kin or "")
+        if inverse and any(p[0] == other and lexicon.relation(p[1]).kin == inverse
+                           and (p[2] == names_of.get(t.subject) or p[2] == t.subject) for p in planned):
+            continue
+        plan.links.append([t])
+        planned.add((t.subject, t.label, t.value))
     plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
     names = {e.id: e.name for e in persons.values() if e.name}
     plan.unanswered = unanswered_parts(asks, citable, names)[:MAX_UNANSWERED]
+    if not looks_english(question):
+        plan.note = "the question does not read as English: answered as 'Who is X?' of the persons it names"
     return plan
 
 
@@ -290,8 +308,8 @@ class _Loop:
             return None
         cites = [c.triple for c in sentences[0].citations]
         best = self._assess(sentences[0].clean_text, cites, target, trimmed=False)
-        if best.fully and best.score[0]:
-            return best
+        if (best.fully and best.score[0]) or not self.graph:
+            return best  # with nothing shown, a dropped clause supports nothing: the model's words stay whole
         for text in clause_trims(sentences[0].clean_text):
             if prose_problem(text, self.seen):
                 continue
@@ -345,7 +363,7 @@ class _Loop:
                 continue
             candidate = self.judge(prefix + text, target)
             traced[-1] = (entry, candidate)
-            if candidate is None or not candidate.score[0]:
+            if candidate is None or (not candidate.score[0] and self.graph):
                 self.result.rejected += 1
                 entry["outcome"] = ("prose never kept" if candidate is None else
                                     "does not state the planned fact" if target is not None else "nothing new")
@@ -447,6 +465,7 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
     result.asked = list(dict.fromkeys(f"{t.subject} / {t.label}" for target in plan.asked for t in target))
     result.planned = [f"{t[0].subject} / {t[0].label}" for t in plan.asked + plan.links + plan.relevant]
     result.unanswered = [part["lead"] for part in plan.unanswered]
+    result.note = plan.note
     stopped = _follow(loop, plan.asked + plan.links, text_grammar, max_sentences, count_skips=True)
     for part in plan.unanswered if not stopped else ():
         if result.sentences >= max_sentences:
@@ -509,7 +528,10 @@ def _free(loop: _Loop, grammar: Any, first_grammar: Any, max_sentences: int, ask
           covered: set[tuple[str, str]]) -> None:
     """Sentences whose marks the model chooses (a question that asks nothing the plan could name)."""
     result = loop.result
-    while result.sentences < max_sentences:
+    # with nothing shown (the question names nobody the graph holds), every sentence is the model's own,
+    # marked [NA]: a short honest answer, not a long unsupported one
+    limit = max_sentences if loop.graph else min(max_sentences, MAX_UNGROUNDED)
+    while result.sentences < limit:
         candidate, how = loop.write("", grammar if loop.units or first_grammar is None else first_grammar, None)
         if how == "ended":
             result.stop_reason = "model ended"

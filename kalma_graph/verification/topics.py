@@ -124,13 +124,28 @@ def question_persons(question: str, entities: Sequence[Entity]) -> list[str]:
     return sorted(first, key=first.__getitem__)
 
 
+def looks_english(question: str) -> bool:
+    """Whether the question reads as English: at least one word in five, names aside, is an English function
+    word ("who", "was", "the", "of"). "Wer war Stephen Crane und wo wurde er geboren?" has none; the word lists
+    match English only, so such a question is read as "Who is X?" of the persons it names (`question_asks`)."""
+    tokens = [t for t in tokenize(question) if t.word]
+    words = [t for i, t in enumerate(tokens) if not (t.capital and i > 0) and not t.norm.isdigit()]
+    if len(words) < 3:
+        return True  # too short to tell
+    stop = load_lexicon().stop_words
+    return sum(t.norm in stop for t in words) / len(words) >= 0.2
+
+
 def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Triple],
                   persons: Sequence[str] | None = None) -> list[Ask]:
     """What the question asks and makes relevant, per person, in its order (see the module docstring).
-    `persons`: the entity ids that count as persons (default: every named entity the question names)."""
+    `persons`: the entity ids that count as persons (default: every named entity the question names). A question
+    that does not read as English (`looks_english`) asks a biography's core of each person it names."""
     table = load_topics()
     named = question_persons(question, entities)
     people_ids = [p for p in named if persons is None or p in persons]
+    if not looks_english(question):
+        return [Ask(p, relation, 1, "biography", (0, k)) for p in people_ids for k, relation in enumerate(table.biography)]
     allowed = set(people_ids)
     clauses = _clauses(question)
     found = [{k: v for k, v in _named(tokens, entities).items() if k in allowed} for tokens in clauses]

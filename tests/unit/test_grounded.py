@@ -113,3 +113,10 @@ def test_a_person_s_influence_is_what_influenced_them():
              Triple("Q169566", "P737", "influenced by", "Joyce Carol Oates", object_id="Q217557")]
     asked = asked_triples("Who was Joyce Carol Oates' primary influence?", entities, shown)
     assert [(t.subject, t.value) for t in asked] == [("Q217557", "H. P. Lovecraft")]
+
+
+def test_fragments_are_never_kept():
+    assert prose_problem("Akshara Haasan's father, Kamal Haasan.", []) == "a fragment"  # no verb
+    assert prose_problem("Jason Donovan is an actor who is.", []) == "a fragment"  # stops on "who is"
+    assert prose_problem("Stephen Crane died on June 5, 1900, in Badenweiler.", []) is None
+    assert prose_problem("Stephen Crane was born in Newark.", []) is None

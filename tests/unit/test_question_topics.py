@@ -111,3 +111,34 @@ def test_every_topic_relation_is_a_wikidata_or_biokalma_label():
     named |= {r for group in table.groups for r in group}
     assert named <= labels, named - labels
     assert all("{name}" in t.lead for t in table.topics)
+
+
+@pytest.mark.parametrize("question, english", [
+    ("Wer war Stephen Crane und wo wurde er geboren?", False),
+    ("Qui était Victor Hugo et où est-il né ?", False),
+    ("¿Quién fue Pablo Picasso y dónde nació?", False),
+    ("Who was Stephen Crane?", True),
+    ("Tell me about Virginia Woolf's family.", True),
+    ("Crane?", True),  # too short to tell: read as asked
+])
+def test_a_question_in_another_language_is_told_apart(question, english):
+    from kalma_graph.verification.topics import looks_english
+
+    assert looks_english(question) is english
+
+
+def test_a_question_in_another_language_asks_a_biography_of_whom_it_names():
+    asks = question_asks("Wer war Akshara Haasan und wo wurde sie geboren?", AKSHARA, AKSHARA_FACTS)
+    assert {a.relation for a in asks} >= {"occupation", "date of birth", "place of birth"}
+    assert {a.tier for a in asks} == {1}
+    plan = plan_answer("Wer war Akshara Haasan und wo wurde sie geboren?", AKSHARA, AKSHARA_FACTS)
+    assert plan.note and "English" in plan.note and plan.relevant
+
+
+def test_a_family_link_is_planned_once_not_both_ways():
+    entities = [Entity("Q1", name="Diego Simeone"), Entity("Q2", name="Giovanni Simeone")]
+    shown = [Triple("Q1", "", "instance of", "human"), Triple("Q2", "", "instance of", "human"),
+             Triple("Q1", "", "child", "Giovanni Simeone", "Q2"), Triple("Q2", "", "father", "Diego Simeone", "Q1")]
+    plan = plan_answer("How did Diego Simeone's career shape Giovanni Simeone's path?", entities, shown)
+    links = [(t.subject, t.label) for target in plan.asked + plan.links for t in target]
+    assert len([link for link in links if link[1] in ("child", "father")]) == 1, links

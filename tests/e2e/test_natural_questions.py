@@ -1,0 +1,73 @@
+"""`kalma-graph answer` as a new user meets it (issue 43): the grounded strategy is the default and says why, a
+single question's answer is printed, and bad questions (empty, naming nobody the graph holds, in another
+language, 2,000 characters) each end with a clear record. The real CLI, the real sample graph, the packaged
+SmolLM2 model (it cannot cite well; what is checked is what the pipeline decides, not the model's prose)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kalma_graph.cli.main import cli
+from kalma_graph.pipeline.answer import EMPTY_QUESTION, read_records
+from kalma_graph.pipeline.strategies import DEFAULT_CITE
+
+from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
+
+
+def _answer(store_path, *args: str):
+    release_sample_store()  # the CLI opens the store by its URI
+    return CliRunner().invoke(cli, ["answer", "--store", f"embedded:{store_path}", "--model", "smollm2-135m",
+                                    "--max-tokens", "96", "--no-progress", *args], catch_exceptions=False)
+
+
+@pytest.mark.slow
+def test_plain_answer_runs_the_grounded_strategy_says_why_and_prints_the_answer(tmp_path, tmp_path_factory):
+    store = sample_store_path(tmp_path_factory)
+    out = tmp_path / "answers.jsonl"
+    result = _answer(store, "--question", "Who was Stephen Crane?", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    header = json.loads((tmp_path / "answers.jsonl.header.json").read_text(encoding="utf-8"))
+    assert DEFAULT_CITE == "grounded" and header["cite"]["strategy"] == "grounded"
+    assert header["cite"]["why"].startswith("default:") and "--cite model" in header["cite"]["why"]
+    record = read_records(out)[0]
+    printed = " ".join(result.output.split())
+    assert "Who was Stephen Crane?" in printed and "stopped:" in printed  # --question prints its answer
+    assert " ".join(record["answer"].split())[:30] in printed
+    # "Who was X?" asks a biography's core: the plan holds what Crane was and when and where he lived
+    planned = " ".join(record["grounding"]["planned"])
+    assert "occupation" in planned and "date of birth" in planned, record["grounding"]
+    # the paper's baseline stays available by name, and then the header says it was chosen
+    baseline = _answer(store, "--question", "Who was Stephen Crane?", "--out", str(tmp_path / "model.jsonl"),
+                       "--cite", "model", "--no-show")
+    assert baseline.exit_code == 0, baseline.output
+    assert json.loads((tmp_path / "model.jsonl.header.json").read_text())["cite"] == {"strategy": "model",
+                                                                                      "why": "chosen with --cite"}
+
+
+@pytest.mark.slow
+def test_bad_questions_each_end_with_a_clear_record(tmp_path, tmp_path_factory):
+    store = sample_store_path(tmp_path_factory)
+    questions = tmp_path / "questions.jsonl"
+    rows = [{"id": "empty", "question": "   "},
+            {"id": "nobody", "question": "Who was Zqxwv Plorth?"},
+            {"id": "german", "question": "Wer war Stephen Crane und wo wurde er geboren?"},
+            {"id": "long", "question": ("Tell me about Stephen Crane's life and works. " * 46)[:2000]}]
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "answers.jsonl"
+    result = _answer(store, "--questions", str(questions), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    records = {r["id"]: r for r in read_records(out)}
+    assert set(records) == {"empty", "nobody", "german", "long"}
+    empty = records["empty"]
+    assert empty["retrieval_reason"] == EMPTY_QUESTION and empty["answer"] == ""  # no model call
+    assert "grounding" not in empty or not empty["grounding"]
+    assert records["nobody"]["retrieval_reason"].startswith("no entity")  # the record says why nothing was shown
+    german = records["german"]
+    assert "English" in german["grounding"]["note"] and german["retrieved"]  # Crane linked, read as "Who is X?"
+    assert len(records["long"]["question"]) == 2000 and records["long"]["grounding"]["stop_reason"]
+    # an empty --question is refused before anything is loaded
+    refused = _answer(store, "--question", "  ", "--out", str(tmp_path / "x.jsonl"))
+    assert refused.exit_code == 2 and "--question is empty" in refused.output
