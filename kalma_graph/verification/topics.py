@@ -32,11 +32,12 @@ from typing import Any, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
 
-from .asked import _named, _pronouns_resolved, asked_in_order
+from .asked import _named, _pronouns_resolved, asked_in_order, asked_readings
 from .lexicon import load_lexicon
 from .text import Token, find_phrase, find_stem, fold, phrase, tokenize
 
 _CLAUSE_RE = re.compile(r",\s*(?:and\s+)?|;|:|\?\s+|\s+and\s+(?=(?:how|what|where|when|who|which|why|did|was|were)\b)")
+MISSING = "named, not held"  # an Ask's topic: a relation the question names by label that the graph shown lacks
 _WHO_CUES = ("who was", "who is", "who were", "tell me about", "life of")  # the person must follow at once
 
 
@@ -109,6 +110,36 @@ def load_topics() -> Topics:
                   leads=dict(data.get("leads", {})))
 
 
+def _says_exactly(words: Sequence[str], label: str) -> bool:
+    """Whether the question's words hold the relation's label or noun exactly ("influences", not the verb
+    "influence" that a plural-tolerant match also finds)."""
+    lexicon = load_lexicon()
+    for name in (label, *lexicon.relation(label).nouns):
+        want = list(phrase(name))
+        if want and any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _nameable_relations() -> tuple[str, ...]:
+    """The relations a question may name that the graph may lack: the verifier's cue table and every topic's."""
+    table = load_topics()
+    labels = {label for label in load_lexicon().relations}
+    topical = {r for t in table.topics for r in (*t.asks, *t.relevant)}
+    labels |= topical
+
+    # a label that is a topic's word ("family", Wikidata's P53) is read as the topic, not as that relation,
+    # unless a topic asks that relation ("employer" of career)
+    def topic_word(label: str) -> bool:
+        tokens = tokenize(label)
+        return any(find_stem(tokens, cue) == [(0, len(tokens))] for t in table.topics for cue in t.cues)
+
+    topic_words = {label for label in labels - topical if topic_word(label)}
+    return tuple(sorted(labels - topic_words - {"name", "instance of", "sex or gender", "given name", "family name",
+                                                "surname"}))
+
+
 def _cue_spans(tokens: Sequence[Token], cue: tuple[str, ...], whole: bool) -> list[tuple[int, int]]:
     return find_phrase(tokens, cue) if whole else find_stem(tokens, cue)
 
@@ -166,6 +197,15 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     for subject, relation in asked_in_order(question, entities, shown):
         if subject in allowed or not allowed:
             add(subject, relation, 2, "named", (-1, len(out)))
+    # a relation named by its label or noun that the graph shown does not hold for that person: an asked part
+    # to mark [NA] ("What were Henry James's employers?" with no employer shown); cue words alone are too
+    # loose to claim the graph lacks something
+    held = {(t.subject, t.label) for t in shown}
+    pseudo = [Triple(p, "", label, "") for p in people_ids for label in _nameable_relations() if (p, label) not in held]
+    words = [t.norm for t in tokenize(question) if t.word]
+    for t, by_label in asked_readings(question, entities, pseudo):
+        if by_label and (t.subject, t.label) not in out and _says_exactly(words, t.label):
+            add(t.subject, t.label, 2, MISSING, (-1, len(out)))
     for index, (tokens, people) in enumerate(zip(clauses, found)):
         subjects = sorted(people, key=people.__getitem__) or people_ids
         for topic in table.topics:
@@ -234,12 +274,17 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
     for a in asks:
         if a.tier == 2 and a.topic in table:
             by_part.setdefault((a.subject, a.topic), []).append(a)
+    lexicon = load_lexicon()
     out = []
+    for a in asks:  # a relation the question names by its label: the part is that relation
+        name = names.get(a.subject)
+        if a.topic == MISSING and name:
+            noun = (lexicon.relation(a.relation).nouns or (a.relation,))[0]
+            out.append({"subject": a.subject, "topic": a.relation, "lead": f"{name}'s {noun}", "position": a.position})
+    named = {(p["subject"], p["topic"]) for p in out}
     for (subject, topic), part in by_part.items():
-        if any((subject, relation) in held for relation in table[topic].asks):
-            continue
         name = names.get(subject)
-        if not name:
+        if not name or any((subject, relation) in held or (subject, relation) in named for relation in table[topic].asks):
             continue
         out.append({"subject": subject, "topic": topic, "lead": table[topic].lead.format(name=name),
                     "position": min(a.position for a in part)})

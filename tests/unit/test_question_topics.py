@@ -142,3 +142,20 @@ def test_a_family_link_is_planned_once_not_both_ways():
     plan = plan_answer("How did Diego Simeone's career shape Giovanni Simeone's path?", entities, shown)
     links = [(t.subject, t.label) for target in plan.asked + plan.links for t in target]
     assert len([link for link in links if link[1] in ("child", "father")]) == 1, links
+
+
+def test_a_relation_named_by_its_label_that_the_graph_lacks_is_an_unanswered_part():
+    entities = [Entity("Q1", name="Henry James"), Entity("Q2", name="John Updike")]
+    shown = [Triple("Q1", "", "instance of", "human"), Triple("Q2", "", "instance of", "human"),
+             Triple("Q2", "", "influenced by", "Henry James", "Q1"),
+             Triple("Q2", "", "member of", "American Academy of Arts and Letters")]
+    names = {"Q1": "Henry James", "Q2": "John Updike"}
+    # the built questions' style: relations by label; James's employer was withheld from the graph shown
+    asks = question_asks("What were John Updike's influences and memberships, and Henry James's employer?", entities, shown)
+    assert [p["lead"] for p in unanswered_parts(asks, shown, names)] == ["Henry James's employer"]
+    # the verb "influence" names no relation: nothing to mark [NA] ("influences" would)
+    asks = question_asks("How did Henry James influence John Updike's writing?", entities, shown)
+    assert unanswered_parts(asks, shown, names) == []
+    # "family" is the topic, not Wikidata's relation of that name
+    asks = question_asks("Tell me about Henry James's family.", entities, shown)
+    assert [p["topic"] for p in unanswered_parts(asks, shown, names)] == ["family"]
