@@ -21,7 +21,10 @@ not asked). `score` reads an answers file of `kalma-graph answer` against the se
 - **citation precision**: of the citations that can be judged (their triple is a labelled fact), the share
   citing a fact settled as asked or relevant;
 - **sentences per answer**, **[NA] sentences**, and the questions the facts cannot answer (`answerable` 0 by
-  both passes) that got at least one `[NA]` sentence.
+  both passes) that got at least one `[NA]` sentence;
+- **persons linked**: of the persons the question's records hold and the question names by their full name, the
+  share the answer's entity linking found;
+- **seconds per answer** (generation).
 """
 
 from __future__ import annotations
@@ -171,11 +174,18 @@ def score(folder: Path, answers: Path) -> dict[str, Any]:
         cited = {_key(*c[:3]) for c in _citations(row)}
         shown = {_key(t["subject"], t["label"], t["value"]) for t in row.get("retrieved") or []}
         judged = [c for c in cited if c in label]
+        # linking: the persons of the question's records that the answer's entity linking found
+        # (persons the question names by their full name; a record may hold a person it does not name)
+        folded = item["question"].casefold()
+        wanted = {f["qid"] for f in item["facts"] if f["relation"] == "instance of" and f["value"] == "human"
+                  and f["subject"] and f["subject"].casefold() in folded}
+        linked = {e.get("selected") for e in row.get("entities") or []} & wanted
         sentences = _sentences(row)
         na = sum("[NA]" in s for s in sentences)
         totals.update(asked=len(asked), asked_cited=len(asked & cited), asked_shown=len(asked & shown),
                       judged=len(judged), judged_relevant=sum(label[c] >= 1 for c in judged), cited=len(cited),
-                      answers=1, sentences=len(sentences), na_sentences=na)
+                      answers=1, sentences=len(sentences), na_sentences=na, persons=len(wanted),
+                      persons_linked=len(linked), seconds=round((row.get("timings") or {}).get("generation_s", 0.0)))
         if settled[k]["answerable"] == 0:
             totals.update(unanswerable=1, unanswerable_with_na=int(na > 0))
         per_item.append({"id": k, "asked": len(asked), "asked_cited": len(asked & cited), "judged": len(judged),
@@ -190,6 +200,7 @@ def score(folder: Path, answers: Path) -> dict[str, Any]:
             "judged_share_of_citations": share("judged", "cited"),
             "sentences_per_answer": share("sentences", "answers"), "na_sentences_per_answer": share("na_sentences", "answers"),
             "unanswerable": totals["unanswerable"], "unanswerable_with_na": totals["unanswerable_with_na"],
+            "persons_linked": share("persons_linked", "persons"), "seconds_per_answer": share("seconds", "answers"),
             "totals": dict(totals), "per_item": per_item}
 
 

@@ -5,6 +5,8 @@ does the work."""
 
 from __future__ import annotations
 
+import os
+
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -94,6 +96,16 @@ def load_models(out: Path, *, nli_model, no_nli, nli_batch_size, nli_cache, devi
                 judge_gpu_layers, geval_aspects, geval_min_mass, seed, judge_threads=None,
                 judge_concurrency=1) -> tuple[Any, Any]:
     nli = judge_obj = None
+    if not no_nli and nli_model is None:
+        from kalma_graph.models.nli import DEFAULT_NLI_MODEL, MODEL_ENV, default_nli_available
+
+        if not default_nli_available():
+            # plain `evaluate` never fails for want of a download: the verifier's figures need no model
+            no_nli = True
+            err_console.print(
+                f"[yellow]NLI skipped[/]: no --nli given and {escape(os.environ.get(MODEL_ENV) or DEFAULT_NLI_MODEL)} "
+                f"is not on this machine; the report has the verifier's figures, without the NLI alignment column "
+                f"and [NA] quality. Add them with --nli PATH (e.g. ../shared/models/nli-minilm-l6-v1) or ${MODEL_ENV}.")
     if not no_nli:
         from kalma_graph.models.nli import load_nli
 

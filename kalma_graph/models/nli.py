@@ -155,6 +155,21 @@ def split_revision(name_or_path: str, revision: str | None = None) -> tuple[str,
     return name, revision or rev
 
 
+def default_nli_available() -> bool:
+    """Whether the NLI model a plain command would load (`$KALMA_NLI_MODEL`, else `DEFAULT_NLI_MODEL`) is here
+    without a download: a local directory, or a hub snapshot in the local cache. Asks no server."""
+    source = os.environ.get(MODEL_ENV) or DEFAULT_NLI_MODEL
+    name, revision = split_revision(source, None)
+    if Path(name).expanduser().is_dir():
+        return True
+    from transformers.utils import cached_file
+
+    try:
+        return cached_file(name, "config.json", local_files_only=True, revision=revision) is not None
+    except OSError:
+        return False
+
+
 def resolve_model_dir(name_or_path: str, revision: str | None = None) -> Path:
     """The local directory holding a model: the path itself, or the hub snapshot (of `revision`,
     default the main branch) `transformers` finds in its cache (downloading it once when the

@@ -1,14 +1,24 @@
-"""`--cite grounded`: the verifier in the decoding loop (issue 32).
+"""`--cite grounded`: the verifier in the decoding loop (issue 32), planned from what a natural question asks
+(issue 43). The default strategy of `kalma-graph answer`.
 
-**Plan.** What the question asks comes first: each relation it names of a person it names (`asked_facts`),
-in the question's order, then how the named persons are linked (a shown triple of one whose value is another),
-each a *target* of up to `MAX_VALUES` shown triples of one subject and relation.
+**Plan** (`plan_answer`). What the question asks of the persons it names (`verification.topics.question_asks`):
+the relations it names by label, noun or cue, and the relations of the topics it names ("family", "career",
+"education", "death", …; "Who was X?" asks a biography's core), as the shown triples hold them. In order:
+
+1. the asked facts, grouped by kind (`question_topics.json: groups`: born when and where in one sentence,
+   both parents in one), at most `MAX_PAIRS` facts a sentence;
+2. how the named persons are linked (a shown triple of one whose value is another), each link once;
+3. for each asked part the graph shown does not hold (a topic none of whose relations it holds, a relation
+   named by its label that it lacks), one sentence the model writes after `[NA]` and the part's lead words
+   ("Virginia Woolf's family"), kept unless it contradicts the graph (`MAX_UNANSWERED` at most);
+4. the facts relevant to the question's topics, grouped the same way, until `max_sentences`.
 
 **Write.** A planned sentence is written attribute-first with its marks chosen by the plan: the loop writes
-`[Q1, p: v]` into the assistant's turn and the model says it in words (grammar `attribute_first_text`). A
-question that asks nothing the graph shows (a "Who were …?") is answered as before the plan existed: after
-its link sentence the model chooses each sentence's marks itself (`attribute_first_unit`: one sentence, or
-the end) until it ends the answer.
+`[Q1, p: v]` and the sentence's first words (its person's name, or a lead of its group: "X was born") into the
+assistant's turn and the model says the rest (grammar `attribute_first_text`). A question whose plan holds
+nothing is answered as before the plan existed: the model chooses each sentence's marks itself
+(`attribute_first_unit`: one sentence, or the end) until it ends the answer; with nothing shown at all (the
+question names nobody the graph holds) at most `MAX_UNGROUNDED` sentences, all `[NA]`.
 
 **Check.** Each candidate sentence is checked by the graph-grounded verifier (`kalma_graph.verification`) in
 the context of the sentences kept so far:
@@ -23,7 +33,8 @@ the context of the sentences kept so far:
 - a candidate that repeats a kept sentence, cites no supported fact the answer has not stated yet (filler
   such as "X was a human" included), or whose prose holds a QID or a raw `label: value` list, is never kept;
   a planned fact no candidate states is skipped (counted), never forced; the best fully supported
-  candidate that states something new instead is then kept ("off plan").
+  candidate that states something new instead is then kept ("off plan");
+- a fragment (no verb, or ending on "who is") is never kept, trimmed or not.
 
 The answer stops when the plan is done (every asked fact stated, or tried), when the model ends it, when no
 candidate adds a supported fact, after `max_sentences`, or when the kept sentences reach `params.max_tokens`

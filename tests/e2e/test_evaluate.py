@@ -311,3 +311,19 @@ def test_cli_evaluate_and_its_errors(tmp_path, answers_file, gold_file):
         [sys.executable, "-m", "kalma_graph.cli.main", "evaluate", "--answers", str(broken), "--no-nli",
          "--out", str(tmp_path / "o2")], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2 and "broken.jsonl:1: not JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_plain_evaluate_runs_offline_without_an_nli_model(tmp_path, answers_file, gold_file):
+    """No --nli, no $KALMA_NLI_MODEL, the default hub model absent (an empty Hugging Face cache, offline): the
+    verifier's figures, the NLI column and [NA] quality skipped with how to add them; never an error (issue 44)."""
+    env = {**os.environ, "KALMA_STORE": "", "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    env.pop("KALMA_NLI_MODEL", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kalma_graph.cli.main", "evaluate", "--answers", str(answers_file), "--gold",
+         str(gold_file), "--out", str(tmp_path / "out"), "--store", f"embedded:{tmp_path}/g.lbdb", "--no-plots",
+         "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "NLI skipped" in proc.stderr and "--nli PATH" in proc.stderr
+    shown = json.loads(proc.stdout)
+    assert shown["summary"]["alignment_micro"] is not None  # the verifier's figure, no model needed
+    assert "no NLI model" in shown["skipped"]["na_quality"]
