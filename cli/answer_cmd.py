@@ -10,7 +10,8 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from kalma_graph.pipeline.strategies import CITE_STRATEGIES, DEFAULT_CITE, DEFAULT_CITE_WHY, FOLLOW_OPTION, STRATEGIES
+from kalma_graph.pipeline.strategies import (CITE_STRATEGIES, DEFAULT_CITE, DEFAULT_CITE_WHY, FALLBACK_CITE,
+                                             FOLLOW_OPTION, STRATEGIES)
 
 from .common import fail, console, err_console, json_option, print_json
 from .options import option
@@ -80,30 +81,20 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     from kalma_graph.generation.grammar import GrammarError
     from kalma_graph.models.llm import GenerationParams, LLMError
     from kalma_graph.models.ner import NERError
-    from kalma_graph.shards import Shard
     from kalma_graph.pipeline.answer import (
         AnswerError,
         AnswerInterrupted,
         answer_questions,
         default_variant,
         header_path,
-        load_questions,
         pending_questions,
-        question_from_text,
     )
 
-    if bool(questions_file) == (question_text is not None):
-        raise click.UsageError("give exactly one of --questions FILE or --question TEXT")
-    if question_text is not None and not question_text.strip():
-        raise click.UsageError("--question is empty: nothing to answer")
-    cite_why = "chosen with --cite" if cite else DEFAULT_CITE_WHY
+    chosen = cite is not None
+    cite_why = "chosen with --cite" if chosen else DEFAULT_CITE_WHY
     cite = cite or DEFAULT_CITE
     try:
-        questions = load_questions(questions_file) if questions_file else [question_from_text(question_text)]
-        if limit:
-            questions = questions[:limit]
-        if shard:
-            questions = Shard.parse(shard).select(questions)
+        questions = _questions(questions_file, question_text, limit, shard)
         variant = variant or default_variant(questions_file)
         params = GenerationParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
         if resume and not pending_questions(questions, out_path):
@@ -115,8 +106,11 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
-        choice, nli, store, ner_pipeline, llm = _load(cite, model, model_sha256, nli_model, store_uri, ner,
-                                                      n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, threads=threads, seed=seed)
+        choice, nli, store, ner_pipeline, llm, fallback = _load(
+            cite, chosen, model, model_sha256, nli_model, store_uri, ner, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers,
+            threads=threads, seed=seed)
+        if fallback:
+            cite, cite_why = FALLBACK_CITE, fallback
     except (AnswerError, LLMError, NERError, ValueError, OSError) as exc:
         fail(exc)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
@@ -152,6 +146,21 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     if (show if show is not None else question_text is not None) and not as_json:
         _print_answers(out_path, [q.id for q in questions])
     _print_summary(summary, out_path, as_json)
+
+
+def _questions(questions_file: str | None, question_text: str | None, limit: int | None, shard: str | None) -> list:
+    """The questions asked: a file's or the one `--question` (refused when empty), limited and sharded."""
+    from kalma_graph.pipeline.answer import load_questions, question_from_text
+    from kalma_graph.shards import Shard
+
+    if bool(questions_file) == (question_text is not None):
+        raise click.UsageError("give exactly one of --questions FILE or --question TEXT")
+    if question_text is not None and not question_text.strip():
+        raise click.UsageError("--question is empty: nothing to answer")
+    questions = load_questions(questions_file) if questions_file else [question_from_text(question_text or "")]
+    if limit:
+        questions = questions[:limit]
+    return Shard.parse(shard).select(questions) if shard else questions
 
 
 def _grammar_shown(own: str | None, asked: str | None) -> str:
@@ -215,10 +224,13 @@ def _print_summary(summary: dict, out_path: str, as_json: bool) -> None:
         sys.exit(1)
 
 
-def _load(cite: str, model: str | None, model_sha256: str | None, nli_model: str | None, store_uri: str | None,
-          ner: str | None, *, n_ctx: int, n_gpu_layers: int | None, threads: int | None, seed: int) -> tuple:
-    """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline and the model."""
-    from kalma_graph.models.llm import load_llm
+def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, nli_model: str | None,
+          store_uri: str | None, ner: str | None, *, n_ctx: int, n_gpu_layers: int | None, threads: int | None,
+          seed: int) -> tuple:
+    """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline, the model, and
+    why the default strategy gave way (None when it did not): `grounded` continues the rendered chat prompt, so a
+    model without one (a model server) answers with `attribute-first` unless `--cite grounded` was asked."""
+    from kalma_graph.models.llm import LLMError, load_llm
     from kalma_graph.models.ner import load_ner
     from kalma_graph.models.registry import choose_model
     from kalma_graph.pipeline.answer import AnswerError
@@ -236,7 +248,14 @@ def _load(cite: str, model: str | None, model_sha256: str | None, nli_model: str
     store = open_store(store_uri)
     ner_pipeline = load_ner(ner)
     llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+    fallback = None
     if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
-        llm.chat_prompt([{"role": "user", "content": "?"}])
-    return choice, nli, store, ner_pipeline, llm
+        try:
+            llm.chat_prompt([{"role": "user", "content": "?"}])
+        except LLMError as exc:
+            if chosen:
+                raise
+            fallback = (f"default grounded needs a model whose chat prompt it can continue ({exc}): "
+                        f"{FALLBACK_CITE} instead; --cite model is the paper's baseline")
+    return choice, nli, store, ner_pipeline, llm, fallback
 

@@ -162,5 +162,6 @@ STRATEGIES: dict[str, CiteStrategy] = {s.name: s for s in (ModelCites(), Posthoc
 CITE_STRATEGIES: tuple[str, ...] = tuple(STRATEGIES)
 # `answer`'s default: the best strategy measured (docs/results.md); the paper's baselines stay available by name.
 DEFAULT_CITE = "grounded"
+FALLBACK_CITE = "attribute-first"  # the default for a model whose chat prompt grounded cannot continue (a server)
 DEFAULT_CITE_WHY = ("default: the verifier checks each sentence as it is written; on the paper's own questions "
                     "it states asked facts and marks parts the graph lacks [NA]; --cite model is the paper's baseline")

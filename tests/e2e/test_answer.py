@@ -259,7 +259,7 @@ def test_cli_answers_three_biokalma_questions_and_resumes(tmp_path, tmp_path_fac
     release_sample_store()  # the CLI opens the store by URI itself
     out = tmp_path / "answers.jsonl"
     args = ["answer", "--questions", str(short_questions), "--out", str(out), "--store", f"embedded:{path}",
-            "--max-tokens", "48", "--no-progress"]
+            "--max-tokens", "48", "--no-progress", "--cite", "model"]  # the paper's baseline: its prompt, its record
     first = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert first.exit_code == 0, first.output
     assert "on cpu (0 layers offloaded" in first.output and "3 answered" in first.output
