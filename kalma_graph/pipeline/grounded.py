@@ -80,6 +80,7 @@ _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
 # a sentence that stops on a word that needs more ("Jason Donovan is an actor who is.")
 _DANGLING_END_RE = re.compile(r"\b(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
                               r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
+_TWO_SENTENCES_RE = re.compile(r"\b[A-Z]\. (?:The|He|She|His|Her|It|Its|This|These|In|They|Their|After|Before|As)\b")
 _RAW_PAIRS_RE = re.compile(r"\b[a-z][a-z ,]{2,60}: [^,;]+(?:, [a-z][a-z ,]{2,60}: [^,;]+)+")
 
 
@@ -135,6 +136,8 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
         return "lists raw 'label: value' pairs"
     if not load_topics().has_verb(clean_text) or _DANGLING_END_RE.search(clean_text):
         return "a fragment"
+    if _TWO_SENTENCES_RE.search(clean_text):
+        return "two sentences"  # "Mentuhotep I's child was Intef I. The relationship …": a regnal number's period
     return None
 
 

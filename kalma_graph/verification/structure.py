@@ -341,6 +341,8 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         words = phrase(_without_parenthesis(name))
         if not words or words in seen:
             continue
+        if k > 0 and len(words) == 1 and (len(words[0]) < 3 or words[0] in _stop_words()):
+            continue  # an alias such as India's "IN" is the word "in", not the value (as for mentions)
         seen.add(words)
         for span in find_phrase(tokens, words):
             hits.append(_ValueHit(span, "name" if k == 0 else "alias"))

@@ -20,7 +20,8 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # report scored by another verifier is never read back): 2 reads an s-possessive's apostrophe ("Oates' book");
 # 3 reads "S is the <relation> of V" as the inverse of S <relation>: V, and "S's brother taught at V" as said of the
 # brother, not of S; 4 reads no value in a part of another entity's name ("Haasan" of "Akshara Haasan" is not her
-# father Kamal Haasan), and "S's father is an actor" as the father's occupation, not S's.
+# father Kamal Haasan), "S's father is an actor" as the father's occupation, not S's, and no value in a short alias
+# that is a function word (India's "IN" in "died in Mumbai").
 VERIFIER_VERSION = "4"
 
 

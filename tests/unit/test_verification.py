@@ -253,3 +253,40 @@ def test_the_value_that_is_the_possessed_person_is_read_as_the_relation():
                          shown=shown, entities=[GraphEntity(id="Q254", name="Wolfgang Amadeus Mozart"),
                                                 GraphEntity(id="Q188", name="Johann Nepomuk Hummel")])
     assert Verifier().verify(answer).sentences[0].citations[0].verdict == "supported"
+
+
+def _one(sentence: str, shown: list, entities: list, cited: tuple[str, str, str]):
+    answer = AnswerInput(question="", sentences=[(sentence, [CitedTriple(subject=cited[0], relation=cited[1],
+                                                                         value=cited[2])])],
+                         shown=shown, entities=entities)
+    return Verifier().verify(answer).sentences[0]
+
+
+HAASAN = [GraphTriple(subject="Q16200469", label="father", value="Kamal Haasan", object_id="Q381477"),
+          GraphTriple(subject="Q16200469", label="occupation", value="actor", object_id="Q33999")]
+HAASANS = [GraphEntity(id="Q16200469", name="Akshara Haasan"), GraphEntity(id="Q381477", name="Kamal Haasan")]
+
+
+def test_a_value_is_not_read_in_part_of_another_persons_name():
+    # verifier 4: "Haasan" of "Akshara Haasan" never names her father Kamal Haasan (a grounded answer kept it)
+    said = _one("Akshara Haasan's father is an actor.", HAASAN, HAASANS, ("Q16200469", "father", "Kamal Haasan"))
+    assert said.citations[0].verdict == "unsupported"
+    named = _one("Akshara Haasan's father is Kamal Haasan.", HAASAN, HAASANS, ("Q16200469", "father", "Kamal Haasan"))
+    assert named.citations[0].verdict == "supported"
+
+
+def test_an_occupation_after_s_father_is_said_of_the_father():
+    said = _one("Akshara Haasan's father is an actor.", HAASAN, HAASANS, ("Q16200469", "occupation", "actor"))
+    assert said.citations[0].verdict == "unsupported" and "father" in said.citations[0].reason
+    own = _one("Akshara Haasan is an actor.", HAASAN, HAASANS, ("Q16200469", "occupation", "actor"))
+    assert own.citations[0].verdict == "supported"
+
+
+def test_a_short_alias_that_is_a_function_word_is_no_value():
+    # India's alias "IN" is not the word "in": "died … in Mumbai" holds no claim about Mumbai's country
+    shown = [GraphTriple(subject="Q156347", label="place of death", value="Mumbai", object_id="Q1156"),
+             GraphTriple(subject="Q1156", label="country", value="India", object_id="Q668")]
+    entities = [GraphEntity(id="Q156347", name="Lata Mangeshkar"), GraphEntity(id="Q1156", name="Mumbai"),
+                GraphEntity(id="Q668", name="India", aliases=("IN", "Republic of India"))]
+    checked = _one("Lata Mangeshkar died in Mumbai.", shown, entities, ("Q156347", "place of death", "Mumbai"))
+    assert [c.text for c in checked.claims] == ["Mumbai"] and checked.fully_supported
