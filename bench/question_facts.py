@@ -252,6 +252,26 @@ def _sentences(row: dict[str, Any]) -> list[str]:
     return [s["text"] for s in row.get("sentences") or []]
 
 
+def table(folder: Path) -> str:
+    """The development set's table for docs/results.md: one row per strategy run under `folder/runs/` (its
+    `score.json`, and its `evaluation/results.json` from `kalma-graph evaluate` when present)."""
+    def pct(x: Any) -> str:
+        return "n/a" if x is None else f"{100 * x:.1f}"
+
+    rows = ["| strategy | answers | asked recall (ceiling: retrieved) | citation precision vs labels | sentences / answer "
+            "| [NA] sentences / answer | cited sentences fully supported (verifier) | alignment (MiniLM NLI, "
+            "places nothing) | persons linked | s / answer |", "|" + "---|" * 10]
+    for run in sorted((folder / "runs").glob("*/score.json")):
+        sc = json.loads(run.read_text(encoding="utf-8"))
+        ev_path = run.parent / "evaluation" / "results.json"
+        ev = json.loads(ev_path.read_text(encoding="utf-8"))["summary"] if ev_path.exists() else {}
+        rows.append(f"| {run.parent.name} | {sc['answers']} | {pct(sc['asked_recall'])} ({pct(sc['asked_ceiling_shown'])}) "
+                    f"| {pct(sc['citation_precision_vs_labels'])} | {sc['sentences_per_answer']:.2f} "
+                    f"| {sc['na_sentences_per_answer']:.2f} | {pct(ev.get('fully_supported_share'))} "
+                    f"| {pct(ev.get('alignment_nli_micro'))} | {pct(sc['persons_linked'])} | {sc['seconds_per_answer']:.1f} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -265,12 +285,17 @@ def main() -> None:
     sc.add_argument("folder", type=Path)
     sc.add_argument("--answers", type=Path, required=True)
     sc.add_argument("--out", type=Path)
+    tb = sub.add_parser("table", help="the runs' figures as a Markdown table (docs/results.md)")
+    tb.add_argument("folder", type=Path)
     qs = sub.add_parser("questions", help="the items' questions as JSON lines for `kalma-graph answer --questions`")
     qs.add_argument("folder", type=Path)
     pl = sub.add_parser("plan", help="the grounded plan against the labels (no model)")
     pl.add_argument("folder", type=Path)
     pl.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.command == "table":
+        print(table(args.folder))
+        return
     if args.command == "export":
         result = export(args.n, args.seed, args.out)
     elif args.command == "settle":

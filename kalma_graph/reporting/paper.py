@@ -53,9 +53,11 @@ def _plots(data: Mapping[str, Any], md_dir: Path) -> list[str]:
     return out
 
 
-def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None) -> str:
+def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, natural: Path | None = None) -> str:
     """The page for the experiment directory `root`; `previous`: the same experiments on an earlier dataset, whose
-    Table 3 stands below (a held-out test set) and whose parts `root` has not run stand in for them, marked so."""
+    Table 3 stands below (a held-out test set) and whose parts `root` has not run stand in for them, marked so;
+    `natural`: the folder of the paper's own questions (`bench/question_facts.py`), whose README.md becomes the
+    section after Table 3."""
     paper = paper_rows()
     lines = [
         "# KaLMA's result tables, reproduced locally",
@@ -71,6 +73,9 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None) 
         "",
     ]
     lines += _table3_section(root, md_dir, paper)
+    if natural is not None and (natural / "README.md").is_file():
+        lines += ["## The paper's own questions", "",
+                  (natural / "README.md").read_text(encoding="utf-8").strip(), ""]
     if previous is not None and _load(previous, "table3"):
         lines += ["### Table 3 on the previous dataset", "",
                   "The same settings on the previous bundled dataset (104 entries, question prompts v6/v7, kept in "
@@ -309,8 +314,10 @@ def paper_rows() -> dict[str, Any]:
     return json.loads(raw)
 
 
-def write_results_markdown(root: Path, md_path: Path, *, previous: Path | None = None) -> Path:
+def write_results_markdown(root: Path, md_path: Path, *, previous: Path | None = None,
+                           natural: Path | None = None) -> Path:
     md_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(md_path, results_markdown(Path(root), md_path.parent.resolve(),
-                                                previous=Path(previous) if previous is not None else None))
+                                                previous=Path(previous) if previous is not None else None,
+                                                natural=Path(natural) if natural is not None else None))
     return md_path
