@@ -191,7 +191,9 @@ def test_compare_on_a_filled_copy_gives_the_hand_checked_figures(scored_dir, tmp
     # p_e = .7·.7 + .3·.3 = .58; κ = (.8 − .58) / (1 − .58) = 11/21
     assert report["cohen_kappa"] == pytest.approx(11 / 21)
     t6 = report["table6"]
-    assert t6["alignment_run"] == pytest.approx(23 / 31, abs=1e-6)
+    # the run's alignment is the verifier's: 24 of 31 since verifier 4 reads "his notable work, The Red Badge of
+    # Courage" as the records' `notable works` (it had no cue for that BioKaLMA label: partial before)
+    assert t6["alignment_run"] == pytest.approx(24 / 31, abs=1e-6)
     assert t6["alignment_sample"] == pytest.approx(0.7) and t6["human_avg"] == pytest.approx(0.7)
     assert t6["gap"] == pytest.approx(0.0) and t6["system"] == exported["run_id"]
     # the two unusable rows, by CSV line (header = line 1, pair p00k on line k + 1)
@@ -200,7 +202,7 @@ def test_compare_on_a_filled_copy_gives_the_hand_checked_figures(scored_dir, tmp
     lines = {row["pair_id"]: n for n, row in enumerate(rows, start=2)}
     for issue in report["issues"]:
         assert issue["where"] == f"{filled}:{lines[issue['pair_id']]}"
-    assert f"| {exported['run_id']} | 74.2 | 70.0 | 70.0 | 0.0 |" in report["markdown"]  # Table 6 row
+    assert f"| {exported['run_id']} | 77.4 | 70.0 | 70.0 | 0.0 |" in report["markdown"]  # Table 6 row
     assert "| pairs | 10 | 80.0 | 85.7 | 85.7 | 85.7 | 0.52 | 1 | 1 |" in report["markdown"]  # annotator = file stem
     assert report["inter_annotator"] is None
 
