@@ -110,6 +110,19 @@ def load_topics() -> Topics:
                   leads=dict(data.get("leads", {})))
 
 
+def _relation_spans(tokens: Sequence[Token], labels: set[str]) -> list[tuple[int, int]]:
+    """Where a clause names a relation by its label or noun (of the relations a question may name, and those
+    shown): "employer", "noble family", "place of burial", "influences"."""
+    lexicon = load_lexicon()
+    out: list[tuple[int, int]] = []
+    for label in {*_nameable_relations(), *labels}:
+        for name in (label, *lexicon.relation(label).nouns):
+            words = phrase(name)
+            if words:
+                out += find_phrase(tokens, words)
+    return out
+
+
 def _says_exactly(words: Sequence[str], label: str) -> bool:
     """Whether the question's words hold the relation's label or noun exactly ("influences", not the verb
     "influence" that a plural-tolerant match also finds)."""
@@ -208,8 +221,12 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
             add(t.subject, t.label, 2, MISSING, (-1, len(out)))
     for index, (tokens, people) in enumerate(zip(clauses, found)):
         subjects = sorted(people, key=people.__getitem__) or people_ids
+        # a word that names a relation names that relation, not a topic: "employer" asks the employer, not a
+        # career; "noble family" and "place of burial" ask themselves, not the family or the death
+        named_spans = _relation_spans(tokens, {t.label for t in shown})
         for topic in table.topics:
-            spans = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)]
+            spans = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)
+                     if not any(a < s[1] and s[0] < b for a, b in named_spans)]
             if not spans:
                 continue
             at = min(spans)[0]
