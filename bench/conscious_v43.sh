@@ -4,6 +4,7 @@
 # the store and settings of bench/table3_rebuilt.sh. Resumable: run it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench/t3v9_store.sh
 N=${1:-10}
 M=qwen2.5-coder-1.5b-q4km
 export OMP_WAIT_POLICY=PASSIVE

@@ -123,11 +123,12 @@ def read_labels(path: Path, items: dict[str, dict[str, Any]]) -> dict[str, dict[
 
 
 def cohen_kappa(a: list[int], b: list[int]) -> float | None:
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    ca, cb = Counter(a), Counter(b)
-    expected = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
-    return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
+    """The project's Cohen's kappa (`evaluation.metrics.agreement`), rounded for the report."""
+    sys.path.insert(0, str(ROOT))
+    from kalma_graph.evaluation.metrics.agreement import cohen_kappa as kappa
+
+    value = kappa(a, b)
+    return None if value is None else round(value, 4)
 
 
 def settle(folder: Path) -> dict[str, Any]:

@@ -4,10 +4,7 @@
 # store and settings as bench/table3_rebuilt.sh, so its F1 reads against the committed 75.6. Resumable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p runs/t3v9
-if [ ! -e runs/t3v9/store ]; then
-  .venv/bin/kalma-graph ingest --store embedded:runs/t3v9/store dumps/wikidata_sample.jsonl.gz dumps/biokalma_records.jsonl.gz
-fi
+bench/t3v9_store.sh
 export OMP_WAIT_POLICY=PASSIVE
 OUT=bench/results/table3_rebuilt_v43/grounded
 mkdir -p "$OUT"

@@ -5,10 +5,7 @@
 #   python bench/results_page.py bench/results/table3_rebuilt --previous bench/results/paper --out docs/results.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p runs/t3v9
-if [ ! -e runs/t3v9/store ]; then
-  .venv/bin/kalma-graph ingest --store embedded:runs/t3v9/store dumps/wikidata_sample.jsonl.gz dumps/biokalma_records.jsonl.gz
-fi
+bench/t3v9_store.sh
 export OMP_WAIT_POLICY=PASSIVE
 M=qwen2.5-coder-1.5b-q4km
 exec .venv/bin/kalma-graph experiment paper \

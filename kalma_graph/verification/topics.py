@@ -307,14 +307,3 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
                     "position": min(a.position for a in part)})
     out.sort(key=lambda p: p["position"])
     return out
-
-
-def relevant_lexicon_relations() -> frozenset[str]:
-    """Every relation a topic or the biography names (for checks that the labels exist in the lexicon)."""
-    table = load_topics()
-    rels = {r for t in table.topics for r in (*t.asks, *t.relevant)} | set(table.biography)
-    return frozenset(rels)
-
-
-def lexicon_has(relation: str) -> bool:
-    return fold(relation) in load_lexicon().relations
