@@ -1,5 +1,5 @@
-"""Package discovery that pyproject.toml alone cannot express: `cypher/` and `cli/` sit at the top
-level of the checkout yet ship as `kalma_graph.cypher` and `kalma_graph.cli`.
+"""Package discovery that pyproject.toml alone cannot express: `cypher/` sits at the top level of the
+checkout yet ships as `kalma_graph.cypher`.
 
 Folders that hold only data (`kalma_graph/data`, `kalma_graph/prompts/<stage>`, `cypher/browse`) have
 no `__init__.py`; they are listed as (namespace) packages too, so that setuptools ships them without
@@ -21,6 +21,6 @@ def data_packages(root: str, package: str) -> list[str]:
 
 
 packages = find_packages(include=["kalma_graph", "kalma_graph.*"])
-packages += ["kalma_graph.cypher", "kalma_graph.cli"]
+packages += ["kalma_graph.cypher"]
 packages += data_packages("kalma_graph", "kalma_graph") + data_packages("cypher", "kalma_graph.cypher")
 setup(packages=packages)

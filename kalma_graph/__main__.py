@@ -1,3 +1,6 @@
+"""`python -m kalma_graph`: the `kalma-graph` command."""
+
 from kalma_graph.cli.main import main
 
-main()
+if __name__ == "__main__":
+    main()

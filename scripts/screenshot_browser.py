@@ -45,7 +45,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def select_node(page, label: str) -> None:
     """Hover the first node of `label`: Browser lists its properties in the side panel."""
-    from kalma_graph.cli.neo4j_cmd import BROWSE_STYLE, browse_file
+    from kalma_graph.store.browse import BROWSE_STYLE, browse_file
 
     colour = None
     for block in browse_file(BROWSE_STYLE).read_text(encoding="utf-8").split("}"):
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit("no chromium on PATH: apt-get install -y chromium (or pass --chromium)")
     from playwright.sync_api import sync_playwright
 
-    from kalma_graph.cli.neo4j_cmd import browse_info, cypher_string
+    from kalma_graph.store.browse import browse_info, cypher_string
     from kalma_graph.neo4j_server import credentials_for
 
     info = browse_info(args.run_id, args.home, args.store)

@@ -340,7 +340,7 @@ def test_start_refuses_jars_that_no_longer_match(tmp_path, cred_dir, monkeypatch
 def test_no_auth_start_of_a_home_created_with_auth_needs_force(tmp_path, cred_dir, monkeypatch):
     from click.testing import CliRunner
 
-    from cli.neo4j_cmd import neo4j
+    from kalma_graph.cli.neo4j_cmd import neo4j
 
     home, launched = _fake_installed_home(tmp_path, monkeypatch)
     (home / "data" / "databases" / "system").mkdir(parents=True)  # it has been started before…
@@ -432,7 +432,7 @@ def test_stale_pid_file_is_ignored(tmp_path):
 def test_cli_status_json_and_errors(tmp_path, cred_dir):
     from click.testing import CliRunner
 
-    from cli.neo4j_cmd import neo4j
+    from kalma_graph.cli.neo4j_cmd import neo4j
 
     runner = CliRunner()
     result = runner.invoke(neo4j, ["status", "--json", "--home", str(tmp_path)])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
+from kalma_graph.cli.main import cli
 
 DUMPS = Path(__file__).resolve().parents[2] / "dumps"
 

@@ -51,7 +51,7 @@ def test_every_shared_evaluator_is_a_caqa_evaluator_and_an_sck_judge():
 def test_the_score_command_offers_every_sck_judge():
     import click
 
-    from cli.score_cmd import score
+    from kalma_graph.cli.score_cmd import score
     from kalma_graph.sck.judges import JUDGES
 
     (choice,) = [p.type for p in score.params if p.name == "judge"]

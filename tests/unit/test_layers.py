@@ -45,6 +45,7 @@ for feature in FEATURES:
     # a feature (a paper's stage) builds on the layers below, never on another feature
     ALLOWED[feature] = set(BELOW_FEATURES)
 ALLOWED["experiments"] = BELOW_FEATURES | FEATURES
+ALLOWED["cli"] = BELOW_FEATURES | FEATURES | {"experiments"}  # thin commands over every layer
 ALLOWED["__main__"] = {"cli"}
 
 
@@ -198,14 +199,11 @@ def test_shared_names_come_from_the_base_layer(path):
 
 
 
-CLI = ROOT.parent / "cli"
-
-
 def test_no_function_is_over_80_lines():
     """Issue 35: a function longer than a screen and a half does several things; split it by concern (its
     decorators are not counted)."""
     long = []
-    for path in sorted([*MODULES, *CLI.rglob("*.py")]):
+    for path in MODULES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80:
                 long.append(f"{path.relative_to(ROOT.parent)}:{node.lineno} {node.name} "

@@ -82,7 +82,7 @@ def test_a_new_stored_field_gets_its_column_with_no_cypher_edit(monkeypatch, bac
 
 
 def test_the_evaluate_command_prints_the_figures_written_only_for_the_verifier(capsys):
-    from cli.evaluate_cmd import print_summary
+    from kalma_graph.cli.evaluate_cmd import print_summary
 
     result = evaluate_records(answer_records(), gold=gold_sets())
     result.run_id, result.files = "r", {"markdown": "summary.md"}
