@@ -57,10 +57,11 @@ from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
 
-from kalma_graph.verification import AnswerInput, CitedTriple, Verifier
+from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple, Verifier
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.topics import load_topics, looks_english, question_asks, unanswered_parts
 from kalma_graph.verification.records import evidence_triple
+from kalma_graph.verification.text import find_phrase, phrase, tokenize
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
 from .cite import render_marks, supported_triples
@@ -78,7 +79,7 @@ MAX_TRIMS = 12  # clause-dropped variants checked per candidate
 _TRIVIAL = frozenset({("instance of", "human"), ("sex or gender", "male"), ("sex or gender", "female")})
 _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
 # a sentence that stops on a word that needs more ("Jason Donovan is an actor who is.")
-_DANGLING_END_RE = re.compile(r"\b(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
+_DANGLING_END_RE = re.compile(r"(?:^|\s)(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
                               r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
 _TWO_SENTENCES_RE = re.compile(r"\b[A-Z]\. (?:The|He|She|His|Her|It|Its|This|These|In|They|Their|After|Before|As)\b")
 _RAW_PAIRS_RE = re.compile(r"\b[a-z][a-z ,]{2,60}: [^,;]+(?:, [a-z][a-z ,]{2,60}: [^,;]+)+")
@@ -138,6 +139,22 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
         return "a fragment"
     if _TWO_SENTENCES_RE.search(clean_text):
         return "two sentences"  # "Mentuhotep I's child was Intef I. The relationship …": a regnal number's period
+    return None
+
+
+def names_known(text: str, graph: Sequence[GraphTriple], entities: Sequence[GraphEntity]) -> str | None:
+    """The first entity the words an [NA] sentence adds to its lead name (a shown triple's entity value or a
+    linked entity, 4 letters or more), if any: such a sentence says something false of a known entity.
+
+    >>> names_known(" include Erica Packer.", [GraphTriple(subject="Q1", label="cohabitant", value="Erica Packer",
+    ...             object_id="Q2")], [])
+    'Erica Packer'
+    """
+    words = tokenize(text)
+    for name in [t.value for t in graph if t.object_id] + [e.name for e in entities if e.name]:
+        key = phrase(name)
+        if key and len("".join(key)) >= 4 and find_phrase(words, key):
+            return name
     return None
 
 
@@ -425,6 +442,10 @@ class _Loop:
                                                          shown=self.graph, entities=self.names)).sentences[-1]
                 if any(c.status == "contradicted" for c in check.claims):
                     problem = "contradicts the graph"
+                elif (known := names_known(completion.text, self.graph, self.names)) is not None:
+                    # "[NA] Jason Donovan's children include Erica Packer": a person or value the graph holds,
+                    # put in a part the graph lacks, is a false claim about them, not an unknown
+                    problem = f"names '{known}', whom the graph holds, under [NA]"
             if problem is not None:
                 self.result.rejected += 1
                 entry.update(outcome=problem, kept=False)

@@ -378,11 +378,16 @@ def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
 
 
 def _word_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Other forms of a one-word value: atheism/atheist, actor/actress."""
+    """Other forms of a one-word value: atheism/atheist, actor/actress, arrest/arrested; and a genre by its
+    kind alone: "pop music" is said in "a pop singer"."""
+    if len(words) >= 2 and words[-1] == "music":
+        return [words[:-1]]
     if len(words) != 1:
         return []
     w = words[0]
     out = []
+    if len(w) >= 5 and w.isalpha():  # an event named by its verb: "arrest" by "was arrested"
+        out += [w + "ed", w[:-1] + "ed" if w.endswith("e") else w + "ing"]
     if w.endswith("ism"):
         out.append(w[:-3] + "ist")
     if w.endswith("tor"):
@@ -571,6 +576,10 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
             return out("unsupported_inverted", f"the sentence makes {cited.value} {subject_name}'s {tokens[i].text} "
                        f"({'of ' if of_follows else ''}the inverse of '{cited.relation}')")
         return out("partial_near", f"'{tokens[i].text}' is another family relation than '{cited.relation}'", spans)
+    own = _cue_spans(tokens, rel, max(lo, 0), min(hi, len(tokens)))
+    if own:  # no family word, but the relation's own cue: "lives with his partner V" for a cohabitant
+        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'",
+                   spans + own[:1])
     return out("partial_no_cue", f"'{cited.value}' is named without a family word for '{cited.relation}'", spans)
 
 

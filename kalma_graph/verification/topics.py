@@ -34,7 +34,7 @@ from kalma_graph.kg.triples import Entity, Triple
 
 from .asked import _named, _pronouns_resolved, asked_in_order, asked_readings
 from .lexicon import load_lexicon
-from .text import Token, find_phrase, find_stem, fold, phrase, tokenize
+from .text import Token, find_phrase, find_stem, fold, number_of, parse_iso_date, phrase, tokenize
 
 _CLAUSE_RE = re.compile(r",\s*(?:and\s+)?|;|:|\?\s+|\s+and\s+(?=(?:how|what|where|when|who|which|why|did|was|were)\b)")
 MISSING = "named, not held"  # an Ask's topic: a relation the question names by label that the graph shown lacks
@@ -60,6 +60,7 @@ class Topics:
     version: str
     verbs: frozenset[str] = frozenset()
     leads: dict[str, str] = field(default_factory=dict)
+    value_not_asked: frozenset[str] = frozenset()
 
     def lead(self, relations: Sequence[str], name: str, dead: bool) -> str:
         """The words a planned sentence of these relations starts with (`leads`, by its group's first relation)."""
@@ -107,7 +108,7 @@ def load_topics() -> Topics:
     return Topics(topics=topics, biography_cues=tuple(cue(c) for c in data["biography"]["cues"]),
                   biography=tuple(data["biography"]["relevant"]), groups=tuple(tuple(g) for g in data["groups"]),
                   version=data["version"], verbs=frozenset(data.get("verbs", ())),
-                  leads=dict(data.get("leads", {})))
+                  leads=dict(data.get("leads", {})), value_not_asked=frozenset(data.get("value_not_asked", ())))
 
 
 def _relation_spans(tokens: Sequence[Token], labels: set[str]) -> list[tuple[int, int]]:
@@ -210,6 +211,21 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     for subject, relation in asked_in_order(question, entities, shown):
         if subject in allowed or not allowed:
             add(subject, relation, 2, "named", (-1, len(out)))
+    # a value the question names is asked of the person named: "his connection to Walmart" asks Jim Walton's
+    # employer Walmart, "Petra Kvitová's left-handedness" her handedness
+    whole = tokenize(question)
+    in_names = [span for e in entities if e.name for span in find_phrase(whole, phrase(e.name))]
+    id_of = {fold(e.name): e.id for e in entities if e.name}
+    linked: set[frozenset[str]] = set()  # two persons joined once: "his son X" asks X's father or X, not both
+    for t in shown:
+        if (t.subject in allowed or not allowed) and t.label not in table.value_not_asked \
+                and _names_value(whole, t, in_names):
+            if load_lexicon().relation(t.label).kin:
+                pair = frozenset((t.subject, t.object_id or id_of.get(fold(t.value), t.value)))
+                if pair in linked:
+                    continue
+                linked.add(pair)
+            add(t.subject, t.label, 2, "value", (-1, len(out)))
     # a relation named by its label or noun that the graph shown does not hold for that person: an asked part
     # to mark [NA] ("What were Henry James's employers?" with no employer shown); cue words alone are too
     # loose to claim the graph lacks something
@@ -239,6 +255,17 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
             for relation in table.biography:
                 add(subject, relation, 1, "biography", (index, -1))
     return sorted(out.values(), key=lambda a: (-a.tier, a.position))
+
+
+def _names_value(tokens: Sequence[Token], t: Triple, in_names: Sequence[tuple[int, int]]) -> bool:
+    """Whether the question names the triple's value outside a person's name ("Walton" in "Jim Walton" is no
+    surname asked): a name of 4 letters or more that is no stop word, not a date or a number."""
+    if parse_iso_date(t.value) or number_of(t.value) is not None:
+        return False
+    words = phrase(t.value)
+    if not words or len("".join(words)) < 4 or (len(words) == 1 and words[0] in load_lexicon().stop_words):
+        return False
+    return any(not any(a <= s and e <= b for a, b in in_names) for s, e in find_phrase(tokens, words))
 
 
 def _referred(tokens: Sequence[Token], people: dict[str, int], entities: Sequence[Entity],

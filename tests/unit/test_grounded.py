@@ -120,3 +120,6 @@ def test_fragments_are_never_kept():
     assert prose_problem("Jason Donovan is an actor who is.", []) == "a fragment"  # stops on "who is"
     assert prose_problem("Stephen Crane died on June 5, 1900, in Badenweiler.", []) is None
     assert prose_problem("Stephen Crane was born in Newark.", []) is None
+    # a name that ends in a preposition's letters, and a verb in -s, are no fragment
+    assert prose_problem("Tokugawa Ietsuna's parents were Tokugawa Iemitsu and Hōju-in.", []) is None
+    assert prose_problem("Patricia Heaton currently resides in Los Angeles.", []) is None

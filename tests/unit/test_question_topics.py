@@ -167,3 +167,32 @@ def test_a_word_that_names_a_relation_is_not_read_as_a_topic():
     asked = asked_of("What were Akshara Haasan's employer, noble family and place of burial?")
     assert not {"occupation", "position held", "father", "mother", "spouse", "date of death"} & asked, asked
     assert {"father", "mother"} <= asked_of("Tell me about Akshara Haasan's family.")
+
+
+WALTON = [Entity("Q741784", name="Jim Walton")]
+WALTON_FACTS = [Triple("Q741784", "", label, value) for label, value in (
+    ("instance of", "human"), ("employer", "Walmart"), ("surname", "Walton"), ("given name", "Jim"),
+    ("residence", "Bentonville"), ("country of citizenship", "United States of America"))]
+
+
+def test_a_value_the_question_names_is_asked_but_not_a_part_of_the_persons_name():
+    # complex_question_graph:319
+    question = "Who is Jim Walton, and what is his connection to the multinational retail corporation, Walmart?"
+    assert "employer" in asked_of(question, WALTON, WALTON_FACTS)
+    assert not {"surname", "given name"} & asked_of(question, WALTON, WALTON_FACTS)
+    # "American" names no citizenship asked
+    assert "country of citizenship" not in asked_of("What did Jim Walton do for United States of America?",
+                                                     WALTON, WALTON_FACTS)
+
+
+@pytest.mark.parametrize("question, asked, relevant", [
+    # complex_question_graph:386, :306, :305 (development indices)
+    ("What were some significant aspects of Akshara Haasan's personal life?", {"spouse", "child"},
+     {"medical condition", "residence"}),
+    ("What was the tragic end of Akshara Haasan's life?", {"cause of death", "manner of death"}, set()),
+    ("Where are Akshara Haasan's works and records preserved?", {"archives at"}, set()),
+    ("Who were the significant figures in Akshara Haasan's life?", {"father", "mother", "student of"}, set()),
+])
+def test_life_topics_of_natural_questions(question, asked, relevant):
+    assert asked <= asked_of(question)
+    assert relevant <= asked_of(question, tier=1)

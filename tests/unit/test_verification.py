@@ -290,3 +290,26 @@ def test_a_short_alias_that_is_a_function_word_is_no_value():
                 GraphEntity(id="Q668", name="India", aliases=("IN", "Republic of India"))]
     checked = _one("Lata Mangeshkar died in Mumbai.", shown, entities, ("Q156347", "place of death", "Mumbai"))
     assert [c.text for c in checked.claims] == ["Mumbai"] and checked.fully_supported
+
+
+DONOVAN = [GraphTriple(subject="Q287817", label="cohabitant", value="Erica Packer", object_id="Q2"),
+           GraphTriple(subject="Q287817", label="genre", value="pop music", object_id="Q3"),
+           GraphTriple(subject="Q287817", label="significant event", value="arrest", object_id="Q4"),
+           GraphTriple(subject="Q287817", label="employer", value="Kering", object_id="Q5")]
+
+
+@pytest.mark.parametrize("sentence, cited", [
+    # sentences grounded wrote for development questions 9, 93 and 296, which annotators accept
+    ("Jason Donovan lives with his partner Erica Packer.", "cohabitant"),  # a relation's own cue, no family word
+    ("Jason Donovan is a pop singer.", "genre"),  # a genre said by its kind
+    ("Jason Donovan was arrested.", "significant event"),  # an event said by its verb
+    ("Jason Donovan is the chief executive of Kering.", "employer"),
+])
+def test_values_said_in_other_words_are_supported(sentence, cited):
+    value = next(t.value for t in DONOVAN if t.label == cited)
+    assert _one(sentence, DONOVAN, [GraphEntity(id="Q287817", name="Jason Donovan")],
+                ("Q287817", cited, value)).citations[0].verdict == "supported"
+    # and said of another person, still not ("his partner" would point back to the answer's person)
+    assert "his" in sentence.split() or _one(sentence.replace("Jason Donovan", "Kylie Minogue"), DONOVAN,
+                [GraphEntity(id="Q287817", name="Jason Donovan"), GraphEntity(id="Q11998", name="Kylie Minogue")],
+                ("Q287817", cited, value)).citations[0].verdict != "supported"
