@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
+
 __all__ = [
     "CorruptJsonlError",
     "JsonlAppender",
@@ -271,7 +273,7 @@ def refuse_other_settings(where: PathLike, previous: Mapping[str, Any], current:
 # --- resumable JSON lines --------------------------------------------------------------------------
 
 
-class CorruptJsonlError(ValueError):
+class CorruptJsonlError(BadInputError, ValueError):
     """A bad line with records after it: not what a crash leaves, so nothing is dropped or rewritten.
     A ValueError so that command-line error handling reports it as bad input."""
 

@@ -21,6 +21,8 @@ from typing import IO, Any, Iterator
 from isal import igzip
 from isal.isal_zlib import error as IsalError
 
+from kalma_graph.errors import BadInputError
+
 
 # Bytes of each open file consumed so far (compressed bytes for .gz/.bz2): progress bars read it.
 _positions: dict[Path, "_Counting | _Position"] = {}
@@ -44,7 +46,7 @@ class _Counting(io.RawIOBase):
         super().close()
 
 
-class InputError(ValueError):
+class InputError(BadInputError, ValueError):
     """An input file that cannot be read as a whole: a compressed stream cut short or corrupt."""
 
 

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence, TypeVar
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.files import atomic_write_json, atomic_write_text, read_jsonl
 
 T = TypeVar("T")
 
 
-class ShardError(ValueError):
+class ShardError(BadInputError, ValueError):
     """A malformed `--shard`, or shard files that do not make one run; the message says which."""
 
 

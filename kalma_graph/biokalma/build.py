@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kalma_graph import __version__
+from kalma_graph.errors import BadInputError
 from kalma_graph.files import (
     JsonlAppender,
     atomic_write_json,
@@ -55,7 +56,7 @@ Progress = Callable[[int, int, str], None]  # (done, total, entry id)
 MIN_RELATIONS = 2  # a pair is skipped when its pool holds fewer usable relations besides the link
 
 
-class BuildError(RuntimeError):
+class BuildError(BadInputError, RuntimeError):
     """The build cannot go on (incompatible --out, no pairs); the message says what to do."""
 
 

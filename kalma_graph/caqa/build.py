@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.caqa import edits
 from kalma_graph.caqa.extension import ExtensionProbs, extend
 from kalma_graph.caqa.graph import GraphView
@@ -65,7 +66,7 @@ ProgressFn = Callable[[int, int], None]
 SCHEMA_VERSION = 1
 
 
-class BuildError(RuntimeError):
+class BuildError(BadInputError, RuntimeError):
     """The output directory holds a build with a different configuration (or is unreadable)."""
 
 

@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import fail, console, err_console, figure, json_option, print_json
+from .common import KalmaGroup, fail, console, err_console, figure, json_option, print_json
 
 
 def _pct(value) -> str:
@@ -21,7 +21,7 @@ def _num(value) -> str:
     return figure(value, 2)
 
 
-@click.group("annotate")
+@click.group("annotate", cls=KalmaGroup)
 def annotate() -> None:
     """Human check of text–citation alignment: export pairs to label, compare the labels.
 
@@ -43,13 +43,9 @@ def annotate() -> None:
 @json_option
 def export_cmd(scored, out_path, n, seed, force, as_json):
     """Sample sentence–citation pairs (stratified by the automatic label) for human annotation."""
-    from kalma_graph.evaluation.annotate import AnnotateError, export_pairs
-    from kalma_graph.lines import InputError
+    from kalma_graph.evaluation.annotate import export_pairs
 
-    try:
-        result = export_pairs(scored, out_path, n=n, seed=seed, force=force)
-    except (AnnotateError, InputError) as exc:  # InputError: a line that is not UTF-8
-        fail(str(exc))
+    result = export_pairs(scored, out_path, n=n, seed=seed, force=force)
     if as_json:
         print_json(result)
         return
@@ -73,12 +69,9 @@ def export_cmd(scored, out_path, n, seed, force, as_json):
 @json_option
 def compare_cmd(pairs_paths, key_path, out_path, as_json):
     """Agreement of the automatic alignment label with the human one (Table 6 layout)."""
-    from kalma_graph.evaluation.annotate import AnnotateError, compare_labels, write_comparison
+    from kalma_graph.evaluation.annotate import compare_labels, write_comparison
 
-    try:
-        report = compare_labels(list(pairs_paths), key=key_path)
-    except AnnotateError as exc:
-        fail(str(exc))
+    report = compare_labels(list(pairs_paths), key=key_path)
     for issue in report["issues"]:
         mark = "excluded" if issue["excluded"] else "kept"
         err_console.print(f"[yellow]{escape(issue['where'])}: {escape(issue['problem'])} ({mark})[/]")

@@ -13,11 +13,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import fail, console, err_console, json_option, print_json
+from .common import KalmaGroup, fail, console, err_console, json_option, print_json
 from .options import option
 
 
-@click.group("build")
+@click.group("build", cls=KalmaGroup)
 def build() -> None:
     """Build evaluation datasets from the graph."""
 
@@ -84,7 +84,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     # llama.cpp's OpenMP threads spin while waiting by default; on a shared or small CPU that costs
     # 5-10x in throughput (measured on 2 busy cores). Must be set before llama_cpp is loaded.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from kalma_graph.biokalma import DEFAULT_ALPHA, BuildError, BuildOptions, EvolveConfig, build_biokalma
+    from kalma_graph.biokalma import DEFAULT_ALPHA, BuildOptions, EvolveConfig, build_biokalma
     from kalma_graph.models.llm import LLMError, load_llm
     from kalma_graph.models.server import ServerLLM
     from kalma_graph.store import open_store
@@ -92,25 +92,19 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     config = EvolveConfig(rounds=rounds, alpha=DEFAULT_ALPHA if alpha is None else alpha, seed=seed,
                           temperature=temperature, perplexity_scope=perplexity_scope, annotate=annotate,
                           max_candidates=max_candidates)
-    from kalma_graph.shards import Shard, ShardError
+    from kalma_graph.shards import Shard
 
-    try:
-        options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config,
-                               max_new=max_new, reserve=reserve, concurrency=concurrency,
-                               shard=Shard.parse(shard) if shard else None)
-    except ShardError as exc:
-        fail(exc)
-    try:
-        # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
-        llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
-        scorer = load_llm(scorer_model or model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
-                          logits=True)
-        if isinstance(scorer, ServerLLM) and "scored_extensions" not in scorer.scoring:
-            scorer.close()
-            raise LLMError(f"{scorer.endpoint.base} does not compute eq. 1's perplexities (only `kalma-graph serve "
-                           "--scoring` does): give --scorer-model NAME|PATH (the GGUF the server serves, in-process)")
-    except LLMError as exc:
-        fail(exc)
+    options = BuildOptions(limit=None if all_pairs else limit, pairs_file=pairs_file, evolve=config,
+                           max_new=max_new, reserve=reserve, concurrency=concurrency,
+                           shard=Shard.parse(shard) if shard else None)
+    # Two instances of one GGUF: one writes (its chat prefix cache survives), one scores (logits kept).
+    llm = load_llm(model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+    scorer = load_llm(scorer_model or model, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
+                      logits=True)
+    if isinstance(scorer, ServerLLM) and "scored_extensions" not in scorer.scoring:
+        scorer.close()
+        raise LLMError(f"{scorer.endpoint.base} does not compute eq. 1's perplexities (only `kalma-graph serve "
+                       "--scoring` does): give --scorer-model NAME|PATH (the GGUF the server serves, in-process)")
     nli = None
     if not no_nli:
         from kalma_graph.models.nli import load_nli
@@ -129,7 +123,7 @@ def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, al
     try:
         with progress:
             summary = build_biokalma(store, llm, out, options, scorer_llm=scorer, nli=nli, progress=hook)
-    except (BuildError, ValueError) as exc:  # ValueError: a malformed --pairs line (file:line: why)
+    except ValueError as exc:  # a malformed --pairs line (file:line: why)
         fail(exc)
     except KeyboardInterrupt:
         err_console.print(f"[yellow]interrupted: finished entries are kept in {escape(out)}; "
@@ -190,10 +184,7 @@ def biokalma_sample_cmd(entries_file: str, n: int, seed: int) -> None:
     """Print N random entries of a built dataset (paragraph, questions, gold) as Markdown, for a
     reader's check of what the dataset asks and what it counts as gold."""
     from kalma_graph.biokalma.checks import reader_sample
-    from kalma_graph.files import CorruptJsonlError, read_jsonl
+    from kalma_graph.files import read_jsonl
 
-    try:
-        entries = read_jsonl(entries_file).records
-    except CorruptJsonlError as exc:
-        fail(exc)
+    entries = read_jsonl(entries_file).records
     click.echo(reader_sample(entries, n=n, seed=seed))

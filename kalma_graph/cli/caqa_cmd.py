@@ -11,11 +11,11 @@ from rich.table import Table
 
 from kalma_graph.caqa.evaluators import EVALUATORS
 
-from .common import fail, failing_on, console, err_console, figure, json_option, print_json
+from .common import KalmaGroup, console, err_console, figure, json_option, print_json
 from .options import option, renamed
 
 
-@click.group("caqa")
+@click.group("caqa", cls=KalmaGroup)
 def caqa() -> None:
     """CAQA: build a complex-attribution benchmark from the graph; benchmark and train evaluators."""
 
@@ -53,9 +53,8 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
               n_ctx, n_gpu_layers, limit, fresh, no_progress, as_json):
     """Collect queries (KGQA files + graph sampler), extend them, ground and edit the subgraphs into
     the four attribution categories, verbalise, and write JSONL plus Table 4-style statistics."""
-    from kalma_graph.caqa.build import BuildConfig, BuildError, build
+    from kalma_graph.caqa.build import BuildConfig, build
     from kalma_graph.caqa.verbalise import LLMVerbaliser, TemplateVerbaliser
-    from kalma_graph.files import CorruptJsonlError
     from kalma_graph.store import open_store
 
     config = BuildConfig(out=out_dir, kgqa=list(kgqa), kbs=tuple(kbs) or ("wikidata", "freebase"), paths=paths,
@@ -68,7 +67,7 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
         verb = TemplateVerbaliser()
     store = open_store(store_uri)
     bar = _bar("caqa build", no_progress or as_json or not sys.stderr.isatty())
-    with store, failing_on(BuildError, CorruptJsonlError), bar:
+    with store, bar:
         task = bar.add_task("queries", total=None)
         summary = build(store, config, verbaliser=verb, fresh=fresh,
                         progress=lambda done, total: bar.update(task, completed=done, total=total))
@@ -115,12 +114,8 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, 
     from kalma_graph.caqa.bench import load_samples, run_bench
     from kalma_graph.caqa.evaluators import NEEDS_LLM, NEEDS_NLI, make_evaluator
     from kalma_graph.caqa.evaluators.llm_judge import demos_from
-    from kalma_graph.files import CorruptJsonlError
 
-    try:
-        chosen = load_samples(samples, split=split, limit=limit, seed=seed)
-    except CorruptJsonlError as exc:
-        fail(exc)
+    chosen = load_samples(samples, split=split, limit=limit, seed=seed)
     if not chosen:
         raise click.UsageError(f"no {split} samples in {samples}")
     nli = llm = None
@@ -147,12 +142,9 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, 
             tasks[name] = bar.add_task(name, total=total)
         bar.update(tasks[name], completed=done)
 
-    try:
-        with bar:
-            report = run_bench(chosen, built, out_dir, batch_size=batch_size, factscore_limit=factscore_limit,
-                               header=header, progress=progress)
-    except CorruptJsonlError as exc:  # a damaged predictions file: its file:line, nothing dropped
-        fail(exc)
+    with bar:  # a damaged predictions file: CorruptJsonlError, its file:line, nothing dropped
+        report = run_bench(chosen, built, out_dir, batch_size=batch_size, factscore_limit=factscore_limit,
+                           header=header, progress=progress)
     if as_json:
         print_json(report)
         return
@@ -181,14 +173,13 @@ def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, 
               time_limit, device, threads, no_progress, as_json):
     """Fine-tune a 4-way classifier on the build's training split (test entities never seen)."""
     from kalma_graph.caqa.train import CAQATrainConfig, default_init, train_caqa
-    from kalma_graph.models.finetune import DifferentRunError
 
     config = CAQATrainConfig(samples=samples, output_dir=out_dir, init=init or default_init(), epochs=epochs,
                              batch_size=batch_size, lr=lr, max_length=max_length, seed=seed, max_steps=max_steps,
                              max_train=max_train, strict_entities=strict_entities, time_limit_s=time_limit,
                              device=device, threads=threads)
     bar = _bar("caqa train", no_progress or as_json or not sys.stderr.isatty())
-    with failing_on(DifferentRunError), bar:
+    with bar:
         task = bar.add_task("steps", total=None)
         result = train_caqa(config, progress=lambda step, total, loss: bar.update(
             task, completed=step, total=total, description=f"loss {loss:.3f}"))

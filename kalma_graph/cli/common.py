@@ -1,5 +1,11 @@
-"""What every command shares: JSON output and turning known errors into a
-one-line message with a non-zero exit instead of a traceback."""
+"""What every command shares: JSON output and turning the project's errors into a
+one-line message with a non-zero exit instead of a traceback.
+
+Every error the project raises is a `kalma_graph.errors.KalmaError`; `main_errors` catches it once, round
+every command group (`KalmaGroup`), and exits with the class's `exit_code` (the table in
+`kalma_graph/errors.py` and docs/CONTRIBUTING.md: 1 a failure that is not the input, 2 bad input or state,
+130 interrupted). A command catches an error itself only to say more than its message, or for a
+built-in error (`ValueError`, `OSError`) a library raised."""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ from typing import Any, Iterator, NoReturn
 import click
 from rich.console import Console
 from rich.markup import escape
+
+from kalma_graph.errors import KalmaError
 
 console = Console(stderr=False, highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -33,16 +41,17 @@ def print_json(data: Any) -> None:
 
 def fail(error: object, code: int = 2) -> NoReturn:
     """Print `error: <message>` on stderr and exit with `code` (2: bad input or state, 1: a check
-    failed). The message is escaped: error texts quote answers, and `[NA]` or `[Q42, …]` there are
-    not Rich markup."""
+    failed; a `KalmaError`'s own code in `main_errors`). The message is escaped: error texts quote
+    answers, and `[NA]` or `[Q42, …]` there are not Rich markup."""
     err_console.print(f"[bold red]error:[/] {escape(str(error))}")
     sys.exit(code)
 
 
 @contextmanager
 def failing_on(*errors: type[BaseException]) -> Iterator[None]:
-    """The errors a command expects (bad input, a conflicting run) become one `error:` line and
-    exit 2, without a traceback; anything else is a bug and keeps its traceback."""
+    """Built-in errors a command expects from a library (a `ValueError` of a malformed value) become one
+    `error:` line and exit 2, without a traceback; anything else is a bug and keeps its traceback. The
+    project's own errors need no listing here: `main_errors` reports every one of them."""
     try:
         yield
     except errors as exc:
@@ -51,10 +60,20 @@ def failing_on(*errors: type[BaseException]) -> Iterator[None]:
 
 @contextmanager
 def main_errors() -> Iterator[None]:
-    from kalma_graph.ingest import FormatError, IngestError, IngestLocked, InputError, SubsetError
-    from kalma_graph.store import StoreError
-
+    """Every `KalmaError` becomes `error: <message>` on one line on stderr and exits with the class's
+    `exit_code`; a `FileNotFoundError` (a path no option checked) exits 2."""
     try:
         yield
-    except (StoreError, FormatError, IngestError, IngestLocked, InputError, SubsetError, FileNotFoundError) as exc:
+    except KalmaError as exc:
+        fail(exc, exc.exit_code)
+    except FileNotFoundError as exc:
         fail(exc)
+
+
+class KalmaGroup(click.Group):
+    """A command group whose commands' `KalmaError`s go through `main_errors`: the same one line and exit
+    code whether the group runs as `kalma-graph` or is invoked directly (click's CliRunner in the tests)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with main_errors():
+            return super().invoke(ctx)

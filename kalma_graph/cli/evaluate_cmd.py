@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import os
 
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
@@ -20,27 +19,11 @@ from kalma_graph.evaluation.matching import MATCH_MODES
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS
 
-from .common import fail, console, err_console, figure, json_option, print_json
+from .common import console, err_console, failing_on, figure, json_option, print_json
 from .options import option
 
 if TYPE_CHECKING:
     from kalma_graph.evaluation_result import EvaluationResult
-
-
-@contextmanager
-def evaluation_errors() -> Iterator[None]:
-    """Known problems with the inputs or models: one line and exit 2, never a traceback."""
-    from kalma_graph.evaluation.answers_file import AnswersFileError
-    from kalma_graph.evaluation.geval import GEvalError
-    from kalma_graph.evaluation.gold import GoldError
-    from kalma_graph.experiments import ExperimentError
-    from kalma_graph.experiments.filters import FilterError
-    from kalma_graph.models.llm import LLMError
-
-    try:
-        yield
-    except (AnswersFileError, GoldError, GEvalError, LLMError, ExperimentError, FilterError, ValueError) as exc:
-        fail(exc)
 
 
 def nli_options(func):
@@ -172,7 +155,7 @@ def evaluate(answers, gold, out_dir, store_uri, run_id, no_plots, shard, progres
     from kalma_graph.shards import Shard
 
     out = Path(out_dir)
-    with evaluation_errors():
+    with failing_on(ValueError):  # a library's too (pydantic); the project's own: main_errors
         part = Shard.parse(shard) if shard else None
         options = build_options(matching, hypothesis_format, absent_set, threshold, alignment_first,
                                 nli_batch_size, geval_sample, seed, alignment_method)

@@ -7,7 +7,6 @@ with the paper's tables and plots. `--reuse-answers` evaluates OUT/<setting>/ans
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import fail, console, err_console, figure, json_option, print_json
-from .evaluate_cmd import build_options, evaluation_errors, load_models, nli_options
+from .common import KalmaGroup, console, err_console, failing_on, figure, json_option, print_json
+from .evaluate_cmd import build_options, load_models, nli_options
 from .options import option, renamed
 
 
@@ -107,18 +106,6 @@ def load_ner(name: str | None) -> Any:
     return _load_ner(name)
 
 
-@contextmanager
-def experiment_errors():
-    from kalma_graph.models.ner import NERError
-    from kalma_graph.pipeline.answer import AnswerError
-
-    with evaluation_errors():
-        try:
-            yield
-        except (NERError, AnswerError) as exc:
-            fail(exc)
-
-
 def _progress(enabled: bool):
     if not enabled:
         return None
@@ -154,7 +141,7 @@ def _finish(result: dict, as_json: bool) -> None:
     console.print(f"report: {escape(result['files']['markdown'])}")
 
 
-@click.group("experiment")
+@click.group("experiment", cls=KalmaGroup)
 def experiment() -> None:
     """The KaLMA experiments: knowledge removal, retrieval accuracy, general vs specific questions."""
 
@@ -178,7 +165,7 @@ def conscious_cmd(questions, gold, variant, rounds, removal_seed, **kw):
     from kalma_graph.experiments import conscious, load_questions
     from kalma_graph.experiments.questions import default_variant
 
-    with experiment_errors():
+    with failing_on(ValueError):
         qs = load_questions(questions, limit=kw["limit"])
         gold_sets = _gold(gold)
         ctx = _Context(kw, needs_store=False)
@@ -208,7 +195,7 @@ def retrieval_cmd(questions, gold, variant, accuracies, pool_type, **kw):
     from kalma_graph.experiments import load_questions, retrieval
     from kalma_graph.experiments.questions import default_variant
 
-    with experiment_errors():
+    with failing_on(ValueError):
         qs = load_questions(questions, limit=kw["limit"])
         ctx = _Context(kw, needs_store=not kw["reuse_answers"])
         try:
@@ -239,7 +226,7 @@ def variants_cmd(general_file, specific_file, questions_file, gold, **kw):
 
     if bool(questions_file) == bool(general_file and specific_file) or bool(general_file) != bool(specific_file):
         raise click.UsageError("give --general and --specific (a BioKaLMA pair), or --questions (JSON lines with variants)")
-    with experiment_errors():
+    with failing_on(ValueError):
         if questions_file:
             qs = load_questions(questions_file, limit=kw["limit"])
         else:
@@ -284,7 +271,7 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
 
     rows_of = [StrategySetting.parse(s) for s in settings_] or [
         StrategySetting("qwen2.5-coder-1.5b-q4km", cite) for cite in DEFAULT_STRATEGIES]
-    with experiment_errors():
+    with failing_on(ValueError):
         qs = load_questions(questions, limit=kw["limit"])
         # answering models: per setting, below; a re-evaluation (--reuse-answers) opens no store, so it runs
         # beside a run that holds the embedded store's lock

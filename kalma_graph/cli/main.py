@@ -7,7 +7,7 @@ import click
 
 from kalma_graph import __version__
 
-from .common import main_errors
+from .common import KalmaGroup, main_errors
 from .annotate_cmd import annotate
 from .answer_cmd import answer
 from .build_cmd import build
@@ -24,7 +24,7 @@ from .serve_cmd import serve
 from .verify_cmd import verify
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=KalmaGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="kalma-graph")
 def cli() -> None:
     """Knowledge-graph-attributed QA and its evaluation, fully offline.

@@ -12,10 +12,13 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import fail, console, err_console, json_option, print_json
+from .common import KalmaGroup, fail, console, err_console, json_option, print_json
 
 
 def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A registry error exits 1 here, where every other command exits 2 (`ModelError` is bad input there):
+    `models` answers whether a model is there and right, and says no with 1, as `verify` does on a mismatch."""
+
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from kalma_graph.models.registry import ModelError
@@ -28,7 +31,7 @@ def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@click.group("models")
+@click.group("models", cls=KalmaGroup)
 def models() -> None:
     """Named GGUF models and model servers (registry: kalma_graph/data/models.json, or $KALMA_MODEL_REGISTRY).
 

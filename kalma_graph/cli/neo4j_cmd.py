@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.table import Table
 
 from kalma_graph import neo4j_server as server
+from kalma_graph.errors import KalmaError
 from kalma_graph.ingest import FORMATS
 from kalma_graph.neo4j_server.config import DEFAULT_GC, GC_FLAGS, initial_heap
-from kalma_graph.store.base import StoreError
 from kalma_graph.store.browse import browse_info
 
-from .common import json_option, print_json
+from .common import KalmaGroup, json_option, print_json
 from .options import option
 
 console = Console()
@@ -32,7 +32,7 @@ NO_AUTH_WARNING = (
     "database on {bolt} and {http}. Use it only for throwaway data."
 )
 
-neo4j = click.Group(
+neo4j = KalmaGroup(
     name="neo4j",
     help=(
         f"A local Neo4j Community {server.NEO4J_VERSION} server fetched from Maven Central "
@@ -49,11 +49,14 @@ _home_option = click.option(
 
 
 def _friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Any error of a `neo4j` command is click's `Error: <message>` with exit 1, whatever its class's exit code
+    (the server's errors are 1 anyway; a store or input error of `import` or `browse` is 1 here too)."""
+
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (server.Neo4jServerError, ValueError) as exc:
+        except (KalmaError, ValueError, FileNotFoundError) as exc:
             raise click.ClickException(str(exc)) from exc
 
     return wrapper
@@ -214,7 +217,7 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
                no_auth: bool, as_json: bool) -> None:
     """Create a new database from dumps with neo4j-admin (offline, server stopped), then start the
     server and create the constraints and indexes. Far faster than `ingest` into a running server."""
-    from kalma_graph.ingest import FormatError, IngestError, IngestInterrupted, InputError, SubsetError, parse_subset
+    from kalma_graph.ingest import IngestInterrupted, parse_subset
     from kalma_graph.ingest.neo4j_import import import_files
 
     target = home or server.default_home()
@@ -227,8 +230,6 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
     except IngestInterrupted as exc:  # an import is all or nothing: nothing to resume
         raise click.ClickException("interrupted while staging: nothing was imported; run the same command "
                                    "to start over") from exc
-    except (FormatError, IngestError, InputError, SubsetError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from exc
     if no_auth:
         click.secho(NO_AUTH_WARNING.format(bolt=summary["store"], http=f"http://127.0.0.1:{http_port}"),
                     fg="yellow", bold=True, err=True)
@@ -260,10 +261,7 @@ def browse_cmd(run_id: str | None, home: Path | None, store_uri: str | None, as_
     their question, Sentence with its text and Entity with its name (cypher/browse/style.grass), and
     the parameter and query to paste.
     """
-    try:
-        info = browse_info(run_id, home, store_uri)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
+    info = browse_info(run_id, home, store_uri)
     if as_json:
         print_json(info)
         return

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from kalma_graph.files import atomic_write_text
 
-from .common import err_console, failing_on, figure, json_option, json_out_option, print_json
+from .common import KalmaGroup, err_console, figure, json_option, json_out_option, print_json
 from .options import option, renamed
 
 console = Console()
@@ -48,7 +48,7 @@ def _write_json(path: str | None, data: dict[str, Any], as_json: bool = False) -
         print_json(data)
 
 
-@click.group("nli")
+@click.group("nli", cls=KalmaGroup)
 def nli() -> None:
     """Train and evaluate NLI / attribution models."""
 
@@ -89,7 +89,6 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
     out = err_console if as_json else console  # stdout holds only the JSON with --json
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from kalma_graph.models.finetune import DifferentRunError
     from kalma_graph.nli.recipe import run_training
     from kalma_graph.nli.train import TrainConfig
 
@@ -100,7 +99,7 @@ def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_record
     config = TrainConfig(init=init, output_dir=output_dir, epochs=epochs, batch_size=batch_size, lr=lr,
                          max_length=max_length, seed=seed, save_every=save_every, max_steps=max_steps,
                          time_limit_s=time_limit, device=device, threads=threads)
-    with failing_on(DifferentRunError), Progress(
+    with Progress(
             TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"),
             TimeRemainingColumn(), console=out) as bar:
         task = bar.add_task("train", total=None, loss="-")

@@ -84,10 +84,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_model, model, embedder
 
     Writes header.json, answers.{jsonl,csv}, sentences.{jsonl,csv} and summary.{json,md} to --out.
     """
-    from kalma_graph.models.embeddings import EmbedderError
-    from kalma_graph.models.llm import LLMError
-    from kalma_graph.models.ner import NERError
-    from kalma_graph.sck.run import InputError, RunConflict, build_scorer, score_file
+    from kalma_graph.sck.run import build_scorer, score_file
     from kalma_graph.sck.scorer import ScoreOptions
     from kalma_graph.store import open_store
 
@@ -103,7 +100,7 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_model, model, embedder
     def hook(done: int, total: int) -> None:
         progress.update(task, completed=done, total=total)
 
-    with store, failing_on(InputError, RunConflict, ValueError, LLMError, EmbedderError, NERError):
+    with store, failing_on(ValueError):  # a library's too; the project's own errors: main_errors
         err_console.print("[dim]loading models…[/]")
         scorer = build_scorer(store, judge=judge, intent=intent, nli=nli_model, model=model, embedder=embedder,
                               ner=ner, device=device, nli_threshold=nli_threshold, nli_premise=nli_premise,

@@ -35,14 +35,11 @@ def serve(model, host, port, n_ctx, n_gpu_layers, threads, seed, scoring, state_
     from kalma_graph.models.registry import choose_model
     from kalma_graph.models.serve import ModelService, make_server
 
-    try:
-        choice = choose_model(model)
-        if not isinstance(choice.path, os.PathLike):
-            raise LLMError(f"{choice.name} is itself a model server: serve a GGUF file or registry model")
-        llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
-                       logits=scoring, state_cache_bytes=state_cache_mb << 20)
-    except LLMError as exc:
-        fail(exc)
+    choice = choose_model(model)
+    if not isinstance(choice.path, os.PathLike):
+        raise LLMError(f"{choice.name} is itself a model server: serve a GGUF file or registry model")
+    llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed,
+                   logits=scoring, state_cache_bytes=state_cache_mb << 20)
     try:
         server = make_server(ModelService(llm, choice.name), host, port,
                              log=None if quiet else (lambda line: err_console.print(line, highlight=False)))

@@ -34,15 +34,11 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
     from kalma_graph.files import atomic_write_json
     from kalma_graph.store import open_store
     from kalma_graph.store.base import StoreError
-    from kalma_graph.evaluation.verify import VerifyInputError, read_items, verify_answers, verify_report
-    from kalma_graph.lines import InputError
+    from kalma_graph.evaluation.verify import read_items, verify_answers, verify_report
 
     if bool(inputs) == (answer_text is not None):
         fail("give either an INPUTS file or --answer TEXT")
-    try:
-        items = read_items(inputs) if inputs else [{"id": "answer", "question": question, "answer": answer_text}]
-    except (VerifyInputError, InputError) as exc:  # InputError: a line that is not UTF-8
-        fail(exc)
+    items = read_items(inputs) if inputs else [{"id": "answer", "question": question, "answer": answer_text}]
     try:
         store = open_store(store_uri)
     except (StoreError, ValueError, OSError) as exc:

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pydantic import ValidationError
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.metrics.agreement import cohen_kappa, label_agreement
 from kalma_graph.evaluation.metrics.ratios import mean
 from kalma_graph.evaluation_result import EvaluationResult
@@ -57,7 +58,7 @@ _SPELLINGS = {"aligned": ALIGNED, "1": ALIGNED, "yes": ALIGNED,
               "not_aligned": NOT_ALIGNED, "0": NOT_ALIGNED, "no": NOT_ALIGNED}
 
 
-class AnnotateError(ValueError):
+class AnnotateError(BadInputError, ValueError):
     """Input the annotation commands cannot use; the message names the file (and line)."""
 
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.files import file_sha256
 from kalma_graph.kg.citations import ParsedAnswer, known_pairs, known_props, parse_answer
 from kalma_graph.kg.knowledge import knowledge_block
@@ -19,7 +20,7 @@ from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.records import AnswerRecord, TripleRecord, describe_error
 
 
-class AnswersFileError(ValueError):
+class AnswersFileError(BadInputError, ValueError):
     """An answers file line that cannot be read; the message starts with `file:line:`."""
 
 

@@ -34,6 +34,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.metrics.ratios import mean
 from kalma_graph.files import KeyedCache
 from kalma_graph.models.protocols import Judge
@@ -47,7 +48,7 @@ MISSING_REASONS = ("low_mass", "context_overflow", "empty_answer")
 Progress = Callable[[int, int], None]
 
 
-class GEvalError(RuntimeError):
+class GEvalError(BadInputError, RuntimeError):
     """The judge cannot score at all (e.g. the score tokens are not single tokens of its vocabulary)."""
 
 

@@ -22,12 +22,13 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.matching import TripleLike, triple_parts
 
 GoldSets = dict[str, list[tuple[str, str, str]]]
 
 
-class GoldError(ValueError):
+class GoldError(BadInputError, ValueError):
     """A gold file line that cannot be read; the message starts with `file:line:`."""
 
 

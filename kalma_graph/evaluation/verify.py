@@ -15,6 +15,7 @@ import csv
 from pathlib import Path
 from typing import Any, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.lines import json_lines
 from kalma_graph.verification import AnswerCheck, AnswerInput, GraphEntity, Verifier
 from kalma_graph.verification.verifier import cited_sentences, from_scored, graph_triple
@@ -22,7 +23,7 @@ from kalma_graph.verification.verifier import cited_sentences, from_scored, grap
 MAX_ANSWER_CHARS = 20000  # longer answers are checked up to here
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(BadInputError, ValueError):
     """An input the verify command cannot read; the message starts with `file:line:`."""
 
 

@@ -25,6 +25,7 @@ import random
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.matching import MatchMode, key_function
 from kalma_graph.kg.triples import Triple
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 KnowledgeFilter = Callable[[Any, Sequence[Any]], tuple[list[Any], list[Any]]]
 
 
-class FilterError(LookupError):
+class FilterError(BadInputError, LookupError):
     """A filter cannot tell which question it was given."""
 
 

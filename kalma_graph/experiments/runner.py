@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
 from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.files import read_jsonl
@@ -49,7 +50,7 @@ CONSCIOUS_ROUNDS = (0, 1, 2, 3)
 RETRIEVAL_ACCURACIES = (100, 80, 60, 40, 20)
 
 
-class ExperimentError(RuntimeError):
+class ExperimentError(BadInputError, RuntimeError):
     """An experiment cannot run as asked; the message says what is missing."""
 
 

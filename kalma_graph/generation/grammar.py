@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.models.llm import Grammar
 from kalma_graph.kg.knowledge import is_unlabelled
 from kalma_graph.kg.triples import Entity, Triple
@@ -46,7 +47,7 @@ __all__ = [
 _UNCITABLE = set("[]")
 
 
-class GrammarError(ValueError):
+class GrammarError(BadInputError, ValueError):
     """llama.cpp rejected a grammar."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import BadInputError
 from .readers.base import Reader
 from .readers.biokalma import BioKaLMAReader
 from .readers.ntriples import FreebaseNTriplesReader, WikidataNTriplesReader
@@ -14,7 +15,7 @@ from .sources import Undecodable, base_name, checked_lines
 FORMATS = ("wikidata-json", "wikidata-nt", "freebase-nt", "tsv-wikidata", "tsv-freebase", "biokalma")
 
 
-class FormatError(ValueError):
+class FormatError(BadInputError, ValueError):
     pass
 
 

@@ -20,13 +20,14 @@ import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
+from ..errors import BadInputError
 from ..files import pid_alive
 from ..store.base import GraphStore
 
 LOCK_KEY = "ingest:lock"
 
 
-class IngestLocked(RuntimeError):
+class IngestLocked(BadInputError, RuntimeError):
     """Another ingest holds the store's lock."""
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Sequence
 
+from kalma_graph.errors import BadInputError
+
 ARRAY_DELIMITER = "\x1f"
 #: How `neo4j-admin` must read these files (the options that match the encoding below). Whether a
 #: field may span lines is decided per import (`CsvFiles.admin_arguments`).
@@ -46,7 +48,7 @@ _HEADERS = {stem: header for stem, _, header in NODE_FILES + RELATIONSHIP_FILES}
 ENTITY_COLUMNS = ("id", "kb", "name", "name_lc", "aliases", "aliases_text", "description", "types", "cvt")
 
 
-class StagingError(ValueError):
+class StagingError(BadInputError, ValueError):
     """A record that the CSV files cannot carry faithfully."""
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from importlib import resources
 from typing import Callable, Iterable, Literal, Sequence
 
+from kalma_graph.errors import BadInputError, RunInterrupted
 from kalma_graph.kg.triples import Entity
 from ..store.base import EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
 from ..store.loading import WrittenSoFar
@@ -48,11 +49,11 @@ FRESH_BATCH_SIZE = 200_000
 DEFAULT_BATCH_SIZE = 20_000
 
 
-class IngestError(RuntimeError):
+class IngestError(BadInputError, RuntimeError):
     """A malformed line under `on_error="fail"`; the message carries `file:line: reason`."""
 
 
-class IngestInterrupted(RuntimeError):
+class IngestInterrupted(RunInterrupted, RuntimeError):
     """Ctrl-C: the batch in hand was written and checkpointed; re-run to continue."""
 
 

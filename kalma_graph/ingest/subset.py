@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from ..errors import BadInputError
 from ..files import file_sha256
 from ..store.base import EntityRecord, GraphStore, StatementRecord
 from .readers.base import LineError, ParsedLine, Reader
@@ -41,7 +42,7 @@ MAX_HOPS = 2
 WHOLE_ENTITY_FORMATS = frozenset({"wikidata-json", "biokalma"})
 
 
-class SubsetError(ValueError):
+class SubsetError(BadInputError, ValueError):
     """A subset rule that cannot be read, or one that differs from the store's."""
 
 

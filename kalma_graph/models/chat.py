@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
+from kalma_graph.errors import BadInputError
+
 LLM_ENV = "KALMA_LLM"
 
 
-class LLMError(RuntimeError):
+class LLMError(BadInputError, RuntimeError):
     """The model file is missing or unusable; the message says what to do."""
 
 

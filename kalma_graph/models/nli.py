@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.text.sentences import split_sentences  # windows the evidence
 from kalma_graph.files import KeyedCache, file_sha256
 from kalma_graph.models.device import DeviceInfo, pick_device
@@ -139,7 +140,7 @@ def model_files_hash(model_dir: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-class NLIModelNotFound(FileNotFoundError):
+class NLIModelNotFound(BadInputError, FileNotFoundError):
     """The NLI model is neither a local directory nor in the Hugging Face cache (and could not be
     downloaded). A `FileNotFoundError` so callers that report missing files report this too."""
 
@@ -201,7 +202,7 @@ def resolve_model_dir(name_or_path: str, revision: str | None = None) -> Path:
     raise NLIModelNotFound(f"cannot find NLI model {name_or_path!r}; {hint}")
 
 
-class UnsafeWeightsError(ValueError):
+class UnsafeWeightsError(BadInputError, ValueError):
     """The model has no safetensors weights, only pickled ones (which are never loaded)."""
 
 

@@ -48,7 +48,7 @@ Progress = Callable[[str], None]
 
 
 # --- errors ------------------------------------------------------------------------------------
-# Subclasses of LLMError: every command that loads a model already turns LLMError into a message.
+# Subclasses of LLMError (a BadInputError): every command reports them as one line, exit 2 (`models`: exit 1).
 class ModelError(LLMError):
     """A registry model is unknown, absent, corrupt or could not be pulled."""
 

@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Mapping
 
 from kalma_graph import __version__
+from kalma_graph.errors import BadInputError
 
 from .llm import GenerationParams, Grammar, LLMError, LocalLLM
 
@@ -41,7 +42,7 @@ _SAMPLING = {"max_tokens", "temperature", "top_p", "seed", "stop"}
 _IGNORED = {"model", "stream", "n", "user", "messages", "prompt", "grammar", "repeat_penalty"}
 
 
-class BadRequest(ValueError):
+class BadRequest(BadInputError, ValueError):
     """A request this server will not run as asked (HTTP 400, the message says why)."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from kalma_graph.errors import KalmaError
 
-class Neo4jServerError(RuntimeError):
+
+class Neo4jServerError(KalmaError, RuntimeError):
     """Anything that stops installing, configuring, starting or stopping the local server."""
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl, refuse_other_settings
 from kalma_graph.lines import json_lines, open_text
@@ -80,7 +81,7 @@ class AnswerInterrupted(KeyboardInterrupt):
         self.summary = summary
 
 
-class AnswerError(RuntimeError):
+class AnswerError(BadInputError, RuntimeError):
     """A run cannot go on as asked (mismatched resume, unreadable questions); the message says why."""
 
 

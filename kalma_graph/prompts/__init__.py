@@ -14,8 +14,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from kalma_graph.errors import BadInputError
 
-class PromptError(KeyError):
+
+class PromptError(BadInputError, KeyError):
     pass
 
 

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.files import (
     JsonlAppender,
     atomic_write_json,
@@ -53,11 +54,11 @@ OUTPUT_FILES = ("header.json", "answers.jsonl", "sentences.jsonl", "answers.csv"
                 "summary.json", "summary.md")
 
 
-class InputError(ValueError):
+class InputError(BadInputError, ValueError):
     """The input file cannot be read as records; the message names the file and line."""
 
 
-class RunConflict(RuntimeError):
+class RunConflict(BadInputError, RuntimeError):
     """The output directory holds a run made with other settings."""
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime
 
 import msgspec
 
+from ..errors import BadInputError
 from ..kg.triples import Entity, Triple  # noqa: F401  (the records queries return; defined in the base layer)
 from ..text.names import name_key  # noqa: F401  (the store's key; defined with the other text rules)
 
@@ -95,7 +96,7 @@ def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
 
 
-class StoreError(RuntimeError):
+class StoreError(BadInputError, RuntimeError):
     """A store could not be opened or reached; the message says what to do."""
 
 

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from kalma_graph.errors import BadInputError
 from kalma_graph.kg.hypothesis import the_of_sentence
 
 from .records import AnswerCheck, AnswerInput, CitationCheck
@@ -26,7 +27,7 @@ FEATURES: tuple[str, ...] = (*SCORE, "nli", "nli_if_supported")
 DEFAULT_PATH = "data/verifier_calibration.json"
 
 
-class CalibrationError(ValueError):
+class CalibrationError(BadInputError, ValueError):
     """Calibration weights that do not fit the NLI model given (or cannot be read)."""
 
 

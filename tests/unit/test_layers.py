@@ -47,6 +47,11 @@ for feature in FEATURES:
 ALLOWED["experiments"] = BELOW_FEATURES | FEATURES
 ALLOWED["cli"] = BELOW_FEATURES | FEATURES | {"experiments"}  # thin commands over every layer
 ALLOWED["__main__"] = {"cli"}
+# the root of every error (kalma_graph/errors.py) sits below everything: any package may raise one
+ALLOWED["errors"] = set()
+for _package in ALLOWED:
+    if _package != "errors":
+        ALLOWED[_package].add("errors")
 
 
 def _imports(path: Path) -> set[str]:
