@@ -110,12 +110,13 @@ class Linking:
     linked: list[LinkedMention]
     notes: tuple[str, ...] = ()
     graph_mentions: bool = False
+    holders: tuple[Entity, ...] = ()  # entities holding an unlinked person's name as a family value
 
     @property
     def reason(self) -> str:
         """Why the question has no selected entity ("" when it has one), plus the notes."""
         parts = list(self.notes)
-        if not any(lm.selected is not None for lm in self.linked):
+        if not any(lm.selected is not None for lm in self.linked) and not self.holders:
             linkable = [lm for lm in self.linked if not lm.reason.startswith("not linked: NER label")]
             if not self.linked:
                 parts.insert(0, "no entity: NER found no mention" + (
@@ -139,6 +140,7 @@ class TypeMap:
     label_groups: Mapping[str, tuple[str, ...] | None]
     honorifics: tuple[str, ...] = ()
     partial_name_labels: frozenset[str] = frozenset({"PERSON"})
+    value_link_relations: frozenset[str] = frozenset()
     version: str = ""
     sha256: str = ""
     source: str = ""
@@ -172,6 +174,7 @@ class TypeMap:
             label_groups=label_groups,
             honorifics=tuple(data.get("honorifics", ())),
             partial_name_labels=frozenset(data.get("partial_name_labels", ("PERSON",))),
+            value_link_relations=frozenset(data.get("value_link_relations", ())),
             version=str(data.get("version", "")),
             sha256=sha256,
             source=str(data.get("source", "")),
@@ -267,7 +270,31 @@ def link_question(
                 linked = _decide_partial(m, found, how, anchors, type_map, scorer)
                 if linked is not None:
                     results[index] = linked
-    return Linking(results, tuple(notes), use_graph)
+    holders = _value_holders(store, results, type_map)
+    if holders:
+        notes.append("held only as a family value: " + ", ".join(f"{m} ({e.name or e.id})" for m, e in holders))
+    return Linking(results, tuple(notes), use_graph, tuple(dict.fromkeys(e for _, e in holders)))
+
+
+MAX_HOLDERS = 3  # a name held by more entities is too common to say whose relative it is
+
+
+def _value_holders(store: GraphStore, results: Sequence[LinkedMention], type_map: TypeMap) -> list[tuple[str, Entity]]:
+    """For each PERSON mention left unlinked, the entities that hold its exact name as the value of a family
+    relation (`value_link_relations`): "Ian Khama" is Seretse Khama's child in the BioKaLMA records, and no
+    entity of his own. (mention, holder) pairs, at most `MAX_HOLDERS` a mention."""
+    wanted = [lm.mention for lm in results if lm.selected is None and lm.ner_label in type_map.partial_name_labels
+              and not any(o.selected is not None and lm.mention in o.mention for o in results)]
+    if not wanted or not type_map.value_link_relations:
+        return []
+    found = [t for t in store.value_holders(wanted) if t.label in type_map.value_link_relations]
+    entities = {e.id: e for e in store.get_entities({t.subject for t in found})}
+    out = []
+    for mention in dict.fromkeys(wanted):
+        ids = list(dict.fromkeys(t.subject for t in found if t.value == mention and t.subject in entities))
+        if 0 < len(ids) <= MAX_HOLDERS:
+            out += [(mention, entities[i]) for i in ids]
+    return out
 
 
 def selected_entities(linked: Iterable[LinkedMention]) -> list[Entity]:

@@ -65,6 +65,7 @@ def retrieve(
     linking = link_question(store, question, ner, type_map=type_map, type_policy=type_policy, partial=partial,
                             graph_mentions=graph_mentions)
     entities = selected_entities(linking.linked)
+    entities += [e for e in linking.holders if e not in entities]
     triples: list[Triple] = []
     for entity in entities:
         triples += store.one_hop(entity.id)

@@ -214,6 +214,10 @@ class GraphStore(Protocol):
     def statements_between(self, entity_ids: Sequence[str]) -> list[Triple]:
         """Statements whose subject and object are both in `entity_ids` (either direction)."""
 
+    def value_holders(self, values: Iterable[str]) -> list[Triple]:
+        """Statements whose object is one of these exact string literals (at most 200), sorted: who holds
+        "Ian Khama" as a value when no entity has that name."""
+
     def neighbour_labels(self, entity_id: str, limit: int = NEIGHBOUR_LABELS_LIMIT) -> list[str]:
         """Distinct names/values of the entity's one-hop neighbourhood (both directions), sorted;
         re-ranking counts how many occur in the question. At most `limit` per direction: a hub's

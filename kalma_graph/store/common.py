@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
-from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, LoadResult, StoreStats, name_key
+from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, LoadResult, StoreStats, name_key, value_id
 from .loading import (BatchPlan, StoreHolds, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of,
                       value_ids_of)
 
@@ -114,6 +114,12 @@ class ReadOps:
         if not ids:
             return []
         return to_triples(self._run("statements_between", {"ids": ids}))
+
+    def value_holders(self, values: Iterable[str]) -> list[Triple]:
+        ids = sorted({value_id(v, "string") for v in values if v.strip()})
+        if not ids:
+            return []
+        return to_triples(self._run("value_holders", {"ids": ids}))
 
     def neighbour_labels(self, entity_id: str, limit: int = NEIGHBOUR_LABELS_LIMIT) -> list[str]:
         params = {"id": entity_id, "limit": limit}

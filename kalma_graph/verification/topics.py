@@ -194,14 +194,20 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     allowed = set(people_ids)
     clauses = _clauses(question)
     found = [{k: v for k, v in _named(tokens, entities).items() if k in allowed} for tokens in clauses]
+    held = {(t.subject, t.label) for t in shown}
+    by_value: set[str] = set()  # persons reached through a relative the graph names only as a value
     for tokens, people in zip(clauses, found):
-        for other, at in _referred(tokens, people, entities, shown).items():
+        for other, (at, through_value) in _referred(tokens, people, entities, shown).items():
             people.setdefault(other, at)  # "Ian Khama's father": the father, where the clause names him
             allowed.add(other)
+            if through_value:
+                by_value.add(other)
     found = _pronouns_resolved(clauses, found)
     out: dict[tuple[str, str], Ask] = {}
 
     def add(subject: str, relation: str, tier: int, topic: str, position: tuple[int, int]) -> None:
+        if subject in by_value and (subject, relation) not in held:
+            return  # "Arundhati Roy's parents, … her work": "her" may be Arundhati, no [NA] part for her mother
         key = (subject, relation)
         old = out.get(key)
         if old is None or tier > old.tier:
@@ -213,36 +219,28 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
             add(subject, relation, 2, "named", (-1, len(out)))
     # a value the question names is asked of the person named: "his connection to Walmart" asks Jim Walton's
     # employer Walmart, "Petra Kvitová's left-handedness" her handedness
-    whole = tokenize(question)
-    in_names = [span for e in entities if e.name for span in find_phrase(whole, phrase(e.name))]
-    id_of = {fold(e.name): e.id for e in entities if e.name}
-    linked: set[frozenset[str]] = set()  # two persons joined once: "his son X" asks X's father or X, not both
-    for t in shown:
-        if (t.subject in allowed or not allowed) and t.label not in table.value_not_asked \
-                and _names_value(whole, t, in_names):
-            if load_lexicon().relation(t.label).kin:
-                pair = frozenset((t.subject, t.object_id or id_of.get(fold(t.value), t.value)))
-                if pair in linked:
-                    continue
-                linked.add(pair)
-            add(t.subject, t.label, 2, "value", (-1, len(out)))
+    for t in _value_named(question, entities, [t for t in shown if t.subject in allowed or not allowed]):
+        add(t.subject, t.label, 2, "value", (-1, len(out)))
     # a relation named by its label or noun that the graph shown does not hold for that person: an asked part
     # to mark [NA] ("What were Henry James's employers?" with no employer shown); cue words alone are too
     # loose to claim the graph lacks something
-    held = {(t.subject, t.label) for t in shown}
     pseudo = [Triple(p, "", label, "") for p in people_ids for label in _nameable_relations() if (p, label) not in held]
     words = [t.norm for t in tokenize(question) if t.word]
     for t, by_label in asked_readings(question, entities, pseudo):
         if by_label and (t.subject, t.label) not in out and _says_exactly(words, t.label):
             add(t.subject, t.label, 2, MISSING, (-1, len(out)))
     for index, (tokens, people) in enumerate(zip(clauses, found)):
-        subjects = sorted(people, key=people.__getitem__) or people_ids
+        subjects = sorted(people, key=people.__getitem__) or people_ids or sorted(by_value)
         # a word that names a relation names that relation, not a topic: "employer" asks the employer, not a
         # career; "noble family" and "place of burial" ask themselves, not the family or the death
         named_spans = _relation_spans(tokens, {t.label for t in shown})
         for topic in table.topics:
-            spans = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)
-                     if not any(a < s[1] and s[0] < b for a, b in named_spans)]
+            every = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)]
+            spans = [s for s in every if not any(a < s[1] and s[0] < b for a, b in named_spans)]
+            # a person reached through a value is named by no label reading (`asked_in_order` reads the
+            # persons named): the relation word asks as its topic
+            if not spans and every and by_value & set(subjects):
+                spans = every
             if not spans:
                 continue
             at = min(spans)[0]
@@ -257,6 +255,26 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     return sorted(out.values(), key=lambda a: (-a.tier, a.position))
 
 
+def _value_named(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:
+    """The triples whose value the question names (`_names_value`), but not those of `value_not_asked`, and two
+    persons joined once: "his son X" asks X's father or X, not both."""
+    whole = tokenize(question)
+    in_names = [span for e in entities if e.name for span in find_phrase(whole, phrase(e.name))]
+    id_of = {fold(e.name): e.id for e in entities if e.name}
+    linked: set[frozenset[str]] = set()
+    out = []
+    for t in shown:
+        if t.label in load_topics().value_not_asked or not _names_value(whole, t, in_names):
+            continue
+        if load_lexicon().relation(t.label).kin:
+            pair = frozenset((t.subject, t.object_id or id_of.get(fold(t.value), t.value)))
+            if pair in linked:
+                continue
+            linked.add(pair)
+        out.append(t)
+    return out
+
+
 def _names_value(tokens: Sequence[Token], t: Triple, in_names: Sequence[tuple[int, int]]) -> bool:
     """Whether the question names the triple's value outside a person's name ("Walton" in "Jim Walton" is no
     surname asked): a name of 4 letters or more that is no stop word, not a date or a number."""
@@ -269,14 +287,25 @@ def _names_value(tokens: Sequence[Token], t: Triple, in_names: Sequence[tuple[in
 
 
 def _referred(tokens: Sequence[Token], people: dict[str, int], entities: Sequence[Entity],
-              shown: Sequence[Triple]) -> dict[str, int]:
+              shown: Sequence[Triple]) -> dict[str, tuple[int, bool]]:
     """Persons a clause names through a named person's kin ("Ian Khama's father", "his son"): the value of that
     person's family triple when it is an entity shown, at the family word; the word is the relation's own
-    ("father") or, for a relation that is no kin word itself, one of its class ("son" for `child`)."""
+    ("father") or, for a relation that is no kin word itself, one of its class ("son" for `child`). Also the
+    holder of a family value the clause names before a word of the inverse class ("Ian Khama's father": Seretse
+    Khama holds `child: Ian Khama`), flagged True: reached through a person the graph knows only by name."""
     lexicon = load_lexicon()
     ids = {e.id for e in entities}
     by_name = {fold(e.name): e.id for e in entities if e.name}
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, bool]] = {}
+    for t in shown:  # "Ian Khama's father" where the graph holds only "Seretse Khama, child: Ian Khama"
+        kin = lexicon.relation(t.label).kin
+        if not kin or t.object_id or t.subject in people or t.subject not in ids:
+            continue
+        words = [(w,) for w in lexicon.kin_words.get(lexicon.kin_inverse.get(kin, ""), ())]
+        for _, end in find_phrase(tokens, phrase(t.value)):
+            after = [end + a for w in words for a, _ in find_stem(tokens[end:end + 2], w)]
+            if after:
+                out.setdefault(t.subject, (min(after), True))
     for t in shown:
         kin = lexicon.relation(t.label).kin
         if t.subject not in people or not kin:
@@ -287,7 +316,7 @@ def _referred(tokens: Sequence[Token], people: dict[str, int], entities: Sequenc
         words = [t.label] if t.label in lexicon.kin_words.get(kin, ()) else list(lexicon.kin_words.get(kin, ()))
         spans = [span for word in words for span in find_phrase(tokens, (word,)) if span[0] > people[t.subject]]
         if spans:
-            out.setdefault(other, min(spans)[0])
+            out.setdefault(other, (min(spans)[0], False))
     return out
 
 

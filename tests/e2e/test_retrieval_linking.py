@@ -308,3 +308,15 @@ def test_leading_honorific_is_tried_when_the_full_mention_finds_nothing(sample_s
     assert tipu.reason.startswith("exact (without honorific 'General'): 1 found")
     # Hyder Ali's neighbour "Tipu Sultan" (his son) occurs in the question.
     assert linked["Hyder Ali"].candidates[0].matched_labels == ["Tipu Sultan"]
+
+
+def test_a_person_held_only_as_a_family_value_brings_its_holder(sample_store, ner):
+    # complex_question_graph:29 and :54 (development indices): the records name Ian Khama and Arundhati Roy
+    # only as the string value of Seretse Khama's and Mary Roy's `child`
+    found = retrieve(sample_store, "Who was Ian Khama's father?", ner)
+    assert "Q219962" in [e.id for e in found.entities]
+    assert "held only as a family value: Ian Khama (Seretse Khama)" in found.reason
+    assert any(t.subject == "Q219962" and t.label == "child" and t.value == "Ian Khama" for t in found.triples)
+    # a name no entity holds at all still links to nothing, with the reason
+    none = retrieve(sample_store, "Who was Zqxw Vlorbinsky's father?", ner)
+    assert none.entities == [] and none.reason.startswith("no entity")

@@ -147,3 +147,12 @@ def test_get_entities(both):
     assert embedded.get_entities(ids) == neo4j.get_entities(ids)
     assert [e.id for e in embedded.get_entities(ids)] == ["Q206534", "m.0c94fn"]
     assert embedded.get_entity("Q-missing") is None
+
+
+def test_value_holders(both):
+    embedded, neo4j, _ = both
+    names = ["Ian Khama", "Arundhati Roy", "no such value at all"]
+    found = embedded.value_holders(names)
+    assert found == neo4j.value_holders(names)
+    assert ("Q219962", "child", "Ian Khama") in [(t.subject, t.label, t.value) for t in found]
+    assert embedded.value_holders([]) == [] == neo4j.value_holders(["  "])

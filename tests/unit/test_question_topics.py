@@ -196,3 +196,19 @@ def test_a_value_the_question_names_is_asked_but_not_a_part_of_the_persons_name(
 def test_life_topics_of_natural_questions(question, asked, relevant):
     assert asked <= asked_of(question)
     assert relevant <= asked_of(question, tier=1)
+
+
+SERETSE = [Entity("Q219962", name="Seretse Khama")]
+SERETSE_FACTS = [Triple("Q219962", "", label, value) for label, value in (
+    ("instance of", "human"), ("child", "Ian Khama"), ("occupation", "politician"),
+    ("alma mater", "University of Fort Hare"), ("position held", "President of Botswana"))]
+
+
+def test_a_person_reached_through_a_relative_known_only_by_name():
+    # complex_question_graph:29: the graph holds Ian Khama only as Seretse Khama's child (linking brings
+    # Seretse Khama); "Ian Khama's father" is he, and "his career and education" are his
+    question = "Who was Ian Khama's father and how did his career and education influence Ian's path to military leadership?"
+    plan = plan_answer(question, SERETSE, SERETSE_FACTS)
+    planned = {t.label for target in plan.asked for t in target}
+    assert {"child", "occupation", "alma mater"} <= planned
+    assert plan.unanswered == []  # the military path is Ian's, of whom the graph knows no facts: no [NA] part for his father
