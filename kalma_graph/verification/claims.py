@@ -22,6 +22,7 @@ from .structure import (
     name_mentions,
     pronoun_mentions,
 )
+from .topics import load_topics
 from .text import MONTHS, Token, covered, dates_in, find_stem, fold, numbers_in, phrase, span_text, spans_overlap, tokenize
 
 
@@ -116,16 +117,30 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims: list[Claim] = []
     used: set[int] = covered(subject_spans)
 
-    judged: dict[tuple[str, str, str], tuple[str, list]] = {}
+    judged: dict[tuple[str, str, str], tuple[str, list, str]] = {}
 
-    def holds(t: GraphTriple, span: tuple[int, int]) -> bool:
-        """The uncited triple `t` is stated at `span`: the same check a citation of it would get."""
+    def judge(t: GraphTriple) -> tuple[str, list, str]:
+        """The check a citation of the uncited triple `t` would get: verdict, spans, outcome."""
         key = (t.subject, t.label, t.value)
         if key not in judged:
             check, spans = check_citation(ctx, CitedTriple(subject=t.subject, relation=t.label, value=t.value), True, t.object_id)
-            judged[key] = (check.verdict, spans)
-        verdict, spans = judged[key]
+            judged[key] = (check.verdict, spans, check.outcome)
+        return judged[key]
+
+    def holds(t: GraphTriple, span: tuple[int, int]) -> bool:
+        """The uncited triple `t` is stated at `span`."""
+        verdict, spans, _ = judge(t)
         return verdict == "supported" and any(spans_overlap(s, span) for s in spans[:1])
+
+    def inverted(span: tuple[int, int], who: set[str]) -> GraphTriple | None:
+        """A triple of `who` whose value is named at `span` in the inverse direction: "He was the father of
+        Jerry Lawler" where the graph holds `father: Jerry Lawler` for him."""
+        for sid in sorted(who):
+            for t in list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ())):
+                if any(spans_overlap(h.span, span) for h in ctx.hits(t.value, t.object_id)) \
+                        and judge(t)[2] == "unsupported_inverted":
+                    return t
+        return None
 
     def held_by(span: tuple[int, int], who: set[str]) -> tuple[str, GraphTriple | None]:
         for value_span, c in values:
@@ -145,11 +160,19 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         text = span_text(tokens, span).rstrip(".")
         status, evidence = held_by(span, who)
         reason = ""
-        if status == "absent":
+        own = _own_relative(ctx, span, found)
+        if own is not None:  # held for the others of the group, never for the person named as their own relative
+            status, evidence, reason = "contradicted", None, f"names {own} as {own}'s own relative"
+        elif status == "absent":
             bad = _contradiction(ctx, store_triples, span, who, max((m.end for m in found), default=0))
+            flipped = inverted(span, who) if bad is None else None
             if bad is not None:
                 status, evidence = "contradicted", bad
                 reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
+            elif flipped is not None:
+                status, evidence = "contradicted", flipped
+                reason = (f"the sentence inverts the graph's {flipped.label}: {flipped.value} of "
+                          f"{view.label(flipped.subject)}")
             elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
                 return  # a name the question itself gives: restating the premise
             else:
@@ -171,6 +194,20 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             reason=reason))
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
+
+
+def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention]) -> str | None:
+    """A person named both among those a family word is said of and as its object: "Tokugawa Iemitsu and
+    Tokugawa Ietsuna were the sons of Tokugawa Iemitsu". The person's name, or None."""
+    named = {i for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span) for i in m.ids}
+    holders_ids = {i for m in found for i in m.ids}
+    same = named & holders_ids
+    if not same or not found:
+        return None
+    between = ctx.tokens[max(m.end for m in found):span[0]]
+    if not any(t.word and ctx.lexicon.kin_class_of(t.norm) for t in between):
+        return None
+    return ctx.view.label(sorted(same)[0])
 
 
 def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], span: tuple[int, int], who: set[str],
@@ -240,8 +277,9 @@ def _leftover_words(ctx: Context, used: set[int]) -> list[Claim]:
     """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim."""
     stop = _stop_words()
     cue_words = _all_cue_stems(ctx.lexicon)
+    verbs = load_topics().verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
-            and t.norm not in ctx.question_words and not t.norm.isdigit()
+            and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
             and not any(t.norm.startswith(c) for c in cue_words)]
     if not rest:
         return []

@@ -28,6 +28,8 @@ class RelationCues:
     active_inverts: bool = False  # "S influenced V" states the inverse of "S influenced by V"
     demonym: bool = False
     nouns: tuple[str, ...] = ()  # the relation as a noun where its label is none ("influences"): names it like its label
+    not_words: tuple[str, ...] = ()  # family words that state another relation ("married" is no unmarried partner)
+    not_as_region: bool = False  # a value written as where a place lies ("in Indore, India") is not this relation
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,8 @@ def load_lexicon() -> Lexicon:
             active_inverts=bool(spec.get("active_inverts")),
             demonym=bool(spec.get("demonym")),
             nouns=tuple(spec.get("nouns", ())),
+            not_words=tuple(fold(w) for w in spec.get("not_words", ())),
+            not_as_region=bool(spec.get("not_as_region")),
         )
     return Lexicon(
         relations=relations,

@@ -279,6 +279,10 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     if nxt:  # "the Romantic poets John Milton": the value describes the name right after it
         return [nxt[0]], "apposed"
     before = [m for m in mentions if m.end <= span[0] and (m.kind == "pronoun" or m.subject or tokens[m.start].capital)]
+    # a nation's adjective right before the value modifies it ("an English writer", "a Czech tennis player"),
+    # even where the graph has an entity of that name (the English language): it holds nothing
+    demonyms = _demonym_words(load_lexicon())
+    before = [m for m in before if not (m.end == span[0] and m.kind == "entity" and fold(m.text) in demonyms)]
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in ("him", "them"):
             continue
@@ -499,6 +503,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     else:
         lo, hi = 0, len(tokens)
     spans = [hit.span]
+    if rel.not_as_region and _as_region(tokens, hit.span):
+        return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
+                   f"{subject_name}'s {cited.relation}", spans)
     if hit.how == "date_wrong":
         return out("partial_date", f"another full date in the year of {cited.value}", spans)
     if rel.kin:
@@ -538,6 +545,14 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 
 
+def _as_region(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+    """"born … in Indore, India": the value follows a place (a capitalised name after a place preposition) and a comma."""
+    a = span[0]
+    if a < 3 or tokens[a - 1].text != "," or not tokens[a - 2].capital:
+        return False
+    return any(t.word and t.norm in ("in", "at", "near") for t in tokens[max(a - 5, 0):a - 2])
+
+
 def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
                value_first: bool = False) -> tuple[CitationCheck, list]:
     tokens, lex = ctx.tokens, ctx.lexicon
@@ -568,7 +583,7 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                                       f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
             exact = rel.label in ("father", "mother") and of_follows is False and word.startswith(("father", "mother")) \
                 and not word.startswith(rel.label[:4])
-            if exact:
+            if exact or word.startswith(rel.not_words or ("\0",)):
                 return out("partial_near", f"'{tokens[i].text}' is not '{cited.relation}'", spans)
             said_of = f"{subject_name} is {cited.value}'s" if of_follows and not value_first else f"{cited.value} is {subject_name}'s"
             return out("supported_cue", f"{said_of} {tokens[i].text}", spans + [(i, i + 1)])

@@ -22,7 +22,7 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # brother, not of S; 4 reads no value in a part of another entity's name ("Haasan" of "Akshara Haasan" is not her
 # father Kamal Haasan), "S's father is an actor" as the father's occupation, not S's, and no value in a short alias
 # that is a function word (India's "IN" in "died in Mumbai").
-VERIFIER_VERSION = "5"
+VERIFIER_VERSION = "6"
 
 
 class Verifier:

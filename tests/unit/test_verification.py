@@ -313,3 +313,58 @@ def test_values_said_in_other_words_are_supported(sentence, cited):
     assert "his" in sentence.split() or _one(sentence.replace("Jason Donovan", "Kylie Minogue"), DONOVAN,
                 [GraphEntity(id="Q287817", name="Jason Donovan"), GraphEntity(id="Q11998", name="Kylie Minogue")],
                 ("Q287817", cited, value)).citations[0].verdict != "supported"
+
+
+def _claims(sentence: str, shown: list, entities: list, question: str = "") -> dict[str, str]:
+    answer = AnswerInput(question=question, sentences=[(sentence, [])], shown=shown, entities=entities)
+    return {c.text: c.status for c in Verifier().verify(answer).sentences[0].claims}
+
+
+# issue 44, sentences of the labelled sets v2 (development split) and of grounded's development answers
+def test_a_nation_adjective_before_a_value_holds_nothing():
+    shown = [GraphTriple(subject="Q365544", label="occupation", value="painter", object_id="Q1028181"),
+             GraphTriple(subject="Q365544", label="languages spoken, written or signed", value="Norwegian",
+                         object_id="Q9043")]
+    claims = _claims("Adolph Tidemand was a Norwegian painter.", shown, [GraphEntity(id="Q365544", name="Adolph Tidemand")])
+    assert claims["painter"] == "supported_uncited"
+
+
+def test_an_inverted_family_relation_is_contradicted():
+    shown = [GraphTriple(subject="Q576846", label="father", value="Jerry Lawler", object_id="Q345019")]
+    people = [GraphEntity(id="Q576846", name="Brian Christopher"), GraphEntity(id="Q345019", name="Jerry Lawler")]
+    claims = _claims("He was the father of Jerry Lawler.", shown, people, question="Who was Brian Christopher?")
+    assert claims["Jerry Lawler"] == "contradicted"
+    assert _claims("He was the son of Jerry Lawler.", shown, people, question="Who was Brian Christopher?")[
+        "Jerry Lawler"] == "supported_uncited"
+
+
+def test_a_person_named_as_their_own_relative_is_contradicted():
+    shown = [GraphTriple(subject="Q323422", label="father", value="Tokugawa Iemitsu", object_id="Q314481")]
+    people = [GraphEntity(id="Q323422", name="Tokugawa Ietsuna"), GraphEntity(id="Q314481", name="Tokugawa Iemitsu")]
+    claims = _claims("Tokugawa Iemitsu and Tokugawa Ietsuna were the sons of Tokugawa Iemitsu.", shown, people)
+    assert claims["Tokugawa Iemitsu"] == "contradicted"
+    assert _claims("Tokugawa Ietsuna was the son of Tokugawa Iemitsu.", shown, people)["Tokugawa Iemitsu"] \
+        == "supported_uncited"
+
+
+def test_a_common_verb_is_no_claim_and_a_sport_is_said_by_competing():
+    shown = [GraphTriple(subject="Q106544", label="participated in", value="Dakar Rally", object_id="Q215259"),
+             GraphTriple(subject="Q106544", label="sport", value="Bobsleigh", object_id="Q177275")]
+    claims = _claims("Claude Brasseur took part in the Dakar Rally and also competed in bobsleigh.", shown,
+                     [GraphEntity(id="Q106544", name="Claude Brasseur")])
+    assert set(claims.values()) == {"supported_uncited"}, claims
+
+
+@pytest.mark.parametrize("sentence, cited, verdict", [
+    ("Petra Kvitová is married to Radek Meidl.", ("Q30812", "unmarried partner", "Radek Meidl"), "partial"),
+    ("Petra Kvitová's partner is Radek Meidl.", ("Q30812", "unmarried partner", "Radek Meidl"), "supported"),
+    ("Petra Kvitová was born in Bílovec, Czech Republic.", ("Q30812", "country of citizenship", "Czech Republic"),
+     "partial"),
+    ("Petra Kvitová is a citizen of the Czech Republic.", ("Q30812", "country of citizenship", "Czech Republic"),
+     "supported"),
+])
+def test_a_near_relation_is_partial(sentence, cited, verdict):
+    shown = [GraphTriple(subject="Q30812", label="unmarried partner", value="Radek Meidl", object_id="Q1"),
+             GraphTriple(subject="Q30812", label="country of citizenship", value="Czech Republic", object_id="Q213"),
+             GraphTriple(subject="Q30812", label="place of birth", value="Bílovec", object_id="Q2")]
+    assert _one(sentence, shown, [GraphEntity(id="Q30812", name="Petra Kvitová")], cited).citations[0].verdict == verdict
