@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kalma_graph.pipeline.strategies import strategy_traits
 from kalma_graph.reporting.paper import write_results_markdown
 
 
@@ -24,7 +25,8 @@ def main() -> None:
     parser.add_argument("--natural", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
     args = parser.parse_args()
-    print(write_results_markdown(args.root, args.out, previous=args.previous, natural=args.natural))
+    print(write_results_markdown(args.root, args.out, previous=args.previous, natural=args.natural,
+                                 traits=strategy_traits()))
 
 
 if __name__ == "__main__":

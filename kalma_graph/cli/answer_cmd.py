@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from kalma_graph.pipeline.strategies import (CITE_STRATEGIES, DEFAULT_CITE, DEFAULT_CITE_WHY, FALLBACK_CITE,
-                                             FOLLOW_OPTION, STRATEGIES)
+                                             FOLLOW_OPTION, cite_help, paper_baseline, strategy)
 
 from .common import fail, console, err_console, json_option, print_json
 from .options import option
@@ -47,15 +47,10 @@ from .options import option
 @click.option("--cite-every-sentence", is_flag=True,
               help="With the grammar, also require a citation mark ([NA] or a retrieved triple) in every sentence.")
 @click.option("--cite", "cite", type=click.Choice(list(CITE_STRATEGIES)), default=None,
-              help=f"How citations are made (default: {DEFAULT_CITE}, the best measured; the header says why). "
-                   "grounded: the verifier in the decoding loop, a sentence at a time: the facts the question asks "
-                   "(its relations and topics: family, career, \"Who was X?\"), then [NA] for asked parts the graph "
-                   "does not hold, then the facts relevant to its topics; model: the model writes its citations "
-                   "(the paper's baseline); posthoc: the model answers, then an NLI model cites the shown triples "
-                   "each sentence entails, or [NA]; attribute-first: the grammar makes the model pick each "
-                   "sentence's triples (or [NA]) before writing it; verified: attribute-first, then a cited triple "
-                   "the verifier does not judge supported is dropped ([NA] if none is left).")
-@option("nli", help="NLI model (hub id or path) that places citations for --cite posthoc [env KALMA_NLI_MODEL].")
+              help=cite_help(f"How citations are made (default: {DEFAULT_CITE}, the best measured; the header says "
+                             "why, and records the strategy's traits):"))
+@option("nli", help="NLI model (hub id or path) that places citations for a --cite strategy that needs one "
+                    "[env KALMA_NLI_MODEL].")
 @option("ner")
 @click.option("--type-policy", type=click.Choice(["graph", "strict", "prefer"]), default="graph", show_default=True,
               help="graph: names found in the graph join the NER mentions, and the graph's types (an exact human "
@@ -115,7 +110,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     err_console.print(
         f"[dim]ner:[/] {ner_pipeline.name} {ner_pipeline.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
         f"  [dim]cite:[/] {cite} [dim]({escape(cite_why)})[/]  [dim]citation grammar:[/] "
-        f"{_grammar_shown(STRATEGIES[cite].grammar, grammar)}"
+        f"{_grammar_shown(strategy(cite).traits.grammar, grammar)}"
     )
 
     bar, on_progress = _progress_bar(not no_progress and sys.stderr.isatty())
@@ -223,8 +218,9 @@ def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, 
           store_uri: str | None, ner: str | None, *, n_ctx: int, n_gpu_layers: int | None, threads: int | None,
           seed: int) -> tuple:
     """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline, the model, and
-    why the default strategy gave way (None when it did not): `grounded` continues the rendered chat prompt, so a
-    model without one (a model server) answers with `attribute-first` unless `--cite grounded` was asked."""
+    why the default strategy gave way (None when it did not): a strategy that `needs_chat_template` (`grounded`)
+    continues the rendered chat prompt, so a model without one (a model server) answers with `FALLBACK_CITE` unless
+    that strategy was asked for by name."""
     from kalma_graph.models.llm import LLMError, load_llm
     from kalma_graph.models.ner import load_ner
     from kalma_graph.models.registry import choose_model
@@ -233,7 +229,8 @@ def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, 
 
     choice = choose_model(model, sha256=model_sha256)
     nli = None
-    if STRATEGIES[cite].needs_nli:
+    traits = strategy(cite).traits
+    if traits.needs_nli:
         if not nli_model:
             raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli MODEL "
                               "(or set KALMA_NLI_MODEL)")
@@ -244,13 +241,13 @@ def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, 
     ner_pipeline = load_ner(ner)
     llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
     fallback = None
-    if cite == "grounded":  # it continues the rendered chat prompt: refuse a model without one up front
+    if traits.needs_chat_template:  # it continues the rendered chat prompt: refuse a model without one up front
         try:
             llm.chat_prompt([{"role": "user", "content": "?"}])
         except LLMError as exc:
             if chosen:
                 raise
-            fallback = (f"default grounded needs a model whose chat prompt it can continue ({exc}): "
-                        f"{FALLBACK_CITE} instead; --cite model is the paper's baseline")
+            fallback = (f"default {cite} needs a model whose chat prompt it can continue ({exc}): "
+                        f"{FALLBACK_CITE} instead; --cite {paper_baseline()} is the paper's baseline")
     return choice, nli, store, ner_pipeline, llm, fallback
 

@@ -217,7 +217,7 @@ def print_summary(results: EvaluationResult) -> None:
              f"{pct(summary.alignment_micro)} / {pct(summary.alignment_macro)}")]
     if figures.get("alignment_method") == "verifier":
         if figures.get("alignment_before_filter_micro") is not None:
-            rows.append(("alignment % of the model's own citations (before --cite verified)",
+            rows.append(("alignment % of the citations as written (before the verifier's filter)",
                          pct(figures.get("alignment_before_filter_micro"))))
         rows += [("alignment % (the paper's NLI)", pct(figures.get("alignment_nli_micro"))),
                  ("citations partly / not supported", f"{figures.get('citations_partial')} / {figures.get('citations_unsupported')}"),

@@ -14,6 +14,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from kalma_graph.pipeline.strategies import CITE_STRATEGIES
+
 from .common import KalmaGroup, console, err_console, failing_on, figure, json_option, print_json
 from .evaluate_cmd import build_options, load_models, nli_options
 from .options import option, renamed
@@ -250,7 +252,8 @@ DEFAULT_STRATEGIES = ("attribute-first", "model", "posthoc", "verified")
 @click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False), help="Gold minimum knowledge sets.")
 @click.option("--setting", "settings_", multiple=True, metavar="MODEL:STRATEGY",
               help="A Table 3 row, e.g. qwen2.5-coder-1.5b-q4km:attribute-first (repeatable; the first is the "
-                   "headline setting the other parts use). Default: the 1.5B model with "
+                   "headline setting the other parts use); STRATEGY: " + ", ".join(CITE_STRATEGIES) + " (`answer "
+                   "--help` says what each does). Default: the 1.5B model with "
                    + ", ".join(DEFAULT_STRATEGIES) + " (attribute-first is the headline).")
 @click.option("--parts", default="table3,table5,figure5,table7", show_default=True,
               help="Which tables: table3 (and Table 4 with --judge), table5 (+ Figure 4), figure5, table7.")

@@ -219,9 +219,8 @@ def evaluate_records(
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     self_scored = _self_scored(answers, nli) if options.alignment == "nli" else _verifier_self_scored(answers, verifier)
-    if self_scored and options.alignment == "verifier" and any(a.record.cite == "verified" for a in answers):
-        metrics["alignment"]["before_filter"] = timed("alignment_before_filter",
-                                                      lambda: before_filter_part(answers, verifier, subject_names))
+    if self_scored and options.alignment == "verifier" and any(filtered_by_verifier(a.record) for a in answers):
+        notes += _before_filter(answers, verifier, subject_names, timed, metrics["alignment"])
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
     if self_scored:
         notes.append(_self_scored_note(options, nli))
@@ -265,13 +264,27 @@ def _alignment_parts(answers: Sequence[ScoredAnswer], entail: _TimedEntail | Non
     return None
 
 
+def _before_filter(answers: Sequence[ScoredAnswer], verifier: Verifier, subject_names: Mapping[str, str] | None,
+                   timed: Callable[[str, Callable[[], Any]], Any], alignment: dict) -> list[str]:
+    """The alignment before the verifier's filter into `alignment["before_filter"]` (when an answer holds it);
+    the notes that count the filtered answers that do not."""
+    before = timed("alignment_before_filter", lambda: before_filter_part(answers, verifier, subject_names))
+    if before["answers"]:
+        alignment["before_filter"] = before
+    if not before["left_out"]:
+        return []
+    return ["alignment before the verifier's filter leaves out " + ", ".join(
+        f"{n} answers ({why})" for why, n in before["left_out"].items())]
+
+
 def _self_scored_note(options: EvaluateOptions, nli: Entailer | None) -> str:
     """Why a self-scored alignment figure says nothing about the answers' support, and what does."""
     if options.alignment == "nli":
         return ("alignment is scored by the NLI model that placed the post-hoc citations (same weights "
                 f"sha256 {nli.model_hash[:12] if nli is not None else '?'}…): it agrees with its own placements by "
                 "construction; score with another NLI model for an independent figure")
-    return ("alignment is scored by the verifier that kept these citations (`--cite verified` / `grounded`): it agrees "
+    return ("alignment is scored by the verifier that kept these citations (a strategy that filters its citations "
+            "with it: `--cite verified` / `grounded`): it agrees "
             "with its own choices by construction; the NLI column (--nli) or a hand check is the independent "
             "figure. Claims and fully-supported sentences are still informative.")
 
@@ -295,19 +308,76 @@ def verify_part(answers: Sequence[ScoredAnswer], verifier: Verifier, progress: P
     return out
 
 
-def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier, extra_names: Mapping[str, str] | None) -> dict:
-    """For `--cite verified` answers, whose kept citations the verifier chose (alignment 100 % by
-    construction): the verifier's alignment of the citations the model itself wrote (`raw_answer`, before
-    the filter), the figure that says how well the model cites."""
+def filtered_by_verifier(record: AnswerRecord) -> bool:
+    """Whether the verifier filtered the record's citations: its strategy `filters_citations`
+    (`pipeline/strategies.py`), which the record says by naming the verifier (`params.cite_verifier`)."""
+    return bool((record.params or {}).get("cite_verifier"))
+
+
+# Where a filtering strategy's answer before the filter is recorded, and what it then is.
+BEFORE_FILTER_SOURCES = {
+    "raw_answer": "the model's completion as written (`raw_answer`, e.g. `--cite verified`): every sentence with the "
+                  "citations the model chose, before the verifier dropped the ones it does not judge supported",
+    "grounding.trace": "each sentence the loop kept, as first written (`grounding.trace`, e.g. `--cite grounded`): "
+                       "with the marks it was written under (the plan's for a planned sentence, the model's own "
+                       "otherwise) and its words before a clause was trimmed, before the verifier dropped unsupported "
+                       "citations, added the shown triples it found and marked [NA]; the candidates the loop rejected "
+                       "are not in it, so it is not an answer the model would have written unfiltered",
+}
+
+
+def unfiltered_answer(record: AnswerRecord) -> tuple[str | None, str]:
+    """The answer of a record whose citations the verifier filtered, as it stood before the filter (with canonical
+    marks), and where it was read (a `BEFORE_FILTER_SOURCES` key); None and why not when the record does not hold it.
+
+    - A loop that wrote the answer sentence by sentence (`grounding`) keeps, in `grounding.trace`, every candidate
+      as written and whether it was kept: the kept ones, in order, are the answer before the filter. Its
+      `raw_answer` is the kept units after the filter, so it is never used. A first sentence kept as the last
+      resort is not marked kept in the trace: such an answer (and one written before the trace existed) is left
+      out, never guessed.
+    - Otherwise `raw_answer` is the model's completion (attribute-first units when its citation grammar was an
+      attribute-first one, rewritten to canonical marks)."""
     from kalma_graph.kg.citations import from_attribute_first
+
+    grounding = record.grounding
+    if grounding is not None:
+        trace = grounding.get("trace")
+        if trace is None:
+            return None, "no grounding.trace (written before the loop recorded one)"
+        kept = [e.get("written") or "" for e in trace if e.get("kept")]
+        if len(kept) != grounding.get("sentences"):
+            return None, "the trace does not mark every kept sentence (a first sentence kept as the last resort)"
+        return from_attribute_first(" ".join(kept)), "grounding.trace"
+    if not record.raw_answer:
+        return None, "no raw_answer"
+    grammar = (record.params or {}).get("citation_grammar") or ""
+    return (from_attribute_first(record.raw_answer) if grammar.startswith("attribute_first")
+            else record.raw_answer), "raw_answer"
+
+
+def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier, extra_names: Mapping[str, str] | None) -> dict:
+    """For answers whose citations the verifier filtered (a strategy that `filters_citations`: `verified`,
+    `grounded`), whose alignment by that verifier is 100 % by construction: the verifier's alignment of each
+    answer as it stood before the filter (`unfiltered_answer`; `what` says what that is for each source, and
+    `left_out` counts the filtered answers that do not hold it, by reason), the figure that says how well the
+    citations were written before the verifier chose."""
     from kalma_graph.verification.verifier import from_scored
 
-    raw = [a.record.model_copy(update={"answer": from_attribute_first(a.record.raw_answer)})
-           for a in answers if a.record.raw_answer and a.record.cite == "verified"]
+    raw, sources, left_out = [], Counter(), Counter()
+    for a in answers:
+        if not filtered_by_verifier(a.record):
+            continue
+        text, source = unfiltered_answer(a.record)
+        if text is None:
+            left_out[source] += 1
+            continue
+        sources[source] += 1
+        raw.append(a.record.model_copy(update={"answer": text}))
     checks = [verifier.verify(from_scored(scored_answer(r, extra_names))) for r in raw]
     part = verified_alignment(checks)
     return {k: part[k] for k in ("pairs", "supported", "partial", "unsupported", "alignment_micro", "alignment_macro")} | {
-        "answers": len(raw), "what": "the model's own citations (raw_answer), before --cite verified kept the supported ones"}
+        "answers": len(raw), "what": "; ".join(f"{n} answers: {BEFORE_FILTER_SOURCES[s]}" for s, n in sources.items()),
+        "sources": dict(sources), "left_out": dict(left_out)}
 
 
 def gold_notes(answers: Sequence[ScoredAnswer], gold: GoldSets | None, gold_for: Sequence[Any]) -> list[str]:
@@ -677,7 +747,8 @@ def _self_scored(answers: Sequence[ScoredAnswer], nli: Entailer | None) -> bool:
 
 
 def _verifier_self_scored(answers: Sequence[ScoredAnswer], verifier: Verifier | None) -> bool:
-    """`--cite verified` / `grounded` answers kept only the citations a kalma-graph verifier judged supported:
+    """Answers of a strategy that `filters_citations` (`--cite verified` / `grounded`) kept only the citations a
+    kalma-graph verifier judged supported:
     scored by the same verifier, their alignment is 100 % by construction; by another version of it (other
     cue tables), nearly so. Either way say so, never silently."""
     return verifier is not None and any((a.record.params or {}).get("cite_verifier") for a in answers)

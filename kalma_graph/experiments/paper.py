@@ -147,7 +147,8 @@ def paper(questions: Sequence[Any], gold: Mapping[str, Any], *, store: GraphStor
                                           judge=judge, gold=gold, answer_fn=answer_fn, progress=progress)
     result = {"kind": "paper", "parts": done, "headline": {"model": headline.model, "cite": headline.cite}}
     if results_md is not None:
+        from kalma_graph.pipeline.strategies import strategy_traits
         from kalma_graph.reporting.paper import write_results_markdown
 
-        result["results_md"] = str(write_results_markdown(root, Path(results_md)))
+        result["results_md"] = str(write_results_markdown(root, Path(results_md), traits=strategy_traits()))
     return result

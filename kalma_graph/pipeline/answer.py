@@ -38,7 +38,7 @@ from kalma_graph.models.calls import in_order
 from kalma_graph.models.llm import Completion, GenerationParams, LLMError
 from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
 from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
-from kalma_graph.pipeline.strategies import CITE_STRATEGIES, FOLLOW_OPTION, STRATEGIES, Cited, Generated, Prompted
+from kalma_graph.pipeline.strategies import FOLLOW_OPTION, Cited, Generated, Prompted, strategy as cite_strategy
 from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
 from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
@@ -256,8 +256,9 @@ class _Run:
             "knowledge_filter": self.filter_name,
             "cite": self.cite,
             "cite_nli_sha256": self.nli.model_hash if self.nli is not None else None,
-            # `verified` and `grounded` keep the citations the verifier judges supported: its alignment is then self-scored
-            "cite_verifier": _verifier_id() if STRATEGIES[self.cite].verifier_keeps else None,
+            # a strategy that filters its citations with the verifier (`filters_citations`): its alignment is then
+            # self-scored, and the evaluation scores the answer before the filter beside it
+            "cite_verifier": _verifier_id() if cite_strategy(self.cite).traits.filters_citations else None,
         }
 
     def key(self) -> dict[str, Any]:
@@ -303,9 +304,10 @@ def answer_questions(
     question wording (`Question.variant_texts`) and the prompt file `kalma/answer_<variant>`
     (`prompt_name` overrides the file). `constrain` adds the per-question citation grammar: True or
     "marks" constrains what is inside brackets, "every_sentence" also requires a mark in every
-    sentence (`kalma_graph.generation.grammar`). `cite` picks how citations are made
-    (`kalma_graph.pipeline.cite`: `model`, `posthoc` with the NLI model `nli`, `attribute-first` and
-    `verified`, which bring their own grammar and prompt). `model_choice` (name, why) goes into the header.
+    sentence (`kalma_graph.generation.grammar`). `cite` picks how citations are made: a
+    strategy of `kalma_graph.pipeline.strategies.STRATEGIES`, whose traits say which grammar it answers under
+    and whether it needs the NLI model `nli`; the header records them (`cite.traits`). `model_choice` (name,
+    why) goes into the header.
     `concurrency` keeps that many model calls in flight (a model server answers them in parallel; an in-process
     model takes them one at a time); the output is the same file as a sequential run's.
     """
@@ -370,13 +372,15 @@ def _run_settings(llm: Generator, ner: MentionDetector, *, variant: str, params:
     """The settings every record of the run shares, after the cite strategy chose its grammar and prompt."""
     if variant not in VARIANTS:
         raise AnswerError(f"variant must be one of {VARIANTS}, not {variant!r}")
-    if cite not in STRATEGIES:
-        raise AnswerError(f"cite must be one of {CITE_STRATEGIES}, not {cite!r}")
-    strategy = STRATEGIES[cite]
-    if strategy.needs_nli and nli is None:
+    try:
+        strategy = cite_strategy(cite)
+    except ValueError as exc:
+        raise AnswerError(str(exc)) from None
+    traits = strategy.traits
+    if traits.needs_nli and nli is None:
         raise AnswerError(f"--cite {cite} places citations with an NLI model: give --nli PATH (or KALMA_NLI_MODEL)")
-    if strategy.grammar != FOLLOW_OPTION:  # it brings its own grammar (None: the model answers freely)
-        constrain = strategy.grammar or False
+    if traits.grammar != FOLLOW_OPTION:  # it brings its own grammar (None: the model answers freely)
+        constrain = traits.grammar or False
     return _Run(
         variant=variant,
         prompt=load_answer_prompt(variant, prompt_name or strategy.prompt_name(variant)),
@@ -389,7 +393,7 @@ def _run_settings(llm: Generator, ner: MentionDetector, *, variant: str, params:
         model=llm.header(),
         ner=ner.header(),
         cite=cite,
-        nli=nli if strategy.needs_nli else None,
+        nli=nli if traits.needs_nli else None,
     )
 
 
@@ -405,6 +409,7 @@ def _header(run: _Run, store: GraphStore, *, source: str | None, model_choice: M
         "model": run.model,
         "model_choice": dict(model_choice) if model_choice else None,
         "cite": {"strategy": run.cite, **({"why": cite_why} if cite_why else {}),
+                 "traits": cite_strategy(run.cite).traits.as_dict(),
                  **({"nli": nli.name_or_path, "nli_sha256": nli.model_hash, "threshold": POSTHOC_THRESHOLD,
                      "max_cited": MAX_CITED} if nli is not None else {})},
         "ner": run.ner,
@@ -564,7 +569,7 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
     # or colons split right whichever graph was shown.
     everything = ([*found.entities, *shown_entities], [*retrieved, *shown])
     props, pairs = known_props(*everything), known_pairs(*everything)
-    strategy = STRATEGIES[run.cite]
+    strategy = cite_strategy(run.cite)
     prompted = Prompted(llm=llm, messages=messages, rendered=rendered, n_prompt=n_prompt, params=run.params,
                         grammar_mode=run.grammar_mode, question=text, shown=shown, shown_entities=shown_entities,
                         entities=[*found.entities, *shown_entities], props=props, pairs=pairs, nli=run.nli)
@@ -627,7 +632,7 @@ def _triple_record(t: Triple) -> TripleRecord:
 
 
 def _verifier_id() -> str:
-    """The verifier that keeps `verified` / `grounded` citations (`Verifier.id`)."""
+    """The verifier that filters a `filters_citations` strategy's citations (`Verifier.id`)."""
     from kalma_graph.verification import Verifier
 
     return Verifier().id()

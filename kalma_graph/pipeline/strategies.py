@@ -1,16 +1,20 @@
 """The cite strategies (`kalma-graph answer --cite NAME`), one object each in one registry: how an answer is
-generated and how its citations are made. A strategy says which citation grammar it answers under (or that
-it follows `--constrain-citations`, or that it answers freely), which prompt, whether it needs an NLI model,
-and whether the verifier chose the citations it keeps (its alignment is then self-scored); `cite` turns one
-question's prompt into the model's completion (`generate`, timed as generation) and that into the answer with its
-marks (`finish`, timed as citing).
+generated and how its citations are made. Each strategy declares what it is in `traits` (`StrategyTraits`: its
+one-line summary, the citation grammar it answers under, whether it needs an NLI model or a chat template, whether
+the verifier filters its citations, whether its answer is planned from the graph, whether it is the paper's
+baseline), and every other module asks the registry about those traits, never about a strategy's name
+(`tests/unit/test_strategies.py` scans the source for that); a strategy turns one question's prompt into the
+model's completion (`generate`, timed as generation) and that into the answer with its marks (`finish`, timed as
+citing).
 
-Adding a strategy is one class here and one line in `STRATEGIES` (docs/CONTRIBUTING.md).
+Adding a strategy is one class here, with its `name` and `traits`, and one line in `STRATEGIES`
+(docs/CONTRIBUTING.md); `--cite`'s help, the answers header's `cite.traits` and docs/answer.md's traits table
+follow from the registry.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Sequence
 
 from kalma_graph.generation.grammar import build_citation_grammar, llama_grammar
@@ -23,6 +27,37 @@ from kalma_graph.pipeline.cite import Placement, keep_verified, place_citations
 from kalma_graph.pipeline.grounded import GroundedResult, grounded_generate
 
 FOLLOW_OPTION = "follow"  # the strategy answers under whatever grammar --constrain-citations asks for
+
+
+@dataclass(frozen=True)
+class StrategyTraits:
+    """What a strategy is, as the rest of kalma-graph asks it (recorded in the answers header's `cite.traits`).
+
+    - `summary`: one line, for `--cite`'s help and docs/answer.md's traits table;
+    - `grammar`: the citation grammar it answers under: a mode of `generation/grammar.py`, `FOLLOW_OPTION` (whatever
+      `--constrain-citations` asks) or None (it answers freely, never constrained);
+    - `needs_nli`: it places citations with an NLI model (`--nli`); an NLI alignment by that same model is
+      self-scored;
+    - `needs_chat_template`: it continues the rendered chat prompt itself, so a model without a chat template
+      (a model server) cannot run it (the default then gives way to `FALLBACK_CITE`);
+    - `filters_citations`: the graph-grounded verifier drops, trims or re-cites what it does not judge supported,
+      so the verifier's alignment of its answers is self-scored (`params.cite_verifier` names the verifier) and the
+      evaluation reports the alignment of the answer as it stood before the filter beside it;
+    - `plans_answer`: the answer is planned from the shown graph (a fact the question asks that the graph does not
+      show is left unsaid or marked `[NA]` by the plan, not by the model);
+    - `paper_baseline`: the KaLMA paper's own way of citing (its Table 3 baseline).
+    """
+
+    summary: str
+    grammar: str | None = FOLLOW_OPTION
+    needs_nli: bool = False
+    needs_chat_template: bool = False
+    filters_citations: bool = False
+    plans_answer: bool = False
+    paper_baseline: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -62,10 +97,11 @@ class Cited:
 
 
 class CiteStrategy:
+    """A strategy: its `name` (`--cite NAME`) and `traits`, both declared by every registered class itself (a
+    subclass does not inherit its parent's), and its two steps."""
+
     name: ClassVar[str]
-    grammar: ClassVar[str | None] = FOLLOW_OPTION  # a grammar mode, FOLLOW_OPTION, or None (never constrained)
-    needs_nli: ClassVar[bool] = False
-    verifier_keeps: ClassVar[bool] = False  # the verifier chose the citations kept: alignment is self-scored
+    traits: ClassVar[StrategyTraits]
 
     def prompt_name(self, variant: str) -> str | None:
         """The prompt file it answers with; None: the variant's default (`kalma/answer_<variant>`)."""
@@ -86,14 +122,17 @@ class ModelCites(CiteStrategy):
     """The paper's baseline: the model writes its citations (under the grammar with --constrain-citations)."""
 
     name = "model"
+    traits = StrategyTraits(summary="the paper's baseline: the model writes its citations (under the grammar with "
+                                    "--constrain-citations)", paper_baseline=True)
 
 
 class Posthoc(CiteStrategy):
     """The model answers freely; an NLI model then cites the shown triples each sentence entails, or [NA]."""
 
     name = "posthoc"
-    grammar = None
-    needs_nli = True
+    traits = StrategyTraits(summary="ALCE's post-hoc citation: the model answers freely, then an NLI model (--nli) "
+                                    "cites the shown triples each sentence entails, or [NA]",
+                            grammar=None, needs_nli=True)
 
     def generate(self, q: Prompted) -> Generated:
         return Generated(q.llm.chat(q.messages, q.params))
@@ -108,7 +147,8 @@ class AttributeFirst(CiteStrategy):
     """The grammar makes the model pick each sentence's triples (or [NA]) before it writes the sentence."""
 
     name = "attribute-first"
-    grammar = "attribute_first"
+    traits = StrategyTraits(summary="the grammar makes the model pick each sentence's triples (or [NA]) before it "
+                                    "writes the sentence", grammar="attribute_first")
 
     def prompt_name(self, variant: str) -> str | None:
         return f"kalma/answer_{variant}_attribute_first"
@@ -122,7 +162,8 @@ class Verified(AttributeFirst):
     left, or if the sentence states what the graph does not hold)."""
 
     name = "verified"
-    verifier_keeps = True
+    traits = StrategyTraits(summary="attribute-first, then a cited triple the verifier does not judge supported is "
+                                    "dropped ([NA] if none is left)", grammar="attribute_first", filters_citations=True)
 
     def finish(self, generated: Generated, q: Prompted) -> Cited:
         return Cited(keep_verified(from_attribute_first(generated.completion.text), question=q.question, shown=q.shown,
@@ -134,7 +175,10 @@ class Grounded(AttributeFirst):
     question is covered (`pipeline/grounded.py`)."""
 
     name = "grounded"
-    verifier_keeps = True
+    traits = StrategyTraits(summary="the verifier in the decoding loop, a sentence at a time: the facts the question "
+                                    "asks, [NA] for asked parts the graph lacks, then the facts of its topics",
+                            grammar="attribute_first", needs_chat_template=True, filters_citations=True,
+                            plans_answer=True)
 
     def generate(self, q: Prompted) -> Generated:
         if q.rendered is None:
@@ -157,11 +201,60 @@ class Grounded(AttributeFirst):
         return Cited(generated.grounding.answer)
 
 
-STRATEGIES: dict[str, CiteStrategy] = {s.name: s for s in (ModelCites(), Posthoc(), AttributeFirst(), Verified(),
-                                                            Grounded())}
+def _registry(*strategies: CiteStrategy) -> dict[str, CiteStrategy]:
+    """name -> strategy; a class that does not declare its own `name` and `traits` is refused (inheriting its
+    parent's would register a second strategy under the parent's description)."""
+    out: dict[str, CiteStrategy] = {}
+    for s in strategies:
+        own = vars(type(s))
+        if not isinstance(own.get("name"), str) or not isinstance(own.get("traits"), StrategyTraits):
+            raise TypeError(f"{type(s).__name__} must declare its own `name` and `traits = StrategyTraits(...)`")
+        if s.name in out:
+            raise TypeError(f"two strategies are named {s.name!r}")
+        out[s.name] = s
+    return out
+
+
+STRATEGIES: dict[str, CiteStrategy] = _registry(ModelCites(), Posthoc(), AttributeFirst(), Verified(), Grounded())
 CITE_STRATEGIES: tuple[str, ...] = tuple(STRATEGIES)
 # `answer`'s default: the best strategy measured (docs/results.md); the paper's baselines stay available by name.
 DEFAULT_CITE = "grounded"
 FALLBACK_CITE = "attribute-first"  # the default for a model whose chat prompt grounded cannot continue (a server)
 DEFAULT_CITE_WHY = ("default: the verifier checks each sentence as it is written; on the paper's own questions "
                     "it states asked facts and marks parts the graph lacks [NA]; --cite model is the paper's baseline")
+
+
+def strategy(name: str) -> CiteStrategy:
+    """The registered strategy `name` (a ValueError naming the registered ones otherwise)."""
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"cite must be one of {', '.join(CITE_STRATEGIES)}, not {name!r}") from None
+
+
+def strategy_traits() -> dict[str, dict[str, Any]]:
+    """Every registered strategy's traits, as plain dicts (for layers that may not import this one: reporting)."""
+    return {name: s.traits.as_dict() for name, s in STRATEGIES.items()}
+
+
+def paper_baseline() -> str:
+    """The name of the paper's own strategy (the one whose traits say `paper_baseline`)."""
+    return next(name for name, s in STRATEGIES.items() if s.traits.paper_baseline)
+
+
+def cite_help(intro: str) -> str:
+    """`--cite`'s help: `intro`, then one `name: summary` paragraph per registered strategy (click wraps each)."""
+    return "\n\n".join([intro, *(f"{name}: {s.traits.summary}." for name, s in STRATEGIES.items())])
+
+
+def traits_table() -> str:
+    """docs/answer.md's table of the strategies' traits (a unit test keeps the page equal to it)."""
+    flags = ("needs_nli", "needs_chat_template", "filters_citations", "plans_answer", "paper_baseline")
+    head = ["strategy", "grammar", *(f"`{f}`" for f in flags), "summary"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, s in STRATEGIES.items():
+        t = s.traits
+        grammar = {FOLLOW_OPTION: "`--constrain-citations`", None: "none"}.get(t.grammar, f"`{t.grammar}`")
+        cells = [f"`{name}`", grammar, *("yes" if getattr(t, f) else "" for f in flags), t.summary]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -119,10 +119,12 @@ def _citation_quality(results: EvaluationResult) -> list[str]:
                      f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
         if results.summary.alignment_self_scored:
             before = al.get("before_filter") or {}
-            lines.append("**Self-scored:** the verifier that scored alignment also chose these (`--cite verified` / "
-                         "`grounded`) citations, so alignment agrees with its own choices by construction"
-                         + (f". Of the citations the model itself wrote (before the filter), the verifier supports "
-                            f"{before.get('supported')} of {before.get('pairs')} ({pct(before.get('alignment_micro'))} %)."
+            lines.append("**Self-scored:** the verifier that scored alignment also chose these citations (a "
+                         "strategy that filters its citations with it: `--cite verified` / `grounded`), so alignment "
+                         "agrees with its own choices by construction"
+                         + (f". Of the citations as written, before the filter ({before.get('answers')} answers), the "
+                            f"verifier supports {before.get('supported')} of {before.get('pairs')} "
+                            f"({pct(before.get('alignment_micro'))} %): {before.get('what')}."
                             if before else "; the NLI column is the independent figure."))
     elif al:
         lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "

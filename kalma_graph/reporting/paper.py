@@ -20,6 +20,8 @@ TABLE3 = ("alignment_micro", "correctness", "precision_micro", "recall_micro", "
           "precision_macro", "recall_macro", "f1_macro")
 CITATION = ("correctness", "precision_micro", "recall_micro", "f1_micro")
 GEVAL = ("coherence", "consistency", "fluency", "relevance")
+# name -> a cite strategy's traits (`pipeline.strategies.strategy_traits()`: StrategyTraits as dicts)
+Traits = Mapping[str, Mapping[str, Any]]
 
 
 def _load(root: Path, part: str) -> dict | None:
@@ -53,11 +55,15 @@ def _plots(data: Mapping[str, Any], md_dir: Path) -> list[str]:
     return out
 
 
-def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, natural: Path | None = None) -> str:
+def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, natural: Path | None = None,
+                     traits: Traits | None = None) -> str:
     """The page for the experiment directory `root`; `previous`: the same experiments on an earlier dataset, whose
     Table 3 stands below (a held-out test set) and whose parts `root` has not run stand in for them, marked so;
     `natural`: the folder of the paper's own questions (`bench/question_facts.py`), whose README.md becomes the
-    section after Table 3."""
+    section after Table 3; `traits`: each cite strategy's traits by name (`pipeline.strategies.strategy_traits()`,
+    which this layer may not import), for what a strategy's rows need said (which alignment column is
+    self-scored, what its answers leave unsaid); without them nothing strategy-specific is said."""
+    traits = traits or {}
     paper = paper_rows()
     lines = [
         "# KaLMA's result tables, reproduced locally",
@@ -72,7 +78,7 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, 
         "## Table 3 — citation quality and alignment",
         "",
     ]
-    lines += _table3_section(root, md_dir, paper)
+    lines += _table3_section(root, md_dir, paper, traits)
     if natural is not None and (natural / "README.md").is_file():
         lines += ["## The paper's own questions", "",
                   (natural / "README.md").read_text(encoding="utf-8").strip(), ""]
@@ -82,7 +88,7 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, 
                   "`bench/results/biokalma_qwen1.5b/`), whose specific questions were consistent with their gold sets "
                   "in 47 % of a labelled sample (issue 33). These committed answers are the held-out test set of the "
                   "verifier's work; the Tables 5 and 7 and Figure 5 below were run on them.", ""]
-        lines += _table3_section(previous, md_dir, paper, paper_rows_too=False)
+        lines += _table3_section(previous, md_dir, paper, traits, paper_rows_too=False)
     fallback = f" (on the previous dataset, {previous.name})" if previous is not None else ""
     paper5 = paper["table5"]["rows"]
     lines += _section(
@@ -109,7 +115,7 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, 
         [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
         paper_rows=[[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:5]) +
                     [f"{v:.2f}" for v in values[5:]] for name, values in paper["table7"]["rows"].items()])
-    lines += caveats(root if _load(root, "table5") or previous is None else previous)
+    lines += caveats(root if _load(root, "table5") or previous is None else previous, traits)
     grounded = (previous or root).parent / "grounded" / "README.md"
     if grounded.is_file():
         lines += ["", f"`--cite grounded` (the verifier in the decoding loop) on Table 3's questions, beside these rows: "
@@ -125,7 +131,8 @@ def _parts_or(root: Path, previous: Path | None, part: str, note: str) -> tuple[
     return part, [(who + note, data) for who, data in _parts(previous, part)]
 
 
-def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], *, paper_rows_too: bool = True) -> list[str]:
+def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], traits: Traits, *,
+                    paper_rows_too: bool = True) -> list[str]:
     """Table 3 (ours beside the paper's rows, each run's N and models, what the columns mean, the hand check and
     the verifier's re-scoring when there are) and Table 4 (G-Eval)."""
     t3 = _load(root, "table3")
@@ -134,7 +141,7 @@ def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], *, paper
     extra = [(name, data) for name, path in _extra_roots(root) if (data := _load(path, "table3"))]
     ours = list(t3["rows"]) + [r for _, data in extra for r in data["rows"]]
     rows = [[f"**ours** {r.get('setting')}", r.get("answers")] + _judged(r) + [pct(r.get(c)) for c in TABLE3[1:]] +
-            [_short(r.get("model_sha256")), _self_scored(r)]
+            [_short(r.get("model_sha256")), _self_scored(r, traits.get(r.get("cite") or "", {}))]
             for r in ours]
     if paper_rows_too:
         rows += [[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:]) + ["", ""]
@@ -173,9 +180,10 @@ def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], *, paper
     return lines + [""]
 
 
-def caveats(root: Path) -> list[str]:
+def caveats(root: Path, traits: Traits | None = None) -> list[str]:
     """What a reader needs to know before comparing our rows with the paper's (issue 32); the figures are
-    read from the committed runs under `root`, so they follow a re-run."""
+    read from the committed runs under `root`, so they follow a re-run; `traits` as for `results_markdown`."""
+    traits = traits or {}
     lines = [
         "", "## What these tables leave out", "",
         "- **Correctness is 100 by construction** wherever the citation grammar runs (`model` under `marks`, "
@@ -193,7 +201,7 @@ def caveats(root: Path) -> list[str]:
         "dataset's size); ours are the N in each table, of our own built questions.",
     ]
     for who, t5 in _parts(root, "table5"):
-        lines += _na_caveat(who, t5)
+        lines += _na_caveat(who, t5, traits.get(who, {}))
     covered = {v: _two_person_share(root / "table7" / v / "answers.jsonl") for v in ("general", "specific")}
     if all(covered.values()):
         (g, gn), (sp, sn) = covered["general"], covered["specific"]
@@ -208,8 +216,9 @@ def caveats(root: Path) -> list[str]:
     return lines
 
 
-def _na_caveat(who: str, t5: Mapping[str, Any]) -> list[str]:
-    """How a strategy's [NA] quality moves with the knowledge removed, and why (from its Table 5 rows)."""
+def _na_caveat(who: str, t5: Mapping[str, Any], traits: Mapping[str, Any]) -> list[str]:
+    """How a strategy's [NA] quality moves with the knowledge removed, and why (from its Table 5 rows; a strategy
+    that `plans_answer` from the shown graph leaves a withheld asked fact unsaid)."""
     rows = sorted(t5.get("rows", []), key=lambda r: r.get("setting") or 0)
     na = [r for r in rows if r.get("na_f1") is not None]
     if len(na) < 2:
@@ -223,8 +232,8 @@ def _na_caveat(who: str, t5: Mapping[str, Any]) -> list[str]:
         f"recall {', '.join(rec)}: the absent set grows "
         f"({', '.join(str(r.get('absent_triples')) for r in na)} triples) while the 1.5B model writes about as many "
         f"[NA] sentences or fewer ({', '.join(str(r.get('na_sentences')) for r in na)}); the paper's recall stays near "
-        "15." + (" `grounded` plans only facts the graph shows: a fact the question asks that was withheld is "
-                 "left unsaid, not written and marked `[NA]`." if who == "grounded" else "")]
+        "15." + (f" `{who}` plans only facts the graph shows: a fact the question asks that was withheld is "
+                 "left unsaid, not written and marked `[NA]`." if traits.get("plans_answer") else "")]
 
 
 def _two_person_share(path: Path) -> tuple[int, int] | None:
@@ -293,9 +302,10 @@ def _judged(r: Mapping[str, Any]) -> list[str]:
             pct(r.get("fully_supported_share"))]
 
 
-def _self_scored(r: Mapping[str, Any]) -> str:
-    """Which alignment column agrees with the strategy by construction."""
-    if r.get("cite") == "posthoc":
+def _self_scored(r: Mapping[str, Any], traits: Mapping[str, Any]) -> str:
+    """Which alignment column agrees with the strategy by construction (`traits`: its strategy's; one that
+    `needs_nli` had an NLI model place its citations)."""
+    if traits.get("needs_nli"):
         return "NLI (it placed the citations)"
     if r.get("alignment_self_scored") and r.get("alignment_method") == "verifier":
         return "verifier (it kept the citations)"
@@ -315,9 +325,10 @@ def paper_rows() -> dict[str, Any]:
 
 
 def write_results_markdown(root: Path, md_path: Path, *, previous: Path | None = None,
-                           natural: Path | None = None) -> Path:
+                           natural: Path | None = None, traits: Traits | None = None) -> Path:
     md_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(md_path, results_markdown(Path(root), md_path.parent.resolve(),
                                                 previous=Path(previous) if previous is not None else None,
-                                                natural=Path(natural) if natural is not None else None))
+                                                natural=Path(natural) if natural is not None else None,
+                                                traits=traits))
     return md_path

@@ -3,13 +3,16 @@ real offline NLI model, and each strategy end to end with the packaged GGUF on t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kalma_graph.kg.citations import parse_answer
 from kalma_graph.generation.grammar import GrammarChecker, build_citation_grammar
 from kalma_graph.generation.prompt import load_answer_prompt
 from kalma_graph.models.llm import GenerationParams
-from kalma_graph.pipeline.answer import answer_questions, question_from_text, read_records
+from kalma_graph.pipeline.answer import answer_questions, header_path, question_from_text, read_records
+from kalma_graph.pipeline.strategies import strategy
 from kalma_graph.pipeline.cite import (
     candidate_triples,
     from_attribute_first,
@@ -116,9 +119,12 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
                                cite=cite, nli=nli if cite == "posthoc" else None, out_path=out)
     assert summary["written"] == 2 and not summary["failed"]
     records = read_records(out)
+    header = json.loads(header_path(out).read_text(encoding="utf-8"))
+    assert header["cite"]["strategy"] == cite and header["cite"]["traits"] == strategy(cite).traits.as_dict()
     for record in records:
         _check_schema(record)
         assert record["cite"] == cite and record["params"]["cite"] == cite
+        assert bool(record["params"]["cite_verifier"]) is strategy(cite).traits.filters_citations
         shown = {(t["subject"], t["label"], t["value"]) for t in record["retrieved"]}
         for sentence in record["sentences"]:
             for c in sentence["citations"]:
@@ -157,6 +163,16 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
             assert all(c.verdict == "supported" for c in check.citations), record["answer"]
             texts = [" ".join(s["clean_text"].casefold().split()) for s in record["sentences"] if s["clean_text"]]
             assert len(texts) == len(set(texts))
+        # a filtering strategy other than verified: its kept sentences as first written are scored beside
+        from kalma_graph.evaluation.evaluate import evaluate_records
+
+        results = evaluate_records(records)
+        assert results.summary.alignment_self_scored is True
+        before = results.metrics.alignment.get("before_filter")
+        marked = [r for r in records if sum(e.get("kept", False) for e in r["grounding"]["trace"])
+                  == r["grounding"]["sentences"]]
+        assert (before or {}).get("answers", 0) == len(marked)
+        assert sum((before or {}).get("left_out", {}).values()) == len(records) - len(marked)
     if cite == "posthoc":
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited

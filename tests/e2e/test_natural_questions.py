@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from kalma_graph.cli.main import cli
 from kalma_graph.pipeline.answer import EMPTY_QUESTION, read_records
-from kalma_graph.pipeline.strategies import DEFAULT_CITE
+from kalma_graph.pipeline.strategies import DEFAULT_CITE, strategy
 
 from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
@@ -43,8 +43,8 @@ def test_plain_answer_runs_the_grounded_strategy_says_why_and_prints_the_answer(
     baseline = _answer(store, "--question", "Who was Stephen Crane?", "--out", str(tmp_path / "model.jsonl"),
                        "--cite", "model", "--no-show")
     assert baseline.exit_code == 0, baseline.output
-    assert json.loads((tmp_path / "model.jsonl.header.json").read_text())["cite"] == {"strategy": "model",
-                                                                                      "why": "chosen with --cite"}
+    assert json.loads((tmp_path / "model.jsonl.header.json").read_text())["cite"] == {
+        "strategy": "model", "why": "chosen with --cite", "traits": strategy("model").traits.as_dict()}
 
 
 @pytest.mark.slow
