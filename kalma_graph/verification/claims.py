@@ -104,6 +104,49 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
     return AnswerCheck(id=answer.id, question=answer.question, sentences=sentences)
 
 
+class _UncitedJudge:
+    """Whether the graph holds what a span of the sentence states, and in which direction: the check a citation
+    of each triple of the persons spoken of would get (computed once per triple)."""
+
+    def __init__(self, ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+                 store_triples: dict[str, list[GraphTriple]]) -> None:
+        self.ctx, self.values, self.store_triples = ctx, values, store_triples
+        self.judged: dict[tuple[str, str, str], tuple[str, list, str]] = {}
+
+    def triples(self, sid: str) -> list[GraphTriple]:
+        return list(self.ctx.view.by_subject.get(sid, ())) + list(self.store_triples.get(sid, ()))
+
+    def judge(self, t: GraphTriple) -> tuple[str, list, str]:
+        """The check a citation of the uncited triple `t` would get: verdict, spans, outcome."""
+        key = (t.subject, t.label, t.value)
+        if key not in self.judged:
+            check, spans = check_citation(self.ctx, CitedTriple(subject=t.subject, relation=t.label, value=t.value),
+                                          True, t.object_id)
+            self.judged[key] = (check.verdict, spans, check.outcome)
+        return self.judged[key]
+
+    def held_by(self, span: tuple[int, int], who: set[str]) -> tuple[str, GraphTriple | None]:
+        for value_span, c in self.values:
+            if value_span is not None and spans_overlap(value_span, span):
+                return "supported", GraphTriple(subject=c.subject, label=c.relation, value=c.value)
+        for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
+            for t in self.triples(sid):
+                verdict, spans, _ = self.judge(t)
+                if t.label != "name" and verdict == "supported" and any(spans_overlap(x, span) for x in spans[:1]):
+                    return "supported_uncited", t
+        return "absent", None
+
+    def inverted(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
+        """A triple of `who` whose value is named at `span` in the inverse direction: "He was the father of
+        Jerry Lawler" where the graph holds `father: Jerry Lawler` for him."""
+        for sid in sorted(who):
+            for t in self.triples(sid):
+                if any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id)) \
+                        and self.judge(t)[2] == "unsupported_inverted":
+                    return t
+        return None
+
+
 def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
                     accounted: list[tuple[int, int]], store_triples: dict[str, list[GraphTriple]]) -> list[Claim]:
     """What the sentence states beyond naming who it is about, each with its status. `values` are the
@@ -117,40 +160,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims: list[Claim] = []
     used: set[int] = covered(subject_spans)
 
-    judged: dict[tuple[str, str, str], tuple[str, list, str]] = {}
-
-    def judge(t: GraphTriple) -> tuple[str, list, str]:
-        """The check a citation of the uncited triple `t` would get: verdict, spans, outcome."""
-        key = (t.subject, t.label, t.value)
-        if key not in judged:
-            check, spans = check_citation(ctx, CitedTriple(subject=t.subject, relation=t.label, value=t.value), True, t.object_id)
-            judged[key] = (check.verdict, spans, check.outcome)
-        return judged[key]
-
-    def holds(t: GraphTriple, span: tuple[int, int]) -> bool:
-        """The uncited triple `t` is stated at `span`."""
-        verdict, spans, _ = judge(t)
-        return verdict == "supported" and any(spans_overlap(s, span) for s in spans[:1])
-
-    def inverted(span: tuple[int, int], who: set[str]) -> GraphTriple | None:
-        """A triple of `who` whose value is named at `span` in the inverse direction: "He was the father of
-        Jerry Lawler" where the graph holds `father: Jerry Lawler` for him."""
-        for sid in sorted(who):
-            for t in list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ())):
-                if any(spans_overlap(h.span, span) for h in ctx.hits(t.value, t.object_id)) \
-                        and judge(t)[2] == "unsupported_inverted":
-                    return t
-        return None
-
-    def held_by(span: tuple[int, int], who: set[str]) -> tuple[str, GraphTriple | None]:
-        for value_span, c in values:
-            if value_span is not None and spans_overlap(value_span, span):
-                return "supported", GraphTriple(subject=c.subject, label=c.relation, value=c.value)
-        for sid in sorted(who or set(view.subjects)):  # sorted: the same evidence in every process
-            for t in list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ())):
-                if t.label != "name" and holds(t, span):
-                    return "supported_uncited", t
-        return "absent", None
+    graph = _UncitedJudge(ctx, values, store_triples)
 
     def add(span: tuple[int, int], kind: str) -> None:
         if any(k in used for k in range(*span)):
@@ -158,14 +168,14 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span)
         who = {i for m in found for i in m.ids}
         text = span_text(tokens, span).rstrip(".")
-        status, evidence = held_by(span, who)
+        status, evidence = graph.held_by(span, who)
         reason = ""
         own = _own_relative(ctx, span, found)
         if own is not None:  # held for the others of the group, never for the person named as their own relative
             status, evidence, reason = "contradicted", None, f"names {own} as {own}'s own relative"
         elif status == "absent":
             bad = _contradiction(ctx, store_triples, span, who, max((m.end for m in found), default=0))
-            flipped = inverted(span, who) if bad is None else None
+            flipped = graph.inverted(span, who) if bad is None else None
             if bad is not None:
                 status, evidence = "contradicted", bad
                 reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
