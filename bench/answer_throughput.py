@@ -38,11 +38,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from kalma_graph.files import append_jsonl
 from kalma_graph.models.llm import GenerationParams, load_llm  # noqa: E402
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.pipeline.answer import answer_questions, load_questions  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
-from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 # mode -> (answer_questions' constrain, cite)

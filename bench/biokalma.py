@@ -31,9 +31,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp's OpenMP thread
 
 from kalma_graph.biokalma import DEFAULT_ALPHA, BuildOptions, EvolveConfig, build_biokalma  # noqa: E402
 from kalma_graph.biokalma.scoring import rank  # noqa: E402
+from kalma_graph.files import append_jsonl  # noqa: E402
 from kalma_graph.ingest import ingest  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
-from kalma_graph.files import append_jsonl
 
 ALPHAS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 

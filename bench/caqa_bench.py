@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from kalma_graph.caqa.bench import load_samples, run_bench  # noqa: E402
 from kalma_graph.caqa.evaluators import NEEDS_LLM, NEEDS_NLI, make_evaluator  # noqa: E402
 from kalma_graph.caqa.evaluators.llm_judge import demos_from  # noqa: E402
-from kalma_graph.files import append_jsonl
+from kalma_graph.files import append_jsonl  # noqa: E402
 
 
 def main() -> None:

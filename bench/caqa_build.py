@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 
 from kalma_graph.caqa.build import BuildConfig, build  # noqa: E402
 from kalma_graph.caqa.verbalise import LLMVerbaliser, TemplateVerbaliser  # noqa: E402
+from kalma_graph.files import append_jsonl  # noqa: E402
 from kalma_graph.ingest import ingest  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
-from kalma_graph.files import append_jsonl
 
 KGQA = ROOT / "dumps" / "kgqa"
 DEFAULT_KGQA = [KGQA / "simplequestions_wikidata_test_answerable.sample.txt",

@@ -33,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kalma_graph.kg.citations import known_pairs, known_props, parse_answer  # noqa: E402
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file  # noqa: E402
+from kalma_graph.files import append_jsonl
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer  # noqa: E402
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord  # noqa: E402
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve  # noqa: E402
 from sample_store import open_sample_store  # noqa: E402  (bench/sample_store.py)
-from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"

@@ -41,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ingest import generate  # noqa: E402  (bench/ingest.py)
-
 from kalma_graph.ingest.readers.base import ParsedLine  # noqa: E402
 from kalma_graph.ingest.readers.wikidata_json import WikidataJsonReader  # noqa: E402
 

@@ -46,10 +46,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from kalma_graph.files import append_jsonl
 from kalma_graph.models.ner import load_ner  # noqa: E402
 from kalma_graph.retrieval.linking import link_question, load_type_map, selected_entities  # noqa: E402
 from kalma_graph.store import open_store  # noqa: E402
-from kalma_graph.files import append_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = [REPO / "dumps/biokalma/simple_question_graph.json.gz", REPO / "dumps/biokalma/complex_question_graph.json.gz"]

@@ -15,8 +15,8 @@ def main() -> None:
     from kalma_graph.files import atomic_write_json
     from kalma_graph.models.nli import load_nli
     from kalma_graph.nli.verifier_pairs import fit_calibration, read_biokalma_graph, verifier_pairs
-    from kalma_graph.verification.calibration import Calibrator
     from kalma_graph.verification import Verifier
+    from kalma_graph.verification.calibration import Calibrator
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nli", required=True)

@@ -54,8 +54,8 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     from kalma_graph.evaluation.answers_file import read_answers
-    from kalma_graph.pipeline.cite import states_value
     from kalma_graph.evaluation.verify import verifier_input as answer_input
+    from kalma_graph.pipeline.cite import states_value
     from kalma_graph.verification import Verifier
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -17,6 +17,10 @@ from pathlib import Path
 ANNOTATED = {"attribute-first": "38 %", "model": "26 %", "posthoc": "41 %", "verified": "67 % of kept"}
 
 
+def pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}"
+
+
 def main(dirs: list[str], section: str | None = None) -> None:
     from kalma_graph.evaluation.answers_file import read_answers
     from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_records
@@ -32,18 +36,20 @@ def main(dirs: list[str], section: str | None = None) -> None:
         result = evaluate_records(records, options=EvaluateOptions(alignment="verifier"))
         al = result.metrics.alignment
         summary = committed["summary"]  # a report scored by the verifier keeps the NLI figure beside it
-        nli = summary.get("alignment_nli_micro") if summary.get("alignment_method") == "verifier" else summary.get("alignment_micro")
+        nli = (summary.get("alignment_nli_micro") if summary.get("alignment_method") == "verifier"
+               else summary.get("alignment_micro"))
         row = {"run": str(d), "citations": al["pairs"], "nli_alignment": nli,
                "verifier_alignment": al["alignment_micro"], "partial": al["partial"], "unsupported": al["unsupported"],
                "fully_supported_share": al["fully_supported_share"], "claims": al["claims"],
                "citations_per_second": (result.throughput.model_extra or {}).get("verified_citations_per_second"),
                "seconds": round(time.perf_counter() - started, 2)}
         out.append(row)
-        pct = lambda x: "n/a" if x is None else f"{100 * x:.1f}"
         strategy = d.name.split("__")[-1]
-        lines.append(f"| {strategy} | {row['citations']} | {pct(row['nli_alignment'])} | **{pct(row['verifier_alignment'])}** | "
+        lines.append(f"| {strategy} | {row['citations']} | {pct(row['nli_alignment'])} | "
+                     f"**{pct(row['verifier_alignment'])}** | "
                      f"{ANNOTATED.get(strategy, '')} | {row['partial']} / {row['unsupported']} | "
-                     f"{pct(row['fully_supported_share'])} % | {row['claims']['absent']} / {row['claims']['contradicted']} |")
+                     f"{pct(row['fully_supported_share'])} % | "
+                     f"{row['claims']['absent']} / {row['claims']['contradicted']} |")
     print("\n".join(lines))
     if section:
         text = SECTION.format(table="\n".join(lines))

@@ -23,7 +23,6 @@ from isal.isal_zlib import error as IsalError
 
 from kalma_graph.errors import BadInputError
 
-
 # Bytes of each open file consumed so far (compressed bytes for .gz/.bz2): progress bars read it.
 _positions: dict[Path, "_Counting | _Position"] = {}
 

@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit("no chromium on PATH: apt-get install -y chromium (or pass --chromium)")
     from playwright.sync_api import sync_playwright
 
-    from kalma_graph.store.browse import browse_info, cypher_string
     from kalma_graph.neo4j_server import credentials_for
+    from kalma_graph.store.browse import browse_info, cypher_string
 
     info = browse_info(args.run_id, args.home, args.store)
     if not info["open_url"]:

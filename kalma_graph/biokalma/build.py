@@ -39,8 +39,8 @@ from kalma_graph.files import (
     read_jsonl,
     refuse_other_settings,
 )
-from kalma_graph.models.protocols import Entailer, Generator
 from kalma_graph.models.calls import in_order
+from kalma_graph.models.protocols import Entailer, Generator
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
 from kalma_graph.store.base import GraphStore

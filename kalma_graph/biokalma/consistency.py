@@ -15,7 +15,6 @@ from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.verification.asked import asked_readings, asked_triples, name_spans
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
 
-
 #: Words by which a question asks for a ranking or an appraisal, which no triple states ("Who was Joyce Carol
 #: Oates' primary influence", "how did Keats's poetry impact Delany's development"): two annotators marked
 #: such questions inconsistent with a gold set holding the plain relation (issue 33's check of the v7 build).

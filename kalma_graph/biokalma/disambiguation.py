@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kalma_graph.store.base import GraphStore
 from kalma_graph.biokalma.graph_queries import NameLink, linked_by_names
+from kalma_graph.store.base import GraphStore
 
 from .pairs import HUMAN, PERSON_RELATIONS, PersonPair
 

@@ -29,20 +29,20 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from kalma_graph.kg.citation_marks import locate_marks
-from kalma_graph.text.sentences import split_sentences  # the one splitter (checks.py imports it from here)
 from kalma_graph.generation.grammar import gbnf_literal, llama_grammar
+from kalma_graph.kg.citation_marks import locate_marks
+from kalma_graph.kg.hypothesis import pos_sentence
+from kalma_graph.kg.triples import Triple
 from kalma_graph.models.llm import GenerationParams
 from kalma_graph.models.protocols import Generator, PerplexityScorer
 from kalma_graph.prompts import load_prompt
-from kalma_graph.kg.hypothesis import pos_sentence
-from kalma_graph.kg.triples import Triple
+from kalma_graph.text.sentences import split_sentences  # the one splitter (checks.py imports it from here)
 
+from .consistency import gold_asked_share, question_gold
 from .disambiguation import Resolution
 from .pairs import PERSON_RELATIONS
 from .pool import DEFAULT_EXCLUDED_PIDS, Pool
 from .scoring import DEFAULT_ALPHA, rank
-from .consistency import gold_asked_share, question_gold
 from .templates import fallback_question, prompt_facts
 
 PROMPTS = ("biokalma/annotate", "biokalma/extend", "biokalma/question_general", "biokalma/question_specific",
@@ -668,7 +668,8 @@ class _Entry:
             prompt = load_prompt(prompt_name)
             out, question, source, attempts = None, "", "fallback", 0
             rejected: list[str] = []
-            for source, temperature, grammar in question_attempts(prompt, names):
+            # `source` outlives the loop: it names the attempt kept (the else branch overrides it)
+            for source, temperature, grammar in question_attempts(prompt, names):  # noqa: B007
                 step = f"question-{kind}" + (f"-{attempts}" if attempts else "")
                 out = self.ask(prompt_name, step, temperature=temperature, grammar=grammar,
                                paragraph=self.paragraph, a=names[0], b=names[1], facts=facts)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from kalma_graph.biokalma.graph_queries import person_links
 from kalma_graph.lines import json_lines
 from kalma_graph.prompts import load_prompt
 from kalma_graph.store.base import GraphStore
-from kalma_graph.biokalma.graph_queries import person_links
 
 HUMAN = "Q5"
 

@@ -30,9 +30,9 @@ from typing import Any, Callable, Sequence
 from kalma_graph.caqa.evaluators.base import Evaluator, Judgement
 from kalma_graph.caqa.factscore import factscore_markdown, factscore_report
 from kalma_graph.caqa.metrics import confusion, confusion_png, scores, table5_markdown
-from kalma_graph.provenance import library_versions
 from kalma_graph.caqa.model import Sample
 from kalma_graph.files import JsonlAppender, atomic_write_json, atomic_write_text
+from kalma_graph.provenance import library_versions
 
 ProgressFn = Callable[[str, int, int], None]  # (evaluator, done, total)
 

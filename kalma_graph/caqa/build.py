@@ -33,7 +33,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from kalma_graph.errors import BadInputError
 from kalma_graph.caqa import edits
 from kalma_graph.caqa.extension import ExtensionProbs, extend
 from kalma_graph.caqa.graph import GraphView
@@ -51,6 +50,7 @@ from kalma_graph.caqa.model import (
 )
 from kalma_graph.caqa.sampler import rng_for, sample_queries
 from kalma_graph.caqa.verbalise import TemplateVerbaliser
+from kalma_graph.errors import BadInputError
 from kalma_graph.files import (
     JsonlAppender,
     atomic_write_json,

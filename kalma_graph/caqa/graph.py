@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Callable, Iterable, TypeVar
 
-from kalma_graph.caqa.model import Fact, Query
 from kalma_graph.caqa import graph_queries as caqa_ops
+from kalma_graph.caqa.model import Fact, Query
 from kalma_graph.store.base import GraphStore, name_key
 
 T = TypeVar("T")

@@ -95,7 +95,7 @@ def query_triples_text(grounding: Grounding) -> str:
     """Table 10's notation: the query's triples with variables (?x for the answer, ?v1… between)."""
     parts = []
     var = 0
-    for branch, chain in zip(grounding.query.branches, grounding.chains):
+    for branch, _chain in zip(grounding.query.branches, grounding.chains):
         current = branch.anchor_name or branch.anchor
         for i, hop in enumerate(branch.hops):
             last = i == len(branch.hops) - 1

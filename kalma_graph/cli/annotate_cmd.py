@@ -5,12 +5,11 @@ Thin: `export` and `compare` parse options and call `kalma_graph.evaluation.anno
 
 from __future__ import annotations
 
-
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import KalmaGroup, fail, console, err_console, figure, json_option, print_json
+from .common import KalmaGroup, console, err_console, fail, figure, json_option, print_json
 
 
 def _pct(value) -> str:

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import KalmaGroup, fail, console, err_console, json_option, print_json
+from .common import KalmaGroup, console, err_console, fail, json_option, print_json
 from .options import option
 
 

@@ -6,7 +6,6 @@ does the work."""
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -308,6 +308,6 @@ def paper_cmd(questions, gold, settings_, parts, placing_nli, threads, results_m
     if kw["as_json"]:
         print_json(result)
         return
-    for part, found in result["parts"].items():
+    for found in result["parts"].values():
         _finish(found, False)
     console.print(f"results: {escape(result.get('results_md') or '')}")

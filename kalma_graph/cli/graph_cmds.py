@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
 from kalma_graph.ingest import FORMATS, IngestInterrupted, ingest, parse_subset

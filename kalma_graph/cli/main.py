@@ -7,11 +7,11 @@ import click
 
 from kalma_graph import __version__
 
-from .common import KalmaGroup, main_errors
 from .annotate_cmd import annotate
 from .answer_cmd import answer
 from .build_cmd import build
 from .caqa_cmd import caqa
+from .common import KalmaGroup, main_errors
 from .evaluate_cmd import evaluate
 from .experiment_cmd import experiment
 from .graph_cmds import ingest_cmd, show_cmd, stats_cmd

@@ -28,8 +28,8 @@ from .common import console, fail, json_option, print_json
 @json_option
 def merge(questions_file, out_path, limit, shards, as_json):
     """Merge the outputs of `answer`, `experiment`, `evaluate` or `build biokalma` runs with --shard I/N."""
-    from kalma_graph.pipeline.answer import load_questions
     from kalma_graph.biokalma.build import merge_builds, side_paths
+    from kalma_graph.pipeline.answer import load_questions
     from kalma_graph.shards import ShardError, merge_answers, merge_directories
 
     paths = [Path(s) for s in shards]

@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from .common import KalmaGroup, fail, console, err_console, json_option, print_json
+from .common import KalmaGroup, console, err_console, fail, json_option, print_json
 
 
 def _model_errors(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -11,9 +11,9 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .common import failing_on, console, err_console, figure, json_option, print_json
 from kalma_graph.attribution.registry import REGISTRY as SHARED_EVALUATORS
 
+from .common import console, err_console, failing_on, figure, json_option, print_json
 from .options import option, renamed
 
 

@@ -31,10 +31,10 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
 
     For each sentence: each cited triple supported / partial / unsupported with a reason, and each claim
     supported by a citation, held by the graph but uncited, absent from the graph, or contradicted by it."""
+    from kalma_graph.evaluation.verify import read_items, verify_answers, verify_report
     from kalma_graph.files import atomic_write_json
     from kalma_graph.store import open_store
     from kalma_graph.store.base import StoreError
-    from kalma_graph.evaluation.verify import read_items, verify_answers, verify_report
 
     if bool(inputs) == (answer_text is not None):
         fail("give either an INPUTS file or --answer TEXT")

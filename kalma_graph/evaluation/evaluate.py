@@ -42,6 +42,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from kalma_graph import provenance
 from kalma_graph.evaluation.answers_file import (
     ScoredAnswer,
     answer_record,
@@ -51,8 +52,6 @@ from kalma_graph.evaluation.answers_file import (
     read_answers,
     scored_answer,
 )
-from kalma_graph.evaluation.reuse import carry_geval, default_run_id, judged_earlier, stored_result
-from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.evaluation.gold import GoldSets, load_gold
 from kalma_graph.evaluation.matching import MATCH_MODES, MatchMode
 from kalma_graph.evaluation.metrics import (
@@ -66,9 +65,10 @@ from kalma_graph.evaluation.metrics import (
     na_quality,
 )
 from kalma_graph.evaluation.metrics.alignment import answers_evaluated
-from kalma_graph.evaluation.metrics.verified_alignment import verified_alignment
 from kalma_graph.evaluation.metrics.conscious_incompetence import ABSENT_SETS, AbsentSet
 from kalma_graph.evaluation.metrics.entailment import HYPOTHESIS_FORMATS, EntailFn, HypothesisFormat
+from kalma_graph.evaluation.metrics.verified_alignment import verified_alignment
+from kalma_graph.evaluation.reuse import carry_geval, default_run_id, judged_earlier, stored_result
 from kalma_graph.evaluation_result import (
     RESULTS_KIND,
     RESULTS_VERSION,
@@ -85,11 +85,11 @@ from kalma_graph.evaluation_result import (
     SentenceVerdicts,
     Throughput,
 )
-from kalma_graph import provenance
 from kalma_graph.files import file_sha256, json_sha256
+from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.metric_fields import PER_ANSWER, SUMMARY, read_fields
-from kalma_graph.records import AnswerRecord
 from kalma_graph.models.protocols import Entailer
+from kalma_graph.records import AnswerRecord
 from kalma_graph.store.base import GraphStore
 
 if TYPE_CHECKING:

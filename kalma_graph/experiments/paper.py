@@ -26,13 +26,13 @@ from kalma_graph.experiments.runner import (
     ExperimentError,
     ExperimentSettings,
     Progress,
+    _header,
     answer_setting,
     conscious,
     evaluate_setting,
     retrieval,
     setting_row,
     variants,
-    _header,
 )
 from kalma_graph.reporting.experiments import write_experiment_report
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from kalma_graph.pipeline.answer import Question, default_variant
-from kalma_graph.pipeline.answer import load_questions as _pipeline_load_questions
+from kalma_graph.pipeline.answer import Question, default_variant, load_questions as _pipeline_load_questions
 
 __all__ = ["Question", "default_variant", "load_questions", "merge_variants"]
 

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from kalma_graph.errors import BadInputError
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file
 from kalma_graph.evaluation_result import EvaluationResult
-from kalma_graph.files import read_jsonl
 from kalma_graph.experiments.filters import (
     IrrelevantGraphFilter,
     KnowledgeFilter,
@@ -37,6 +36,7 @@ from kalma_graph.experiments.filters import (
     irrelevant_pool,
     question_key,
 )
+from kalma_graph.files import read_jsonl
 from kalma_graph.reporting.experiments import write_experiment_report
 
 if TYPE_CHECKING:

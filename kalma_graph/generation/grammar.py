@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from kalma_graph.errors import BadInputError
-from kalma_graph.models.llm import Grammar
 from kalma_graph.kg.knowledge import is_unlabelled
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.models.llm import Grammar
 
 __all__ = [
     "GRAMMAR_MODES",

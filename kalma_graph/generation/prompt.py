@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from kalma_graph.prompts import load_prompt
-from kalma_graph.kg.knowledge import knowledge_block
 from kalma_graph.files import json_sha256
+from kalma_graph.kg.knowledge import knowledge_block
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.prompts import load_prompt
 
 VARIANTS = ("general", "specific")
 

@@ -2,8 +2,8 @@
 
 from .formats import FORMATS, FormatError, detect_format
 from .lock import IngestLocked
+from .pipeline import IngestError, IngestInterrupted, ingest
 from .sources import InputError
 from .subset import Subset, SubsetError, parse_subset
-from .pipeline import IngestError, IngestInterrupted, ingest
 
 __all__ = ["FORMATS", "FormatError", "IngestError", "IngestInterrupted", "IngestLocked", "InputError", "Subset", "SubsetError", "parse_subset", "detect_format", "ingest"]

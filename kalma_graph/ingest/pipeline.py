@@ -15,28 +15,29 @@ Guarantees (each has a test):
 from __future__ import annotations
 
 import contextlib
-import gc
 import functools
+import gc
 import json
 import signal
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from importlib import resources
+from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
 from kalma_graph.errors import BadInputError, RunInterrupted
 from kalma_graph.kg.triples import Entity
+
 from ..store.base import EntityRecord, GraphStore, LoadOptions, LoadResult, StatementRecord, name_key
 from ..store.loading import WrittenSoFar
 from .formats import detect_format, make_reader
 from .lock import ingest_lock
-from .subset import Subset, check_store_subset, collect_members, labelled_objects
+from .read_ahead import read_ahead, worth_reading_ahead
 from .readers.base import UNRESOLVED_LABEL, LineError, ParsedLine
 from .readers.biokalma import BioKaLMAReader
-from .read_ahead import read_ahead, worth_reading_ahead
 from .sources import bytes_read, fingerprint
+from .subset import Subset, check_store_subset, collect_members, labelled_objects
 from .writer import BatchWriter
 
 OnError = Literal["skip", "fail"]

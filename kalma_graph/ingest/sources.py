@@ -9,8 +9,17 @@ import hashlib
 import io
 from pathlib import Path
 
-from kalma_graph.lines import (InputError, Undecodable, bytes_read, checked_lines, json_lines, numbered_lines,
-                               open_binary, open_text, track_position)
+from kalma_graph.lines import (
+    InputError,
+    Undecodable,
+    bytes_read,
+    checked_lines,
+    json_lines,
+    numbered_lines,
+    open_binary,
+    open_text,
+    track_position,
+)
 
 __all__ = ["InputError", "Undecodable", "base_name", "bytes_read", "checked_lines", "fingerprint", "json_lines",
            "numbered_lines", "open_binary", "open_text", "track_position"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity
+
 from ..store.base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError, StoreStats
 from ..store.common import result_of
 from ..store.loading import StoreHolds, entity_row, plan_batch

@@ -27,11 +27,11 @@ from .chat import (  # noqa: F401
     Completion,
     GenerationParams,
     LLMError,
-    completion_of,
-    sampling_args,
     chat_template_of,
+    completion_of,
     is_endpoint,
     render_chat,
+    sampling_args,
 )
 from .registry import cached_sha256
 
@@ -261,9 +261,8 @@ class LocalLLM:
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         """Log-probability of each candidate string as the *first* token after `prompt` (G-Eval's
         1–5 scores). Candidates that are not a single token are scored by their first token."""
-        import numpy as np
-
         import llama_cpp
+        import numpy as np
 
         with self._lock:
             tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)

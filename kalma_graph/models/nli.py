@@ -35,9 +35,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from kalma_graph.errors import BadInputError
-from kalma_graph.text.sentences import split_sentences  # windows the evidence
 from kalma_graph.files import KeyedCache, file_sha256
 from kalma_graph.models.device import DeviceInfo, pick_device
+from kalma_graph.text.sentences import split_sentences  # windows the evidence
 
 MODEL_ENV = "KALMA_NLI_MODEL"
 REVISION_ENV = "KALMA_NLI_REVISION"

@@ -26,8 +26,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from kalma_graph.files import atomic_write_json
-from kalma_graph.files import file_sha256 as sha256_file  # the public name of this module's API
+from kalma_graph.files import (
+    atomic_write_json,
+    file_sha256 as sha256_file,  # the public name of this module's API
+)
 
 from .errors import ChecksumError, MavenError, Neo4jServerError
 from .paths import Layout, apoc_installed, home_lock

@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from .config import (
     DEFAULT_GC,
     DEFAULT_HEAP_INITIAL,

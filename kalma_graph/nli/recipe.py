@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.nli.data import nli_portions, read_jsonl
 from kalma_graph.nli.kg_pairs import kg_pairs_by_split
 from kalma_graph.nli.train import ProgressFn, TrainConfig, mix_training_rows, train_nli
-from kalma_graph.kg.triples import Entity, Triple
 
 
 def source_family(source: str) -> str:

@@ -21,11 +21,12 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from kalma_graph.nli.kg_pairs import SIBLING_GROUPS, _Subject, _usable, entity_split, fact_sentence, value_pools
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.nli.kg_pairs import SIBLING_GROUPS, _Subject, _usable, entity_split, fact_sentence, value_pools
 from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
 KINDS = ("states", "subject_swap", "bystander", "inverted", "near", "other_value")
@@ -71,6 +72,14 @@ def _graph(triples: Iterable[Triple]) -> list[GraphTriple]:
     return [GraphTriple(subject=t.subject, label=t.label, value=t.value, datatype=t.datatype) for t in triples]
 
 
+def _pair(sentence: str, label: int, kind: str, graph: list[GraphTriple], *, cited: tuple[str, str, str],
+          entity_id: str, entities: list[GraphEntity]) -> VerifierPair:
+    return VerifierPair(sentence, cited, label, kind, AnswerInput(
+        id=f"{entity_id}-{kind}", sentences=[(sentence, [CitedTriple(subject=cited[0], relation=cited[1],
+                                                                      value=cited[2])])],
+        shown=graph, entities=entities))
+
+
 def verifier_pairs(records: Sequence[tuple[Entity, Sequence[Triple]]], *, seed: int = 0, split: str | None = "train",
                    triples_per_entity: int = 2) -> list[VerifierPair]:
     pools = value_pools(records)
@@ -95,11 +104,7 @@ def verifier_pairs(records: Sequence[tuple[Entity, Sequence[Triple]]], *, seed: 
             shown = _graph(triples)
             both = shown + _graph(other_triples)
 
-            def pair(sentence: str, label: int, kind: str, graph: list[GraphTriple]) -> VerifierPair:
-                return VerifierPair(sentence, cited, label, kind, AnswerInput(
-                    id=f"{entity.id}-{kind}", sentences=[(sentence, [CitedTriple(subject=cited[0], relation=cited[1],
-                                                                                  value=cited[2])])],
-                    shown=graph, entities=entities))
+            pair = partial(_pair, cited=cited, entity_id=entity.id, entities=entities)
 
             for _ in range(2):
                 out.append(pair(fact_sentence(s_forms, t.label, t.value, rng, t.datatype), 1, "states", shown))
@@ -135,8 +140,8 @@ def pairs_sha256(pairs: Sequence[VerifierPair]) -> str:
 def fit_calibration(pairs: Sequence[VerifierPair], nli: Any, *, l2: float = 1.0) -> dict[str, Any]:
     """Structural outcomes and NLI probabilities of the pairs, and the fitted stage-two weights (a dict
     ready for `kalma_graph/data/verifier_calibration.json`)."""
-    from kalma_graph.verification import Verifier
     from kalma_graph.kg.hypothesis import the_of_sentence
+    from kalma_graph.verification import Verifier
     from kalma_graph.verification.calibration import FEATURES, features, fit_logistic
 
     verifier = Verifier()

@@ -28,22 +28,22 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.errors import BadInputError
-from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
 from kalma_graph.files import JsonlAppender, atomic_write_json, read_jsonl, refuse_other_settings
-from kalma_graph.lines import json_lines, open_text
-from kalma_graph.provenance import library_versions
 from kalma_graph.generation.grammar import GRAMMAR_MODES
 from kalma_graph.generation.prompt import VARIANTS, build_messages, load_answer_prompt, messages_sha256
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
+from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
+from kalma_graph.kg.triples import Triple
+from kalma_graph.lines import json_lines, open_text
 from kalma_graph.models.calls import in_order
 from kalma_graph.models.llm import Completion, GenerationParams, LLMError
 from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
 from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
 from kalma_graph.pipeline.strategies import FOLLOW_OPTION, Cited, Generated, Prompted, strategy as cite_strategy
-from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
+from kalma_graph.provenance import library_versions
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
-from kalma_graph.kg.knowledge import knowledge_blocks, unlabelled
+from kalma_graph.retrieval.linking import DEFAULT_TYPE_POLICY, TypeMap, load_type_map
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve
-from kalma_graph.kg.triples import Triple
 from kalma_graph.store.base import GraphStore, StoreError
 
 EMPTY_QUESTION = "empty question: nothing to answer (no model call)"

@@ -56,12 +56,11 @@ from kalma_graph.kg.citations import from_attribute_first, parse_answer
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
-
 from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple, Verifier
 from kalma_graph.verification.lexicon import load_lexicon
-from kalma_graph.verification.topics import load_topics, looks_english, question_asks, unanswered_parts
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
+from kalma_graph.verification.topics import load_topics, looks_english, question_asks, unanswered_parts
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
 from .cite import render_marks, supported_triples

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Sequence
 
-from kalma_graph.sck.base import EntityMention
 from kalma_graph.kg.triples import Entity
+from kalma_graph.sck.base import EntityMention
 from kalma_graph.store.base import GraphStore
 
 

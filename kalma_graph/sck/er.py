@@ -30,8 +30,8 @@ import re
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from kalma_graph.sck.base import SubScore
 from kalma_graph.kg.triples import Entity
+from kalma_graph.sck.base import SubScore
 
 _TOKEN_RE = re.compile(r"[^\W_]+", re.UNICODE)
 

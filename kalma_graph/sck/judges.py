@@ -57,6 +57,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 from pydantic import ValidationError
 
+from kalma_graph.attribution import REGISTRY, AttributionEvaluator, StatementCase, Verdict, make
+from kalma_graph.kg.hypothesis import plain_sentence
+from kalma_graph.kg.triples import Triple
+from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
 from kalma_graph.sck.kg_attr import (
     ATTRIBUTABLE,
     CONTRADICTORY,
@@ -66,10 +70,6 @@ from kalma_graph.sck.kg_attr import (
     SentenceEvidence,
     triple_tuple,
 )
-from kalma_graph.sck.judge_outputs import AttrJudgeOutput, json_objects
-from kalma_graph.attribution import REGISTRY, AttributionEvaluator, StatementCase, Verdict, make
-from kalma_graph.kg.hypothesis import plain_sentence
-from kalma_graph.kg.triples import Triple
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
 

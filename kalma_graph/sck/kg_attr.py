@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, MutableMapping, Sequence
 
-from kalma_graph.sck.base import SubScore
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.sck.base import SubScore
 from kalma_graph.store.base import GraphStore
 
 ATTRIBUTABLE, EXTRAPOLATORY, CONTRADICTORY = 1, 0, -1

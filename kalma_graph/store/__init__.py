@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from kalma_graph.kg.triples import Entity, Triple
+
 from .base import EntityRecord, GraphStore, LoadResult, StatementRecord, StoreError, StoreStats, name_key, value_id
 from .timeouts import QueryTimeoutError, Timeouts
 

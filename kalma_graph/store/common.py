@@ -11,9 +11,18 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
+
 from .base import ID_PAGE, NEIGHBOUR_LABELS_LIMIT, LoadResult, StoreStats, name_key, value_id
-from .loading import (BatchPlan, StoreHolds, WrittenSoFar, entity_keys, plan_batch, referenced_ids, subjects_of,
-                      value_ids_of)
+from .loading import (
+    BatchPlan,
+    StoreHolds,
+    WrittenSoFar,
+    entity_keys,
+    plan_batch,
+    referenced_ids,
+    subjects_of,
+    value_ids_of,
+)
 
 Rows = list[dict[str, Any]]
 RunQuery = Callable[[str, Mapping[str, Any]], Rows]

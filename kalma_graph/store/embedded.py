@@ -24,8 +24,9 @@ from typing import Any, Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import queries
 from kalma_graph.kg.triples import Entity
+
+from . import queries
 from .base import EntityRecord, LoadOptions, LoadResult, StatementRecord, StoreError
 from .common import ReadOps, Rows, result_of, to_entity
 from .loading import StatementRows

@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import Container, Iterable, Iterator, Mapping, Sequence
 
 from kalma_graph.kg.triples import Entity
+
 from .base import EntityRecord, StatementRecord, name_key
 
 

@@ -32,7 +32,8 @@ from kalma_graph.evaluation_result import EvaluationResult
 from . import queries
 from .base import GraphStore
 
-S, I, F, B, L = "string", "int", "float", "bool", "list"
+# One-letter column kinds, for the tables below to stay one line a column (`I` is no `l`/`1` here).
+S, I, F, B, L = "string", "int", "float", "bool", "list"  # noqa: E741
 _CYPHER_KINDS = {"STRING": S, "INT64": I, "DOUBLE": F, "BOOLEAN": B, "STRING[]": L}
 _CYPHER_TYPES = {kind: name for name, kind in _CYPHER_KINDS.items()}
 _TABLE = re.compile(r"CREATE (?:NODE|REL) TABLE IF NOT EXISTS (\w+)\((.*)\)$", re.S)

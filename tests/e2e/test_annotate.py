@@ -24,9 +24,8 @@ from kalma_graph.evaluation.annotate import (
     parse_label,
     sample_pairs,
 )
-
-from tests.unit.test_evaluate_fixtures import write_answers
 from tests.conftest import NLI_MODEL as SHARED_MODEL, needs_nli
+from tests.unit.test_evaluate_fixtures import write_answers
 
 REPO = Path(__file__).resolve().parents[2]
 

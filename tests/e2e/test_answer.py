@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
-from kalma_graph.generation.prompt import build_messages, demo_blocks, load_answer_prompt
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
+from kalma_graph.generation.prompt import build_messages, demo_blocks, load_answer_prompt
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.pipeline.answer import (
     AnswerError,
     Question,
@@ -24,7 +24,6 @@ from kalma_graph.pipeline.answer import (
     question_from_text,
     read_records,
 )
-
 from tests.conftest import DUMPS
 from tests.e2e.test_retrieval_linking import ner, release_sample_store, sample_store, sample_store_path  # noqa: F401
 

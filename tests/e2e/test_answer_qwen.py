@@ -8,7 +8,6 @@ import pytest
 from kalma_graph.models.llm import GenerationParams, load_llm
 from kalma_graph.models.registry import load_registry, present_path
 from kalma_graph.pipeline.answer import answer_questions, question_from_text
-
 from tests.e2e.test_retrieval_linking import ner, sample_store, sample_store_path  # noqa: F401
 
 QWEN = "qwen2.5-coder-1.5b-q4km"

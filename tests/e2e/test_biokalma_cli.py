@@ -11,7 +11,6 @@ import pytest
 
 from kalma_graph.store.base import EntityRecord, StatementRecord
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.e2e.test_biokalma_graph import TINY_ENTITIES, TINY_STATEMENTS
 from tests.e2e.test_cli import kg
 

@@ -18,16 +18,24 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import pytest
 
-from kalma_graph.biokalma import BuildError, BuildOptions, EvolveConfig, build_biokalma, disambiguate, knowledge_pool, pairs_from_graph, plan_dataset
+from kalma_graph.biokalma import (
+    BuildError,
+    BuildOptions,
+    EvolveConfig,
+    build_biokalma,
+    disambiguate,
+    knowledge_pool,
+    pairs_from_graph,
+    plan_dataset,
+)
 from kalma_graph.biokalma.checks import triples_in_graph
+from kalma_graph.biokalma.graph_queries import linked_by_names, person_links
 from kalma_graph.biokalma.pairs import PERSON_RELATIONS, PersonPair, is_complete_name, seed_sentence
 from kalma_graph.files import TornLineWarning
 from kalma_graph.ingest import ingest
 from kalma_graph.store.base import EntityRecord, StatementRecord
-from kalma_graph.biokalma.graph_queries import linked_by_names, person_links
 from kalma_graph.store.embedded import EmbeddedStore
-
-from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON, NLI_MODEL as SHARED_NLI
+from tests.conftest import BIOKALMA_RECORDS, NLI_MODEL as SHARED_NLI, WIKIDATA_JSON
 
 # --- a tiny graph, both stores ---------------------------------------------------------------------
 
@@ -70,7 +78,7 @@ def tiny(store):
 
 def test_person_links_keep_person_person_statements_only(tiny):
     links = person_links(tiny, list(PERSON_RELATIONS))
-    assert [(l.a_id, l.pid, l.b_id) for l in links] == [
+    assert [(link.a_id, link.pid, link.b_id) for link in links] == [
         ("Q901", "P22", "Q903"), ("Q901", "P26", "Q904"), ("Q902", "P22", "Q903"),
         ("Q903", "P40", "Q901"), ("Q904", "P26", "Q901"), ("Q906", "P3373", "Q901"),
     ]
@@ -80,7 +88,7 @@ def test_person_links_keep_person_person_statements_only(tiny):
 
 def test_linked_by_names_both_directions(tiny):
     links = linked_by_names(tiny, "john smith", "ADAM SMITH", forward=["P22"], inverse=["P40"])
-    assert [(l.a_id, l.b_id, l.pid, l.direction) for l in links] == [
+    assert [(link.a_id, link.b_id, link.pid, link.direction) for link in links] == [
         ("Q901", "Q903", "P22", "forward"), ("Q901", "Q903", "P40", "inverse"), ("Q902", "Q903", "P22", "forward"),
     ]
     assert linked_by_names(tiny, "John Smith", "Mary Jones", forward=["P22"], inverse=[]) == []
@@ -158,7 +166,7 @@ def test_same_name_persons_told_apart_by_the_relation(sample):
     assert [e.id for e in sample.entities_by_name("Winston Churchill", types=["Q5"])] == ["Q332528", "Q8016"]
     son = disambiguate(sample, PersonPair("Winston Churchill", "P22", "Randolph Churchill", "x"))
     assert son.ok and son.a_id == "Q332528" and son.b_id == "Q183105"
-    assert {l.direction for l in son.links} == {"forward", "inverse"}  # father and child statements
+    assert {link.direction for link in son.links} == {"forward", "inverse"}  # father and child statements
     father = disambiguate(sample, PersonPair("Winston Churchill", "P40", "Randolph Churchill", "x"))
     assert father.ok and father.a_id == "Q8016"
     # "Charlie Chaplin" names two humans; the influence edge picks the comic actor.

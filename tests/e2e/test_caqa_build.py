@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kalma_graph.caqa import graph_queries as caqa_ops
 from kalma_graph.caqa.build import BuildConfig, BuildError, build, read_samples
 from kalma_graph.caqa.graph import GraphView
 from kalma_graph.caqa.model import (
@@ -30,10 +31,8 @@ from kalma_graph.caqa.model import (
     pids_of,
 )
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
-from kalma_graph.caqa import graph_queries as caqa_ops
 from kalma_graph.store.embedded import EmbeddedStore
-
-from tests.conftest import DUMPS, FREEBASE_NT, WIKIDATA_JSON, NLI_MODEL
+from tests.conftest import DUMPS, FREEBASE_NT, NLI_MODEL, WIKIDATA_JSON
 
 KGQA = DUMPS / "kgqa"
 

@@ -6,8 +6,8 @@ which passes through a CVT node (one logical hop)."""
 
 from __future__ import annotations
 
-from kalma_graph.caqa.model import Fact
 from kalma_graph.caqa import graph_queries as caqa_ops
+from kalma_graph.caqa.model import Fact
 from kalma_graph.store.base import EntityRecord, StatementRecord
 
 ENTITIES = [

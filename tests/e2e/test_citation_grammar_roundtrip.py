@@ -5,15 +5,12 @@ are those of the parser's property tests."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.generation.grammar import MAX_PAIRS_PER_MARK, GrammarChecker, build_citation_grammar
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.kg.triples import Entity, Triple
-
 from tests.unit.test_citation_roundtrip import labels, pick, values, wikidata_labels
-
 
 # --- the grammar and the parser agree -----------------------------------------------------------
 
@@ -36,7 +33,7 @@ def test_every_string_the_grammar_accepts_parses_to_shown_triples(checker, data)
     """Build a grammar from a small graph with hard labels and values, let hypothesis pick citations
     the grammar allows (checked with llama.cpp's matcher), and parse them: every cited triple is one
     of the graph, in the order written."""
-    hard = [l for l in wikidata_labels() if "," in l]
+    hard = [label for label in wikidata_labels() if "," in label]
     draw_labels = data.draw(st.lists(pick(tuple(hard)) | labels(), min_size=2, max_size=8))
     draw_values = data.draw(st.lists(values(), min_size=len(draw_labels), max_size=len(draw_labels)))
     entities, triples = _shown_graph(draw_values, draw_labels)

@@ -7,23 +7,20 @@ import json
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
 from kalma_graph.generation.grammar import GrammarChecker, build_citation_grammar
 from kalma_graph.generation.prompt import load_answer_prompt
+from kalma_graph.kg.citations import parse_answer
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.models.llm import GenerationParams
 from kalma_graph.pipeline.answer import answer_questions, header_path, question_from_text, read_records
-from kalma_graph.pipeline.strategies import strategy
 from kalma_graph.pipeline.cite import (
     candidate_triples,
     from_attribute_first,
-    keep_stated,
     place_citations,
-    states_value,
     strip_marks,
     to_attribute_first,
 )
-from kalma_graph.kg.triples import Entity, Triple
-
+from kalma_graph.pipeline.strategies import strategy
 from tests.conftest import NLI_MODEL as NLI_PATH
 from tests.e2e.test_answer import _check_schema, llm  # noqa: F401
 from tests.e2e.test_retrieval_linking import ner, sample_store, sample_store_path  # noqa: F401
@@ -177,9 +174,7 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
         assert [p["sentence"] for p in records[0]["placements"]] == [s["clean_text"] for s in records[0]["sentences"]]
         assert "[Q" not in records[1]["answer"]  # nothing shown, nothing cited
         # Alignment scored by the NLI that placed the citations is flagged, never silent.
-        from kalma_graph.evaluation.evaluate import evaluate_records
-
-        from kalma_graph.evaluation.evaluate import EvaluateOptions
+        from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_records
 
         results = evaluate_records(records, nli=nli, options=EvaluateOptions(alignment="nli"))
         assert results.summary.alignment_self_scored is True

@@ -112,9 +112,9 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
 def test_ingest_bench_never_touches_the_users_neo4j_home(tmp_path, monkeypatch):
     """bench/ingest.py once rewrote the user's home to auth off and cleared its data: it must run
     its own throwaway server and ignore the user's KALMA_NEO4J_URI (its database would be cleared)."""
-    import ingest as bench  # bench/ingest.py
     from contextlib import ExitStack
 
+    import ingest as bench  # bench/ingest.py
     from kalma_graph.neo4j_server import default_home
 
     home = default_home()

@@ -17,7 +17,6 @@ from kalma_graph.evaluation.answers_file import AnswersFileError, read_answers
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file, evaluate_records
 from kalma_graph.evaluation.gold import GoldError, load_gold, write_gold
 from kalma_graph.evaluation_result import EvaluationResult
-
 from tests.unit.test_evaluate_fixtures import (
     EXPECTED,
     HERTWIG,

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from kalma_graph.evaluation.evaluate import EvaluateOptions, evaluate_file, evaluate_records
-
-from tests.unit.test_evaluate_fixtures import answer_records, gold_sets, record, retrieved_triples, write_answers
 from tests.conftest import NLI_MODEL as SHARED_MODEL
+from tests.unit.test_evaluate_fixtures import answer_records, gold_sets, record, retrieved_triples, write_answers
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from kalma_graph.experiments.paper import StrategySetting
 from kalma_graph.experiments.runner import ExperimentError
 from kalma_graph.reporting.paper import paper_rows, results_markdown
-
 from tests.conftest import DUMPS, NLI_MODEL as NLI
 from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path  # noqa: F401
 

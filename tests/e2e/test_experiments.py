@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from kalma_graph.evaluation.gold import write_gold
 from kalma_graph.experiments import (
     Components,
-    merge_variants,
     ExperimentError,
     ExperimentSettings,
     IrrelevantGraphFilter,
@@ -26,14 +26,13 @@ from kalma_graph.experiments import (
     choose_replaced,
     conscious,
     load_questions,
+    merge_variants,
     variants,
 )
 from kalma_graph.experiments.filters import FilterError
 from kalma_graph.experiments.runner import default_answer_fn
-from kalma_graph.evaluation.gold import write_gold
-from kalma_graph.pipeline.answer import Question
 from kalma_graph.kg.triples import Triple
-
+from kalma_graph.pipeline.answer import Question
 from tests.unit.test_evaluate_fixtures import (
     COMPLEX,
     CRANE,

@@ -145,8 +145,8 @@ def test_real_judge_context_overflow_is_missing(smollm2):
     long = GEvalInput("long", "Who was Stephen Crane?", "Stephen Crane wrote novels. " * 900)
     score = judge.score(long, "fluency")  # counted, never sent to the model
     assert score.score is None and score.reason == "context_overflow"
-    from tests.unit.test_evaluate_fixtures import answer_records
     from kalma_graph.evaluation.answers_file import clean_answer, scored_answer
+    from tests.unit.test_evaluate_fixtures import answer_records
 
     table20 = scored_answer(answer_records()[1])
     rendered = judge.render(GEvalInput("t20", table20.question, clean_answer(table20.parsed)), "fluency")

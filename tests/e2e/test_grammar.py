@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.kg.citations import known_props, parse_answer
 from kalma_graph.generation.grammar import (
     GrammarChecker,
     GrammarError,
@@ -13,6 +12,7 @@ from kalma_graph.generation.grammar import (
     citation_grammar,
     gbnf_literal,
 )
+from kalma_graph.kg.citations import known_props, parse_answer
 from kalma_graph.kg.triples import Entity, Triple
 
 ARTEMISIA = Entity("Q212657", name="Artemisia Gentileschi")

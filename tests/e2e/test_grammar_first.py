@@ -11,7 +11,6 @@ import pytest
 
 from kalma_graph.models.llm import GenerationParams, load_llm
 from kalma_graph.pipeline.answer import answer_questions, load_questions
-
 from tests.conftest import DUMPS
 from tests.e2e.test_retrieval_linking import ner, sample_store  # noqa: F401
 

@@ -14,7 +14,6 @@ import pytest
 from kalma_graph.ingest import IngestError, InputError, detect_format, ingest
 from kalma_graph.store.base import EntityRecord
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 
 CODEX = Path(__file__).resolve().parents[3] / "shared/data/kg/tsafavi+codex/data/triples/codex-s/valid.txt"

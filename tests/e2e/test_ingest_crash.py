@@ -22,7 +22,6 @@ from kalma_graph.ingest import IngestLocked, ingest
 from kalma_graph.ingest.lock import LOCK_KEY, ingest_lock
 from kalma_graph.ingest.sources import fingerprint
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.conftest import WIKIDATA_JSON
 
 BATCH = 400  # records per batch: the 300-line sample makes about 8 batches

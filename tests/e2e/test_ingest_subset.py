@@ -12,7 +12,6 @@ import pytest
 
 from kalma_graph.ingest import SubsetError, ingest, parse_subset
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.conftest import WIKIDATA_JSON, WIKIDATA_NT
 
 

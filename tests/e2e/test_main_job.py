@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BIOKALMA_RECORDS, DUMPS, WIKIDATA_JSON, NLI_MODEL as NLI
+from tests.conftest import BIOKALMA_RECORDS, DUMPS, NLI_MODEL as NLI, WIKIDATA_JSON
 from tests.e2e.test_cli import kg
 
 BUILT = DUMPS / "biokalma_built" / "biokalma_built"

@@ -177,8 +177,8 @@ def test_a_registry_server_entry_is_a_model_by_name(server, local, tmp_path, mon
     template and the header's sha256 (the served name alone means nothing here)."""
     from click.testing import CliRunner
 
-    from kalma_graph.models.registry import choose_model
     from kalma_graph.cli.main import cli
+    from kalma_graph.models.registry import choose_model
 
     registry = tmp_path / "servers.json"
     registry.write_text(json.dumps({"extends": "packaged", "servers": [
@@ -404,7 +404,7 @@ def test_caqa_and_sck_llm_judges_keep_calls_in_flight_and_their_order(server, lo
                sample(3, "Crane died in 1900.", "Stephen Crane, date of death: 1900")]
     from kalma_graph.sck.judges import LLMAttributionJudge
     from kalma_graph.sck.kg_attr import SentenceEvidence
-    from tests.unit.test_sck_scores import BIRTH, CRANE, JOB, NAMES, NEWARK, POET, TYPES
+    from tests.unit.test_sck_scores import BIRTH, CRANE, JOB, NAMES, NEWARK, TYPES
 
     evidence = SentenceEvidence((NEWARK,), (NEWARK, CRANE), (BIRTH,), (JOB,), NAMES, TYPES)
     sentences = [(s, evidence) for s in ("Stephen Crane was born in Newark.", "Crane was a poet.",

@@ -13,7 +13,6 @@ from click.testing import CliRunner
 from kalma_graph.cli.main import cli
 from kalma_graph.pipeline.answer import EMPTY_QUESTION, read_records
 from kalma_graph.pipeline.strategies import DEFAULT_CITE, strategy
-
 from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
 
@@ -39,6 +38,10 @@ def test_plain_answer_runs_the_grounded_strategy_says_why_and_prints_the_answer(
     # "Who was X?" asks a biography's core: the plan holds what Crane was and when and where he lived
     planned = " ".join(record["grounding"]["planned"])
     assert "occupation" in planned and "date of birth" in planned, record["grounding"]
+    # asked again, the answer already given is shown, without loading a model
+    again = _answer(store, "--question", "Who was Stephen Crane?", "--out", str(out))
+    assert again.exit_code == 0 and "already answered in" in again.output
+    assert " ".join(record["answer"].split())[:30] in " ".join(again.output.split())
     # the paper's baseline stays available by name, and then the header says it was chosen
     baseline = _answer(store, "--question", "Who was Stephen Crane?", "--out", str(tmp_path / "model.jsonl"),
                        "--cite", "model", "--no-show")
@@ -48,7 +51,7 @@ def test_plain_answer_runs_the_grounded_strategy_says_why_and_prints_the_answer(
 
 
 @pytest.mark.slow
-def test_bad_questions_each_end_with_a_clear_record(tmp_path, tmp_path_factory):
+def test_bad_questions_each_end_with_a_clear_record(tmp_path, tmp_path_factory, monkeypatch):
     store = sample_store_path(tmp_path_factory)
     questions = tmp_path / "questions.jsonl"
     rows = [{"id": "empty", "question": "   "},
@@ -68,6 +71,13 @@ def test_bad_questions_each_end_with_a_clear_record(tmp_path, tmp_path_factory):
     german = records["german"]
     assert "English" in german["grounding"]["note"] and german["retrieved"]  # Crane linked, read as "Who is X?"
     assert len(records["long"]["question"]) == 2000 and records["long"]["grounding"]["stop_reason"]
+    # --out may be left out for one question (runs/answers.jsonl), never for a file
+    no_out = _answer(store, "--questions", str(questions))
+    assert no_out.exit_code == 2 and "--out is required with --questions" in no_out.output
+    monkeypatch.chdir(tmp_path)
+    one = _answer(store, "--question", "Who was Zqxwv Plorth?")
+    assert one.exit_code == 0, one.output
+    assert read_records(tmp_path / "runs" / "answers.jsonl")[0]["retrieval_reason"].startswith("no entity")
     # an empty --question is refused before anything is loaded
     refused = _answer(store, "--question", "  ", "--out", str(tmp_path / "x.jsonl"))
     assert refused.exit_code == 2 and "--question is empty" in refused.output

@@ -14,11 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from kalma_graph.cli.neo4j_cmd import neo4j
-from kalma_graph.store.browse import browse_file, cypher_string, style_command
 from kalma_graph.evaluation.evaluate import evaluate_file
 from kalma_graph.evaluation.gold import write_gold
-from kalma_graph.store.results import ANSWER_FIELDS, RUN_FIELDS, SENTENCE_FIELDS, CITE_FIELDS, write_run
-
+from kalma_graph.store.browse import browse_file, cypher_string, style_command
+from kalma_graph.store.results import ANSWER_FIELDS, CITE_FIELDS, RUN_FIELDS, SENTENCE_FIELDS, write_run
 from tests.e2e.test_evaluate import _load_two_people
 from tests.unit.test_evaluate_fixtures import gold_sets, write_answers
 

@@ -19,10 +19,9 @@ import pytest
 from kalma_graph.ingest import FormatError, IngestError, ingest
 from kalma_graph.ingest.neo4j_csv import ENTITY_COLUMNS, CsvFiles, StagingError, entity_columns, field_value
 from kalma_graph.ingest.neo4j_import import import_files
+from kalma_graph.ingest.sources import fingerprint
 from kalma_graph.neo4j_server import Neo4jServerError, free_port, stop, throwaway_home
 from kalma_graph.store import open_store, resolve_store_uri
-from kalma_graph.ingest.sources import fingerprint
-
 from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 
 NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"

@@ -27,11 +27,7 @@ from pathlib import Path
 import pytest
 
 from kalma_graph import neo4j_server as ns
-from kalma_graph.neo4j_server import config as cfg
-from kalma_graph.neo4j_server import credentials as creds
-from kalma_graph.neo4j_server import installer as inst
-from kalma_graph.neo4j_server import server as srv
-from kalma_graph.neo4j_server import tooling
+from kalma_graph.neo4j_server import config as cfg, credentials as creds, installer as inst, server as srv, tooling
 
 
 @pytest.fixture
@@ -667,7 +663,7 @@ def _files_holding(secret: bytes, roots: list[Path], skip: set[Path]) -> tuple[l
     """Files under `roots` (symlinks not followed) whose bytes contain `secret`, and how many were read."""
     found, read = [], 0
     for root in roots:
-        for folder, dirs, names in os.walk(root):
+        for folder, _dirs, names in os.walk(root):
             for name in names:
                 path = Path(folder) / name
                 if path in skip or path.is_symlink() or not path.is_file():

@@ -13,6 +13,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 import pytest
+
 from tests.conftest import NLI_MODEL as SHARED_MODEL
 
 REPO = Path(__file__).resolve().parents[2]

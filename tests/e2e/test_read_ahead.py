@@ -18,7 +18,6 @@ from kalma_graph.ingest.read_ahead import FRAME_LINES, read_ahead
 from kalma_graph.ingest.readers.base import LineError, ParsedLine
 from kalma_graph.ingest.sources import bytes_read
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 
 

@@ -15,12 +15,11 @@ from importlib import resources
 
 import pytest
 
-from kalma_graph.models.ner import Mention, load_ner
-from kalma_graph.retrieval.linking import TypeMap, link_entities, load_type_map, selected_entities
 from kalma_graph.kg.citations import known_props
 from kalma_graph.kg.knowledge import knowledge_blocks
+from kalma_graph.models.ner import Mention, load_ner
+from kalma_graph.retrieval.linking import TypeMap, link_entities, load_type_map, selected_entities
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve
-
 from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 
 _SHARED: dict = {}

@@ -25,7 +25,6 @@ from kalma_graph.retrieval.linking import (
 )
 from kalma_graph.retrieval.mentions import MAX_CHARS, MAX_KEYS
 from kalma_graph.retrieval.retrieve import linked_dict, retrieve
-
 from tests.conftest import SAMPLE_DUMPS
 from tests.e2e.test_retrieval_linking import ner  # noqa: F401 (fixture)
 

@@ -17,7 +17,6 @@ import pytest
 from kalma_graph.ingest import ingest
 from kalma_graph.retrieval.linking import link_entities
 from kalma_graph.retrieval.retrieve import retrieve
-
 from tests.conftest import BIOKALMA_RECORDS, WIKIDATA_JSON
 from tests.e2e.test_retrieval_linking import ner  # noqa: F401 (fixture)
 

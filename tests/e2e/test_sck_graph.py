@@ -16,7 +16,6 @@ from kalma_graph.sck.base import linked_ids
 from kalma_graph.sck.content import c_score
 from kalma_graph.sck.kg_attr import ATTRIBUTABLE, CONTRADICTORY
 from kalma_graph.sck.ve import ve_score
-
 from tests.conftest import SHARED, WIKIDATA_JSON
 
 _env_model = os.environ.get("KALMA_NLI_MODEL")
@@ -189,7 +188,6 @@ def test_bundled_graph_describes_crane_and_er_is_defined(sample_graph):
     from kalma_graph.sck.entities import GraphLinker
     from kalma_graph.sck.er import er_score
     from kalma_graph.store.embedded import EmbeddedStore
-
     from tests.e2e.test_cli import kg
 
     uri = f"embedded:{sample_graph}"

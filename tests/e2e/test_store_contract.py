@@ -12,7 +12,6 @@ import pytest
 
 from kalma_graph.ingest import ingest
 from kalma_graph.store.embedded import EmbeddedStore
-
 from tests.conftest import ALL_GRAPH_DUMPS, open_neo4j
 
 pytestmark = pytest.mark.neo4j

@@ -12,7 +12,6 @@ import pytest
 from kalma_graph.store import QueryTimeoutError, StoreError, Timeouts, open_store, queries
 from kalma_graph.store.embedded import EmbeddedStore
 from kalma_graph.store.timeouts import is_write, server_tx_timeout_s
-
 from tests.conftest import open_neo4j
 
 #: Sums over 10^12 rows streamed from two small lists (little memory): hours on either engine.

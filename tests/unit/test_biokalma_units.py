@@ -18,8 +18,8 @@ from kalma_graph.biokalma.evolve import (
     clean_sentence,
     knowledge_text,
     mentions,
-    persons_named_in,
     parse_annotations,
+    persons_named_in,
 )
 from kalma_graph.biokalma.pairs import PERSON_RELATIONS, is_complete_name, read_pairs, relation_of, seed_sentence
 from kalma_graph.biokalma.pool import Pool
@@ -31,10 +31,10 @@ from kalma_graph.biokalma.scoring import (
     relation_counts,
     specificity,
 )
-from kalma_graph.kg.hypothesis import pos_sentence, relation_pos
 from kalma_graph.files import CorruptJsonlError, TornLineWarning
-from kalma_graph.prompts import load_prompt
+from kalma_graph.kg.hypothesis import pos_sentence, relation_pos
 from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.prompts import load_prompt
 
 # --- eq. 1 -----------------------------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from kalma_graph.caqa import evaluators, factscore, metrics, model, verbalise
 from kalma_graph.caqa.bench import open_predictions
 from kalma_graph.caqa.evaluators import base, cot
 from kalma_graph.caqa.kgqa import _freebase_id
-from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
 from kalma_graph.caqa.model import (
     CATEGORIES,
     CONTRADICTORY,
@@ -25,6 +24,7 @@ from kalma_graph.caqa.model import (
     Query,
     evaluate,
 )
+from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
 
 # Real facts (Appendix B's Rick Scott example uses the same shapes): Cambridge (Q350) is in the
 # United Kingdom (Q145), whose capital is London (Q84); Cambridge, Massachusetts (Q49111) is in the USA.

@@ -11,15 +11,13 @@ import gzip
 import itertools
 from functools import lru_cache
 
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.ingest.formats import detect_format, make_reader
 from kalma_graph.ingest.properties import freebase_label, wikidata_properties
 from kalma_graph.ingest.readers.base import ParsedLine
+from kalma_graph.kg.citations import known_pairs, known_props, parse_answer, render_citation
 from kalma_graph.kg.triples import Entity, Triple
-
 from tests.conftest import BIOKALMA_RECORDS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 
 _UNCITABLE = set("[]")  # the grammar leaves out what a bracket cannot hold
@@ -93,7 +91,7 @@ def test_canonical_citation_parses_back_to_its_triples(subject, pairs):
     entity = [Entity(subject, name="Somebody")]
     text = f"A claim {render_citation(subject, pairs)}. Another claim [NA]."
     parsed = parse_answer(text, known_props(entity, triples), known_pairs(entity, triples))
-    assert [(c.triple, c.sloppy) for c in parsed.citations] == [((subject, l, v), False) for l, v in pairs]
+    assert [(c.triple, c.sloppy) for c in parsed.citations] == [((subject, label, v), False) for label, v in pairs]
     assert parsed.n_na == 1 and not parsed.errors
 
 
@@ -104,9 +102,9 @@ def test_labels_alone_suffice_when_values_hold_no_key(subject, pairs):
     """Given only the property labels (no pairs), a citation still splits at every known label,
     commas in the label included, as long as no value holds `, <known label>:`."""
     known = {subject: {label for label, _ in pairs}}
-    assume(all(f", {l}:".casefold() not in v.casefold() for _, v in pairs for l in known[subject]))
+    assume(all(f", {label}:".casefold() not in v.casefold() for _, v in pairs for label in known[subject]))
     parsed = parse_answer(f"Claim {render_citation(subject, pairs)}.", known)
-    assert [c.triple for c in parsed.citations] == [(subject, l, v) for l, v in pairs]
+    assert [c.triple for c in parsed.citations] == [(subject, label, v) for label, v in pairs]
 
 
 def test_the_bracket_of_issue_17():

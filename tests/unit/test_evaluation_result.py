@@ -9,7 +9,6 @@ import pytest
 
 from kalma_graph.evaluation.evaluate import evaluate_records
 from kalma_graph.evaluation_result import EvaluationResult, ResultSummary, RunWritten
-
 from tests.unit.test_evaluate_fixtures import answer_records, gold_sets
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.pipeline.grounded import clause_trims, plan_targets, prose_problem
 from kalma_graph.verification.asked import asked_facts, asked_in_order, asked_triples
-from kalma_graph.kg.triples import Entity, Triple
 
 
 def test_prose_that_is_never_kept():

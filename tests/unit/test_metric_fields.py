@@ -10,7 +10,6 @@ from kalma_graph.evaluation.evaluate import evaluate_records
 from kalma_graph.evaluation_result import PerAnswerRow, ResultSummary
 from kalma_graph.metric_fields import FLOAT, INT, PER_ANSWER, SUMMARY, Field, read_fields
 from kalma_graph.store import results
-
 from tests.unit.test_evaluate_fixtures import answer_records, gold_sets
 
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.alignment import alignment, alignment_pairs
+from kalma_graph.kg.citations import parse_answer
 
 ROME = ("Q1", "place of birth", "Rome")
 PAINTER = ("Q1", "occupation", "painter")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.citation_quality import CitationCase, citation_quality
+from kalma_graph.kg.citations import parse_answer
 from kalma_graph.kg.triples import Triple
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.conscious_incompetence import NACase, absent_triples, na_quality
+from kalma_graph.kg.citations import parse_answer
 
 
 def k(i: int) -> tuple[str, str, str]:

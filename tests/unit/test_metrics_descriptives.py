@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.kg.citations import parse_answer
 from kalma_graph.evaluation.metrics.descriptives import answer_descriptives
+from kalma_graph.kg.citations import parse_answer
 
 # (id, answers, expected subset)
 CASES = [

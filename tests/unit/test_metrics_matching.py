@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kalma_graph.kg.citations import Citation
 from kalma_graph.evaluation.matching import key_function, normalize_date, triple_parts
+from kalma_graph.kg.citations import Citation
 from kalma_graph.kg.triples import Triple
 
 # (id, cited, graph triple, equal under strict, equal under normalized)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from kalma_graph.kg.hypothesis import prop_value
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.nli.data import detokenise, load_attribution, nli_portions, pair_key
 from kalma_graph.nli.kg_pairs import (
     entity_split,
@@ -18,8 +20,6 @@ from kalma_graph.nli.kg_pairs import (
     records_from_biokalma,
     records_from_store,
 )
-from kalma_graph.kg.hypothesis import prop_value
-from kalma_graph.kg.triples import Entity, Triple
 
 REPO = Path(__file__).resolve().parents[2]
 BIOKALMA = REPO.parent / "shared" / "data" / "biokalma" / "dataset" / "simple_question_graph.json"

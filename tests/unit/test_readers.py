@@ -13,7 +13,6 @@ from kalma_graph.ingest import detect_format
 from kalma_graph.ingest.properties import freebase_label, wikidata_label
 from kalma_graph.ingest.readers.ntriples import _KeepLabels, fast_parse
 from kalma_graph.ingest.readers.wikidata_json import WikidataJsonReader, _Claim, format_time, truthy
-
 from tests.conftest import BIOKALMA_RECORDS, DUMPS, FREEBASE_NT, WIKIDATA_JSON, WIKIDATA_NT
 
 

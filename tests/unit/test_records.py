@@ -12,7 +12,6 @@ import pytest
 from kalma_graph.evaluation.answers_file import AnswersFileError, read_answers
 from kalma_graph.evaluation.evaluate import evaluate_records
 from kalma_graph.records import AnswerRecord, TripleRecord
-
 from tests.unit.test_evaluate_fixtures import answer_records
 
 ROOT = Path(__file__).resolve().parents[2]

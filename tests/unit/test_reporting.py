@@ -15,7 +15,6 @@ from kalma_graph.evaluation_result import EvaluationResult
 from kalma_graph.reporting import write_experiment_report, write_report
 from kalma_graph.reporting.files import per_answer_csv
 from kalma_graph.reporting.markdown import num, pct, summary_markdown
-
 from tests.unit.test_evaluate_fixtures import answer_records, gold_sets
 
 PNG = b"\x89PNG\r\n\x1a\n"

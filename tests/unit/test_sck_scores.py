@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import kalma_graph.sck as sck
+from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
+from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.sck.base import INTENTS, EntityMention, distinct_entities
 from kalma_graph.sck.combine import k_score, load_intent_weights, sck_score, weighted_sum
 from kalma_graph.sck.content import c_score
@@ -27,7 +29,6 @@ from kalma_graph.sck.kg_attr import (
     SentenceEvidence,
     aggregate_attribution,
 )
-from kalma_graph.files import CorruptJsonlError, TornLineWarning, read_jsonl
 from kalma_graph.sck.run import InputError, open_run_logs, read_records
 from kalma_graph.sck.scorer import answer_sentences, strip_marks
 from kalma_graph.sck.structure import (
@@ -43,7 +44,6 @@ from kalma_graph.sck.structure import (
     tense_score,
 )
 from kalma_graph.sck.ve import ve_score
-from kalma_graph.kg.triples import Entity, Triple
 
 M = EntityMention
 

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from kalma_graph.cli.main import cli
-from kalma_graph.evaluation.evaluate import BEFORE_FILTER_SOURCES, evaluate_records, unfiltered_answer
 from kalma_graph.evaluation.answers_file import answer_record
+from kalma_graph.evaluation.evaluate import BEFORE_FILTER_SOURCES, evaluate_records, unfiltered_answer
 from kalma_graph.pipeline.strategies import (
     CITE_STRATEGIES,
     DEFAULT_CITE,

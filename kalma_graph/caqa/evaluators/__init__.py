@@ -10,6 +10,7 @@ from typing import Any, Callable
 from kalma_graph.attribution import REGISTRY as SHARED
 from kalma_graph.caqa.evaluators.base import Evaluator, Judgement, final_label, parse_label, parse_true_false
 
+
 @dataclass(frozen=True)
 class Loaded:
     """What an evaluator is built from: the models loaded once for a bench run, and its settings."""

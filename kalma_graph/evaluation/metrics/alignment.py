@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from kalma_graph.kg.citations import Citation, ParsedAnswer
 from kalma_graph.evaluation.matching import TripleLike
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
@@ -45,6 +44,7 @@ from kalma_graph.evaluation.metrics.entailment import (
     unnamed_subjects,
 )
 from kalma_graph.evaluation.metrics.ratios import mean, ratio
+from kalma_graph.kg.citations import Citation, ParsedAnswer
 
 METRIC = "alignment"
 AlignmentPairs = Sequence[tuple[str, TripleLike]]

@@ -42,7 +42,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Literal, Mapping, Sequence
 
-from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.evaluation.matching import MatchMode, TripleLike, key_function
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
@@ -51,6 +50,7 @@ from kalma_graph.evaluation.metrics.entailment import (
     unnamed_subjects,
 )
 from kalma_graph.evaluation.metrics.ratios import f1, mean, ratio
+from kalma_graph.kg.citations import ParsedAnswer
 
 METRIC = "na_quality"
 AbsentSet = Literal["removed", "gold_not_cited"]

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from kalma_graph.kg.citations import ISSUE_KINDS, ParsedAnswer
 from kalma_graph.evaluation.metrics.ratios import mean, ratio
+from kalma_graph.kg.citations import ISSUE_KINDS, ParsedAnswer
 
 METRIC = "answer_descriptives"
 
