@@ -17,12 +17,16 @@ from .common import fail, console, err_console, json_option, print_json
 from .options import option
 
 
+QUESTION_OUT = "runs/answers.jsonl"  # where `--question` answers go unless --out says otherwise
+
+
 @click.command("answer")
 @click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
               help="BioKaLMA *_question_graph.json[.gz] or JSON lines {\"id\", \"question\"}.")
 @click.option("--question", "question_text", help="Answer this one question instead of a file.")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Answers, one JSON record a line; re-running with the same file resumes.")
+@click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
+              help="Answers, one JSON record a line; re-running with the same file resumes (required with "
+                   f"--questions; with --question default {QUESTION_OUT}).")
 @click.option("--variant", type=click.Choice(["general", "specific"]), default=None,
               help="Question variant and prompt (default: specific for BioKaLMA complex_* files, else general).")
 @click.option("--prompt", "prompt_name", default=None, metavar="NAME",
@@ -87,6 +91,9 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     cite = cite or DEFAULT_CITE
     try:
         questions = _questions(questions_file, question_text, limit, shard)
+        if out_path is None and question_text is None:
+            raise click.UsageError("--out is required with --questions")
+        out_path = out_path or QUESTION_OUT
         variant = variant or default_variant(questions_file)
         params = GenerationParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
         if resume and not pending_questions(questions, out_path):
@@ -95,6 +102,10 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
                        "failed": [], "header": str(header_path(out_path))}
             if as_json:
                 print_json(summary)
+                return
+            if question_text is not None and show is not False:  # asked again: show the answer already given
+                _print_answers(out_path, [q.id for q in questions])
+                console.print(f"[dim]already answered in {escape(out_path)} (--no-resume answers it again)[/]")
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
