@@ -96,17 +96,15 @@ def name_spans(tokens: Sequence[Any], names: dict[str, str]) -> dict[str, list[t
             for key, own in spans.items()}
 
 
-_SINGULAR_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "hers", "herself"})
-
-
 def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, int]]) -> list[dict[str, int]]:
     """A clause that names no person but speaks of "he"/"his"/"her" asks of the person named last before it
     ("What were Bukowski's influences, and in which period did Kafka live, and what was his medical
     condition?" asks Kafka's); one without such a pronoun (a list after a colon) still asks of everyone."""
+    singular = load_lexicon().singular_pronouns
     out: list[dict[str, int]] = []
     last: str | None = None
     for tokens, people in zip(clauses, found):
-        if not people and last is not None and any(t.norm in _SINGULAR_PRONOUNS for t in tokens):
+        if not people and last is not None and any(t.norm in singular for t in tokens):
             people = {last: -1}  # named before this clause: never after a relation's words in it
         elif people:
             last = max(people, key=people.get)
@@ -116,7 +114,7 @@ def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, i
 
 def _noun_lives(tokens: Sequence[Any], i: int) -> bool:
     """"the lives of X and Y", "how were their lives connected" (the fallback questions' words) ask no residence."""
-    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm in ("the", "their", "his", "her")
+    return tokens[i].norm == "lives" and i > 0 and tokens[i - 1].norm in load_lexicon().lives_determiners
 
 
 def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> bool:
@@ -124,7 +122,7 @@ def _inverse(tokens: Sequence[Any], start: int, end: int, person_at: int) -> boo
     [start, end): after a passive cue ("influenced by X"), or before an active one ("did X influence")."""
     if person_at < 0:
         return False
-    if tokens[start].norm.startswith(("influence", "inspiration")) and any(
+    if tokens[start].norm.startswith(load_lexicon().influence_nouns) and any(
             t.possessive for t in tokens[max(min(start - 3, person_at), 0):start]):
         # "Oates's primary influence", "Bukowski's religion and influences": a noun of the person's own
         # relation, not "Oates influenced"

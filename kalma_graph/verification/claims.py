@@ -9,12 +9,10 @@ from .lexicon import Lexicon, load_lexicon
 from .records import AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck, evidence_text
 from .structure import (
     MAX_SENTENCE_CHARS,
-    SINGULAR_PRONOUNS,
     Context,
     GraphView,
     Mention,
     _cue_spans,
-    _stop_words,
     check_citation,
     entity_mentions,
     holders,
@@ -22,15 +20,11 @@ from .structure import (
     name_mentions,
     pronoun_mentions,
 )
-from .topics import load_topics
-from .text import MONTHS, Token, covered, dates_in, find_stem, fold, numbers_in, phrase, span_text, spans_overlap, tokenize
-
-
-_PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "himself": "m", "she": "f", "her": "f", "hers": "f", "herself": "f"}
+from .text import Token, covered, dates_in, find_stem, fold, numbers_in, phrase, span_text, spans_overlap, tokenize
 
 
 def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent: list[str], view: GraphView,
-             said: dict[str, str]) -> list[Mention]:
+             said: dict[str, str], lexicon: Lexicon) -> list[Mention]:
     """Pronouns refer to the person the sentence is evidently about: the first person named earlier in
     this sentence, else the one the previous sentences were about (a `he` skips a person the graph says is
     female, and the other way round); plural ones to the persons named together last."""
@@ -43,9 +37,9 @@ def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent
             out.append(m)
             continue
         word = m.text.casefold()
-        if word in SINGULAR_PRONOUNS:
+        if word in lexicon.singular_pronouns:
             candidates = list(dict.fromkeys([*([first_subject] if first_subject else []), *focus, *recent]))
-            gender = _PRONOUN_GENDER.get(word)
+            gender = lexicon.pronoun_gender.get(word)
             fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)]
             ids = tuple((fitting or candidates)[:1])
             if ids and gender and ids[0] not in said and view.gender(ids[0]) is None:
@@ -61,7 +55,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
     """Stage one over a whole answer. `store_triples` (subject id → every statement the store holds for
     it) widens what counts as held or contradicted beyond the graph shown to the model."""
     lexicon = lexicon or load_lexicon()
-    view = GraphView.build(answer.shown, answer.entities)
+    view = GraphView.build(answer.shown, answer.entities, lexicon)
     object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}  # the shown triples
     question_tokens = tokenize(answer.question)
     question_words = frozenset(t.norm for t in question_tokens if t.word)
@@ -74,11 +68,12 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         tokens = tokenize(text[:MAX_SENTENCE_CHARS])
         found = entity_mentions(tokens, view)
         taken = covered((m.start, m.end) for m in found)
-        pronouns = pronoun_mentions(tokens, taken)
+        pronouns = pronoun_mentions(tokens, taken, lexicon)
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
-        mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said)
-        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens), question_words)
+        mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
+                            lexicon)
+        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words)
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))
@@ -165,7 +160,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     def add(span: tuple[int, int], kind: str) -> None:
         if any(k in used for k in range(*span)):
             return
-        found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span)
+        found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span,
+                           ctx.lexicon)
         who = {i for m in found for i in m.ids}
         text = span_text(tokens, span).rstrip(".")
         status, evidence = graph.held_by(span, who)
@@ -230,11 +226,11 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
             rel = lex.relation(label)
             if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
                 continue
-            if not _fits(label, tokens, span):
+            if not _fits(label, tokens, span, lex):
                 continue  # "died in Moscow" states a place of death, not a cause of death
             held = [t for t in triples if fold(t.label) == label]
             if held and not any(ctx.hits(t.value, t.object_id) for t in held):
-                same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span)]
+                same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span, lex)]
                 if same_kind:
                     return same_kind[0]
     return None
@@ -285,9 +281,9 @@ def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:
 
 def _leftover_words(ctx: Context, used: set[int]) -> list[Claim]:
     """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim."""
-    stop = _stop_words()
+    stop = ctx.lexicon.stop_and_glue
     cue_words = _all_cue_stems(ctx.lexicon)
-    verbs = load_topics().verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
+    verbs = ctx.lexicon.verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
             and not any(t.norm.startswith(c) for c in cue_words)]
@@ -297,20 +293,17 @@ def _leftover_words(ctx: Context, used: set[int]) -> list[Claim]:
                   reason="words no cited triple accounts for")]
 
 
-_SKIP_AFTER_CUE = frozenset("in at on of from near the a an by to".split())
-
-
 def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:
     """What follows a cue of a single-valued relation ("died of cholera", "born in jena"): up to three words,
     so that a value written in lower case, or not a name of the graph, can still be contradicted."""
     out = []
-    stop = _stop_words()
+    stop, skip = lex.stop_and_glue, lex.skip_after_cue
     for rel in lex.relations.values():
         if not rel.single:
             continue
         for _, end in _cue_spans(tokens, rel, 0, len(tokens)):
             k = end
-            while k < len(tokens) and tokens[k].word and tokens[k].norm in _SKIP_AFTER_CUE:
+            while k < len(tokens) and tokens[k].word and tokens[k].norm in skip:
                 k += 1
             j = k
             while j < len(tokens) and j - k < 3 and tokens[j].word and tokens[j].norm not in stop:
@@ -320,23 +313,19 @@ def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[
     return out
 
 
-_PLACE_PREPOSITIONS = frozenset("in at near".split())
-_CAUSE_PREPOSITIONS = frozenset("of from".split())
-
-
-def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
     """Whether the value at `span` can be the value of relation `label`: a date only of a date relation;
     after "in"/"at" a place, after "of"/"from" not a place ("died of pneumonia", "died in Moscow")."""
-    if label.startswith("date of") != _is_literal(tokens, span):
+    if label.startswith("date of") != _is_literal(tokens, span, lex):
         return False
     k = span[0] - 1
-    while k >= 0 and tokens[k].norm in ("the", "a", "an"):
+    while k >= 0 and tokens[k].norm in lex.articles:
         k -= 1
     before = tokens[k].norm if k >= 0 else ""
-    place = "place" in label or label in ("residence", "work location")
-    if before in _PLACE_PREPOSITIONS:
+    place = any(w in label for w in lex.place_label_words) or label in lex.place_labels
+    if before in lex.place_prepositions:
         return place or label.startswith("date of")
-    if before in _CAUSE_PREPOSITIONS:
+    if before in lex.cause_prepositions:
         return not place
     return True
 
@@ -349,15 +338,15 @@ def _leading_group(ctx: Context) -> list[Mention]:
         return []
     group = [people[0]]
     for m in people[1:]:
-        if not joined(ctx.tokens, group[-1], m):
+        if not joined(ctx.tokens, group[-1], m, ctx.lexicon):
             break
         group.append(m)
     return group
 
 
-def _is_literal(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
     """A date or number: contradicted only by a literal the graph holds, not by an entity."""
-    return all(t.norm.isdigit() or t.norm in MONTHS for t in tokens[span[0]:span[1]])
+    return all(t.norm.isdigit() or t.norm in lex.months for t in tokens[span[0]:span[1]])
 
 
 _CUE_CACHE: dict[str, tuple[str, ...]] = {}

@@ -1,6 +1,11 @@
-"""What the verifier knows about relations: cues, implied relations, near relations, kinship, names of
-nations (data: `kalma_graph/data/relation_cues.json`; Wikidata property labels and aliases from
-`kalma_graph/data/wikidata_properties.tsv.gz` for every relation the data file does not list)."""
+"""What the verifier knows about words: relation cues, implied relations, near relations, kinship, names of
+nations (`kalma_graph/data/relation_cues.json`), its own word tables — pronouns, copulas, the words of names
+and places, month names, ... (`kalma_graph/data/verifier_words.json`) —, Wikidata property labels and aliases
+(`kalma_graph/data/wikidata_properties.tsv.gz`) for every relation relation_cues.json does not list, and the
+common verbs of `kalma_graph/data/question_topics.json`.
+
+`load_lexicon()` is the one loader (cached); `Lexicon.sha256` hashes every data file it reads (`DATA_FILES`), so
+that a changed word changes the verifier's id (`Verifier.id()`) with no version bump."""
 
 from __future__ import annotations
 
@@ -10,10 +15,19 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from typing import Any, Protocol
+
+from kalma_graph.errors import KalmaError
 
 from .text import fold, phrase
 
-_GENERIC_ALIAS_WORDS = frozenset("the a an of in at on to is was has have for by with and or".split())
+# Every data file the verifier reads, in the order the id hashes them (question_topics.json: its common verbs,
+# which are no left-over claim; the rest of it is the question reader's, `verification.topics`).
+DATA_FILES = ("relation_cues.json", "verifier_words.json", "wikidata_properties.tsv.gz", "question_topics.json")
+
+
+class LexiconError(KalmaError, ValueError):
+    """A data file of the verifier that does not read as its code expects (a key missing, or one no code reads)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +59,52 @@ class Lexicon:
     symmetric: frozenset[str] = frozenset()  # folded labels of relations that read the same both ways
     possessed_nouns: frozenset[str] = frozenset()  # "S's brother", "his teacher": a person other than S
     possessed_modifiers: frozenset[str] = frozenset()  # words that may stand between ("S's older brother")
+    # verifier_words.json (its "about" says what each is for)
+    singular_pronouns: frozenset[str] = frozenset()
+    pronoun_gender: dict[str, str] = field(default_factory=dict)  # "he" -> "m"
+    subject_pronouns: frozenset[str] = frozenset()
+    plural_pronouns: frozenset[str] = frozenset()
+    object_pronouns: frozenset[str] = frozenset()
+    possessive_pronouns: frozenset[str] = frozenset()
+    relative_pronouns: frozenset[str] = frozenset()
+    articles: frozenset[str] = frozenset()
+    copulas: frozenset[str] = frozenset()
+    coordinators: frozenset[str] = frozenset()
+    clause_verbs: frozenset[str] = frozenset()
+    name_connectors: frozenset[str] = frozenset()
+    generic_heads: frozenset[str] = frozenset()
+    place_words: frozenset[str] = frozenset()
+    glue: frozenset[str] = frozenset()
+    adjacent_nouns: dict[str, str] = field(default_factory=dict)  # noun -> the relation it names
+    noun_followers: frozenset[str] = frozenset()
+    human_values: frozenset[str] = frozenset()
+    gender_values: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f"
+    parent_relations: tuple[str, ...] = ()
+    suffix_forms: tuple[tuple[str, str], ...] = ()  # (ending, ending of the other form), in the file's order
+    kind_heads: frozenset[str] = frozenset()
+    forward_followers: frozenset[str] = frozenset()  # reads_forward.followers, and so on
+    forward_stems: tuple[str, ...] = ()
+    forward_not_stems: tuple[str, ...] = ()
+    forward_noun_endings: tuple[str, ...] = ()
+    forward_noun_verbs: frozenset[str] = frozenset()
+    forward_participles: frozenset[str] = frozenset()
+    influence_nouns: tuple[str, ...] = ()
+    skip_after_cue: frozenset[str] = frozenset()
+    place_prepositions: frozenset[str] = frozenset()
+    cause_prepositions: frozenset[str] = frozenset()
+    place_label_words: tuple[str, ...] = ()  # place_relations.containing
+    place_labels: frozenset[str] = frozenset()  # place_relations.labels
+    lives_determiners: frozenset[str] = frozenset()
+    months: frozenset[str] = frozenset()  # month names
+    month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
+    alias_skip_words: frozenset[str] = frozenset()
+    verbs: frozenset[str] = frozenset()  # question_topics.json `verbs`: common verbs, no claim by themselves
+    stop_and_glue: frozenset[str] = frozenset()  # stop_words | glue: words that are no name and no claim
+    # sha256 of the lines "<file> <sha256 of the file>\n" of DATA_FILES: what the verifier's id hashes
     sha256: str = ""
+    data_sha256: dict[str, str] = field(default_factory=dict)  # each data file -> its sha256
+    _aliases_gz: bytes = field(default=b"", repr=False, compare=False, hash=False)
+    _aliases: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False, hash=False)
     _fallback: dict[str, RelationCues] = field(default_factory=dict, compare=False, hash=False)
 
     def relation(self, label: str) -> RelationCues:
@@ -57,10 +116,11 @@ class Lexicon:
             return found
         cached = self._fallback.get(key)
         if cached is None:
-            words = [w for w in phrase(label) if w not in _GENERIC_ALIAS_WORDS]
+            skip = self.alias_skip_words
+            words = [w for w in phrase(label) if w not in skip]
             cues = {tuple(w[:6] for w in words)} if words else set()
-            for alias in _wikidata_aliases().get(key, ()):
-                alias_words = [w for w in phrase(alias) if w not in _GENERIC_ALIAS_WORDS]
+            for alias in self._wikidata_aliases().get(key, ()):
+                alias_words = [w for w in phrase(alias) if w not in skip]
                 if alias_words and len(alias_words) <= 3:
                     cues.add(tuple(w[:6] for w in alias_words))
             cached = RelationCues(label=key, cues=tuple(sorted(cues)))
@@ -73,16 +133,48 @@ class Lexicon:
                 return cls
         return None
 
+    def _wikidata_aliases(self) -> dict[str, tuple[str, ...]]:
+        """Folded Wikidata property label -> its aliases (read on first use)."""
+        if not self._aliases and self._aliases_gz:
+            for line in gzip.decompress(self._aliases_gz).decode("utf-8").splitlines()[1:]:
+                parts = line.split("\t")
+                if len(parts) >= 4 and parts[1]:
+                    self._aliases[fold(parts[1])] = tuple(a.strip() for a in parts[3].split("|") if a.strip())
+        return self._aliases
 
-@lru_cache(maxsize=1)
-def _wikidata_aliases() -> dict[str, tuple[str, ...]]:
-    raw = resources.files("kalma_graph").joinpath("data/wikidata_properties.tsv.gz").read_bytes()
-    out: dict[str, tuple[str, ...]] = {}
-    for line in gzip.decompress(raw).decode("utf-8").splitlines()[1:]:
-        parts = line.split("\t")
-        if len(parts) >= 4 and parts[1]:
-            out[fold(parts[1])] = tuple(a.strip() for a in parts[3].split("|") if a.strip())
-    return out
+
+class _Folder(Protocol):
+    def joinpath(self, *names: str) -> Any: ...
+
+
+class _Keys:
+    """A data file's object whose keys are read one by one; `done()` fails on a key nothing read (a typo, or a
+    table no code uses any more) and a missing key fails where it is read."""
+
+    def __init__(self, data: dict[str, Any], where: str) -> None:
+        self.data, self.where = data, where
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        try:
+            return self.data[key]
+        except KeyError:
+            raise LexiconError(f"{self.where} has no key '{key}'") from None
+
+    def sub(self, key: str) -> "_Keys":
+        return _Keys(self[key], f"{self.where}: {key}")
+
+    def words(self, key: str) -> frozenset[str]:
+        return frozenset(fold(w) for w in self[key])
+
+    def ordered(self, key: str) -> tuple[str, ...]:
+        return tuple(fold(w) for w in self[key])
+
+    def done(self, *skipped: str) -> None:
+        unread = sorted(set(self.data) - self.read - set(skipped))
+        if unread:
+            raise LexiconError(f"{self.where}: no code reads {', '.join(unread)}")
 
 
 def _stems(cue: str) -> tuple[str, ...]:
@@ -91,8 +183,24 @@ def _stems(cue: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
-    raw = resources.files("kalma_graph").joinpath("data/relation_cues.json").read_bytes()
-    data = json.loads(raw)
+    return read_lexicon(resources.files("kalma_graph").joinpath("data"))
+
+
+def read_lexicon(folder: _Folder) -> Lexicon:
+    """The lexicon of the data files (`DATA_FILES`) in `folder`: `kalma_graph/data` for `load_lexicon`, a changed
+    copy of it for a test."""
+    raw = {name: folder.joinpath(name).read_bytes() for name in DATA_FILES}
+    digests = {name: hashlib.sha256(raw[name]).hexdigest() for name in DATA_FILES}
+    sha256 = hashlib.sha256("".join(f"{name} {digests[name]}\n" for name in DATA_FILES).encode("utf-8")).hexdigest()
+    cues = _relation_fields(json.loads(raw["relation_cues.json"]))
+    words = _word_fields(_Keys(json.loads(raw["verifier_words.json"]), "verifier_words.json"))
+    verbs = frozenset(json.loads(raw["question_topics.json"]).get("verbs", ()))  # as `topics.load_topics` reads them
+    return Lexicon(**cues, **words, verbs=verbs, stop_and_glue=cues["stop_words"] | words["glue"], sha256=sha256,
+                   data_sha256=digests, _aliases_gz=raw["wikidata_properties.tsv.gz"])
+
+
+def _relation_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The Lexicon's fields from relation_cues.json."""
     relations = {}
     for label, spec in data["relations"].items():
         relations[fold(label)] = RelationCues(
@@ -109,7 +217,7 @@ def load_lexicon() -> Lexicon:
             not_words=tuple(fold(w) for w in spec.get("not_words", ())),
             not_as_region=bool(spec.get("not_as_region")),
         )
-    return Lexicon(
+    return dict(
         relations=relations,
         kin_words={k: tuple(fold(w) for w in v) for k, v in data["kin_words"].items()},
         kin_inverse=dict(data["kin_inverse"]),
@@ -121,5 +229,54 @@ def load_lexicon() -> Lexicon:
         symmetric=frozenset(fold(label) for label in data.get("symmetric", ())),
         possessed_nouns=frozenset(fold(w) for w in data.get("possessed_persons", {}).get("nouns", ())),
         possessed_modifiers=frozenset(fold(w) for w in data.get("possessed_persons", {}).get("modifiers", ())),
-        sha256=hashlib.sha256(raw).hexdigest(),
     )
+
+
+def _word_fields(own: _Keys) -> dict[str, Any]:
+    """The Lexicon's fields from verifier_words.json (each key read once; one no code reads is an error)."""
+    forward, places = own.sub("reads_forward"), own.sub("place_relations")
+    months = own.ordered("months")
+    out = dict(
+        singular_pronouns=own.words("singular_pronouns"),
+        pronoun_gender={fold(w): g for w, g in own["pronoun_gender"].items()},
+        subject_pronouns=own.words("subject_pronouns"),
+        plural_pronouns=own.words("plural_pronouns"),
+        object_pronouns=own.words("object_pronouns"),
+        possessive_pronouns=own.words("possessive_pronouns"),
+        relative_pronouns=own.words("relative_pronouns"),
+        articles=own.words("articles"),
+        copulas=own.words("copulas"),
+        coordinators=own.words("coordinators"),
+        clause_verbs=own.words("clause_verbs"),
+        name_connectors=own.words("name_connectors"),
+        generic_heads=own.words("generic_heads"),
+        place_words=own.words("place_words"),
+        glue=own.words("glue"),
+        adjacent_nouns={fold(w): label for w, label in own["adjacent_nouns"].items()},
+        noun_followers=own.words("noun_followers"),
+        human_values=own.words("human_values"),
+        gender_values={fold(v): g for v, g in own["gender_values"].items()},
+        parent_relations=own.ordered("parent_relations"),
+        suffix_forms=tuple((fold(a), fold(b)) for a, b in own["suffix_forms"].items()),
+        kind_heads=own.words("kind_heads"),
+        forward_followers=forward.words("followers"),
+        forward_stems=forward.ordered("stems"),
+        forward_not_stems=forward.ordered("not_stems"),
+        forward_noun_endings=forward.ordered("noun_endings"),
+        forward_noun_verbs=forward.words("noun_verbs"),
+        forward_participles=forward.words("participles"),
+        influence_nouns=own.ordered("influence_nouns"),
+        skip_after_cue=own.words("skip_after_cue"),
+        place_prepositions=own.words("place_prepositions"),
+        cause_prepositions=own.words("cause_prepositions"),
+        place_label_words=places.ordered("containing"),
+        place_labels=places.words("labels"),
+        lives_determiners=own.words("lives_determiners"),
+        months=frozenset(months),
+        month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},
+        alias_skip_words=own.words("alias_skip_words"),
+    )
+    forward.done()
+    places.done()
+    own.done("version", "about")
+    return out

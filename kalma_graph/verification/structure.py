@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .lexicon import Lexicon, RelationCues, load_lexicon
+from .lexicon import Lexicon, RelationCues
 from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple, evidence_text
 from .text import (
     DateValue,
@@ -45,28 +45,8 @@ from .text import (
 )
 
 MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per clause anyway
-SINGULAR_PRONOUNS = frozenset("he she his her hers him himself herself".split())
-_SUBJECT_PRONOUNS = frozenset("he she his her hers they their both".split())
-_PLURAL = frozenset("they their them both".split())
-_RELATIVE = frozenset("who whose which whom that".split())
-_ARTICLES = frozenset("a an the".split())
-_COPULAS = frozenset("is was were are be been being became becomes has had have".split())
-_COORD = frozenset(["and", "&", ","])  # what joins the names of one group ("Pushkin and Keats", "A, B and C")
-_NAME_CONNECTORS = frozenset("of the de von van der da di du la le al bin ibn y".split())
-_GENERIC_HEADS = frozenset(
-    "university college school institute academy party church society museum city county state "
-    "kingdom empire republic of the and for in at de la le province district river".split())
-_PLACE_WORDS = frozenset("city town municipality village commune borough county district province kingdom republic "
-                         "state empire region prefecture of the".split())
-_GLUE = frozenset(
-    "also both later then there which who whose whom that this these those its it itself one two "
-    "became become becomes well known as being beings been such other another many several some held".split())
-
-# A noun right after a value that names the relation the value is used for ("a German citizen").
-_ADJACENT_NOUNS = {"citizen": "country of citizenship", "citizens": "country of citizenship",
-                   "citizenship": "country of citizenship", "nationality": "country of citizenship",
-                   "speaker": "languages spoken, written or signed", "speakers": "languages spoken, written or signed",
-                   "descent": "ethnic group", "ancestry": "ethnic group", "heritage": "ethnic group"}
+# The words the checks read (pronouns, copulas, the words of names and places, ...) are the lexicon's
+# (`kalma_graph/data/verifier_words.json`, hashed into the verifier's id), never tables here.
 
 # Score of each outcome (the calibrated second stage refines them when a model is given).
 SCORE = {
@@ -84,11 +64,6 @@ SCORE = {
     "unsupported_absent_near": 0.08,
     "unsupported_absent": 0.03,
 }
-
-
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    return load_lexicon().stop_words | _GLUE
 
 
 # --- mentions -----------------------------------------------------------------------------------
@@ -113,9 +88,10 @@ class GraphView:
     subjects: list[str]  # the entities the answer is about, in order of first appearance
     by_subject: dict[str, list[GraphTriple]] = field(default_factory=dict)
     name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
+    genders: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f" (the lexicon's)
 
     @classmethod
-    def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity]) -> "GraphView":
+    def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity], lexicon: Lexicon) -> "GraphView":
         names: dict[str, str] = {}
         aliases: dict[str, tuple[str, ...]] = {}
         for e in entities:
@@ -134,11 +110,11 @@ class GraphView:
                 names[t.subject] = t.value
             if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
                 names[t.object_id] = t.value
-        view = cls(names, aliases, subjects, by_subject)
-        view.name_variants = view._variants()
+        view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values)
+        view.name_variants = view._variants(lexicon.stop_and_glue)
         return view
 
-    def _variants(self) -> list[tuple[tuple[str, ...], str, bool]]:
+    def _variants(self, stop: frozenset[str]) -> list[tuple[tuple[str, ...], str, bool]]:
         out: dict[tuple[str, ...], tuple[str, bool]] = {}
         surnames: dict[tuple[str, ...], set[str]] = {}
         firsts: dict[tuple[str, ...], set[str]] = {}
@@ -149,9 +125,9 @@ class GraphView:
                 if words and not (len(words) == 1 and len(words[0]) < 3):
                     out.setdefault(words, (eid, True))
             words = phrase(_without_parenthesis(name))
-            if eid in subject_set and len(words) >= 2 and len(words[-1]) >= 3 and words[-1] not in _stop_words():
+            if eid in subject_set and len(words) >= 2 and len(words[-1]) >= 3 and words[-1] not in stop:
                 surnames.setdefault((words[-1],), set()).add(eid)
-            if eid in subject_set and len(words) >= 2 and len(words[0]) >= 3 and words[0] not in _stop_words():
+            if eid in subject_set and len(words) >= 2 and len(words[0]) >= 3 and words[0] not in stop:
                 firsts.setdefault((words[0],), set()).add(eid)
         for words, ids in [*surnames.items(), *firsts.items()]:
             if len(ids) == 1 and words not in out:
@@ -163,7 +139,7 @@ class GraphView:
 
     def gender(self, eid: str) -> str | None:
         t = self.gender_statement(eid)
-        return {"male": "m", "female": "f", "trans woman": "f", "trans man": "m"}.get(fold(t.value)) if t else None
+        return self.genders.get(fold(t.value)) if t else None
 
     def label(self, eid: str) -> str:
         return self.names.get(eid) or eid
@@ -201,7 +177,8 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
     """Runs of capitalised words the graph does not name (`Doris Lessing`): someone or something the
     sentence speaks of. A capital at the start of the sentence alone does not make a name."""
     demonym_words = _demonym_words(lexicon)
-    stop = _stop_words()
+    stop = lexicon.stop_and_glue
+    connectors = lexicon.name_connectors
     out = []
     i = 0
     n = len(tokens)
@@ -212,11 +189,11 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
             continue
         j = i + 1
         while j < n and j not in taken and tokens[j].word and (
-                tokens[j].capital or (tokens[j].norm in _NAME_CONNECTORS and j + 1 < n and tokens[j + 1].capital)):
+                tokens[j].capital or (tokens[j].norm in connectors and j + 1 < n and tokens[j + 1].capital)):
             if tokens[j - 1].possessive:
                 break
             j += 1
-        while j > i + 1 and tokens[j - 1].norm in _NAME_CONNECTORS:
+        while j > i + 1 and tokens[j - 1].norm in connectors:
             j -= 1
         if not (i == 0 and j == i + 1 and t.norm in stop) and not t.norm.isdigit():
             out.append(Mention(i, j, "name", (), span_text(tokens, (i, j))))
@@ -234,17 +211,18 @@ def _demonym_words(lexicon: Lexicon) -> frozenset[str]:
     return _DEMONYM_WORDS[lexicon.sha256]
 
 
-def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
+def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) -> list[Mention]:
+    singular, plural, copulas = lexicon.singular_pronouns, lexicon.plural_pronouns, lexicon.copulas
     out = []
     for i, t in enumerate(tokens):
         if i in taken or not t.word:
             continue
         if t.norm == "both" and i + 1 < len(tokens) and (tokens[i + 1].capital or (i + 1) in taken):
             continue  # "influenced by both Poe and Dickens": a determiner of the names after it, not "the two"
-        if t.norm in SINGULAR_PRONOUNS or t.norm in _PLURAL:
+        if t.norm in singular or t.norm in plural:
             out.append(Mention(i, i + 1, "pronoun", (), t.text))
         elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (i + 1 >= len(tokens) or not tokens[i + 1].word
-                                                                             or tokens[i + 1].norm in _COPULAS):
+                                                                             or tokens[i + 1].norm in copulas):
             out.append(Mention(i - 1, i + 1, "pronoun", (), "the two"))
     return out
 
@@ -252,7 +230,7 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int]) -> list[Mention]:
 # --- who a value is said of ---------------------------------------------------------------------
 
 
-def _opens_clause(tokens: Sequence[Token], end: int) -> bool:
+def _opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     """The words right after a mention say something of it: a relative or appositive clause, a verb,
     a possessive (`M, who`, `M, a poet`, `M was`, `M's father`)."""
     if end >= len(tokens):
@@ -262,15 +240,15 @@ def _opens_clause(tokens: Sequence[Token], end: int) -> bool:
         return True
     if t.text == ",":
         nxt = tokens[end + 1] if end + 1 < len(tokens) else None
-        return nxt is not None and nxt.word and (nxt.norm in _RELATIVE or nxt.norm in _ARTICLES)
+        return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles)
     if not t.word:
         return False
-    return t.norm in _RELATIVE or t.norm in _COPULAS or t.norm.endswith("ed") or t.norm in (
-        "also", "later", "served", "spoke", "wrote", "won", "died", "lived", "taught", "studied", "worked", "held",
-        "received", "attended", "played", "joined", "remained", "belonged", "grew")
+    return (t.norm in lexicon.relative_pronouns or t.norm in lexicon.copulas or t.norm.endswith("ed")
+            or t.norm in lexicon.clause_verbs)
 
 
-def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[int, int]) -> tuple[list[Mention], str]:
+def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[int, int],
+            lexicon: Lexicon) -> tuple[list[Mention], str]:
     """The mention(s) the value at `span` is said of, and how they were found. Scanning left from the
     value, the first mention that opens a clause (a subject, a possessive, a name followed by `, who` or
     `, a`) holds it; names joined by `and` hold it together. A value before any mention is said of the
@@ -281,16 +259,17 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     before = [m for m in mentions if m.end <= span[0] and (m.kind == "pronoun" or m.subject or tokens[m.start].capital)]
     # a nation's adjective right before the value modifies it ("an English writer", "a Czech tennis player"),
     # even where the graph has an entity of that name (the English language): it holds nothing
-    demonyms = _demonym_words(load_lexicon())
+    demonyms = _demonym_words(lexicon)
     before = [m for m in before if not (m.end == span[0] and m.kind == "entity" and fold(m.text) in demonyms)]
     for m in reversed(before):
-        if m.kind == "pronoun" and m.text.casefold() in ("him", "them"):
+        if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
-        if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" or _opens_clause(tokens, m.end) \
-                or (m.kind == "pronoun" and m.text.casefold() in _SUBJECT_PRONOUNS):
+        if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
+                or _opens_clause(tokens, m.end, lexicon) \
+                or (m.kind == "pronoun" and m.text.casefold() in lexicon.subject_pronouns):
             group = [m]
             k = before.index(m)
-            while k > 0 and joined(tokens, before[k - 1], group[0]):
+            while k > 0 and joined(tokens, before[k - 1], group[0], lexicon):
                 group.insert(0, before[k - 1])
                 k -= 1
             return group, "left"
@@ -300,10 +279,10 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     return [], "none"
 
 
-def joined(tokens: Sequence[Token], first: Mention, second: Mention) -> bool:
-    """Nothing but `and`, `&` and commas between two mentions: they name one group."""
+def joined(tokens: Sequence[Token], first: Mention, second: Mention, lexicon: Lexicon) -> bool:
+    """Nothing but `and`, `&` and commas (`Lexicon.coordinators`) between two mentions: they name one group."""
     gap = tokens[first.end:second.start]
-    return bool(gap) and all((g.text if not g.word else g.norm) in _COORD for g in gap)
+    return bool(gap) and all((g.text if not g.word else g.norm) in lexicon.coordinators for g in gap)
 
 
 # --- the check ----------------------------------------------------------------------------------
@@ -345,7 +324,7 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         words = phrase(_without_parenthesis(name))
         if not words or words in seen:
             continue
-        if k > 0 and len(words) == 1 and (len(words[0]) < 3 or words[0] in _stop_words()):
+        if k > 0 and len(words) == 1 and (len(words[0]) < 3 or words[0] in lexicon.stop_and_glue):
             continue  # an alias such as India's "IN" is the word "in", not the value (as for mentions)
         seen.add(words)
         for span in find_phrase(tokens, words):
@@ -357,14 +336,14 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
                     hits.append(_ValueHit(span, "demonym"))
     words = phrase(_without_parenthesis(value))
     if not hits:
-        core = tuple(w for w in words if w not in _PLACE_WORDS)
+        core = tuple(w for w in words if w not in lexicon.place_words)
         if core and core != words:  # "City of Brussels" is named by "Brussels"
             hits += [_ValueHit(span, "name") for span in find_phrase(tokens, core)]
-        for variant in _word_forms(words):
+        for variant in _word_forms(words, lexicon):
             hits += [_ValueHit(span, "name") for span in find_phrase(tokens, variant)]
     if not hits and len(words) >= 2:
         for w in words:
-            if w in _GENERIC_HEADS or w in _stop_words() or len(w) < 4:
+            if w in lexicon.generic_heads or w in lexicon.stop_and_glue or len(w) < 4:
                 continue
             for a, b in find_phrase(tokens, (w,)):
                 if tokens[a].capital:
@@ -372,19 +351,16 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
     return hits
 
 
-_NOUN_FOLLOWERS = frozenset("being beings who whom whose that and or with from of in at born".split())
-
-
-def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int], lexicon: Lexicon) -> bool:
     """"was a human" and "a human being" name a person; "human nature" and "human rights" do not."""
     nxt = tokens[span[1]] if span[1] < len(tokens) else None
-    return nxt is None or not nxt.word or nxt.norm in _NOUN_FOLLOWERS
+    return nxt is None or not nxt.word or nxt.norm in lexicon.noun_followers
 
 
-def _word_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Other forms of a one-word value: atheism/atheist, actor/actress, arrest/arrested; and a genre by its
-    kind alone: "pop music" is said in "a pop singer"."""
-    if len(words) >= 2 and words[-1] == "music":
+def _word_forms(words: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, ...]]:
+    """Other forms of a one-word value: atheism/atheist, actor/actress (`Lexicon.suffix_forms`), arrest/arrested;
+    and a genre by its kind alone (`Lexicon.kind_heads`): "pop music" is said in "a pop singer"."""
+    if len(words) >= 2 and words[-1] in lexicon.kind_heads:
         return [words[:-1]]
     if len(words) != 1:
         return []
@@ -392,10 +368,9 @@ def _word_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
     out = []
     if len(w) >= 5 and w.isalpha():  # an event named by its verb: "arrest" by "was arrested"
         out += [w + "ed", w[:-1] + "ed" if w.endswith("e") else w + "ing"]
-    if w.endswith("ism"):
-        out.append(w[:-3] + "ist")
-    if w.endswith("tor"):
-        out.append(w[:-2] + "ress")
+    for ending, other in lexicon.suffix_forms:
+        if w.endswith(ending):
+            out.append(w[:-len(ending)] + other)
     return [(x,) for x in out]
 
 
@@ -445,13 +420,14 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
         if hits and cue:
             return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'", [hits[0].span, cue[0]])
         return verdict("unsupported_naming", f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
-    if fold(cited.relation) == "instance of" and fold(cited.value) in ("human", "person", "human being"):
-        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s)]
+    if fold(cited.relation) == "instance of" and fold(cited.value) in lex.human_values:
+        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s, lex)]
         if not found:
             return verdict("unsupported_person", "being about a person does not state 'instance of: human' (the sentence never says so)")
         hits = [_ValueHit(found[0], "name")]
     if not hits:
-        partial_words = [w for w in phrase(_without_parenthesis(cited.value)) if w not in _stop_words() and len(w) > 3]
+        partial_words = [w for w in phrase(_without_parenthesis(cited.value))
+                         if w not in lex.stop_and_glue and len(w) > 3]
         near = any(find_phrase(tokens, (w,)) for w in partial_words)
         return verdict("unsupported_absent_near" if near else "unsupported_absent",
                        f"the value '{cited.value}' is not stated")
@@ -486,7 +462,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     def out(kind: str, reason: str, spans: Iterable[tuple[int, int]] = ()) -> tuple[CitationCheck, list]:
         return _outcome(cited, kind, reason, spans, in_graph)
 
-    found, how = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), hit.span)], hit.span)
+    found, how = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), hit.span)], hit.span,
+                         lex)
     ids = {i for m in found for i in m.ids}
     if found and cited.subject not in ids:
         other = ", ".join(ctx.view.label(m.ids[0]) if m.ids else m.text for m in found)
@@ -503,7 +480,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     else:
         lo, hi = 0, len(tokens)
     spans = [hit.span]
-    if rel.not_as_region and _as_region(tokens, hit.span):
+    if rel.not_as_region and _as_region(tokens, hit.span, lex):
         return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
                    f"{subject_name}'s {cited.relation}", spans)
     if hit.how == "date_wrong":
@@ -518,16 +495,16 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         # "The place of birth of S is V": the relation is named before its subject
         own = _cue_spans(tokens, rel, max(first - 8, 0), first - 1)
     if how == "left" and own and fold(cited.relation) not in lex.symmetric \
-            and _names_value_by_relation(tokens, own[0], cited.relation, lo):
+            and _names_value_by_relation(tokens, own[0], cited.relation, lo, lex):
         return out("unsupported_inverted", f"the sentence says {subject_name} is the {cited.relation} of {cited.value}: "
                    f"the inverse of '{cited.relation}'")
-    if rel.active_inverts and own and not _passive(tokens, own[0]):
+    if rel.active_inverts and own and not _passive(tokens, own[0], lex):
         return out("unsupported_inverted", f"the sentence says {subject_name} {tokens[own[0][0]].text} {cited.value}: "
                    f"the inverse of '{cited.relation}'")
     if hit.how == "vaguer":
         return out("partial_vaguer", f"a vaguer value than '{cited.value}'", spans + own[:1])
     after = tokens[hit.span[1]].norm if hit.span[1] < len(tokens) and tokens[hit.span[1]].word else ""
-    other = _ADJACENT_NOUNS.get(after)
+    other = lex.adjacent_nouns.get(after)
     if other and other != rel.label:
         return out("partial_near", f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{other}', not '{cited.relation}'", spans)
     if own:
@@ -545,12 +522,12 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 
 
-def _as_region(tokens: Sequence[Token], span: tuple[int, int]) -> bool:
+def _as_region(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
     """"born … in Indore, India": the value follows a place (a capitalised name after a place preposition) and a comma."""
     a = span[0]
     if a < 3 or tokens[a - 1].text != "," or not tokens[a - 2].capital:
         return False
-    return any(t.word and t.norm in ("in", "at", "near") for t in tokens[max(a - 5, 0):a - 2])
+    return any(t.word and t.norm in lex.place_prepositions for t in tokens[max(a - 5, 0):a - 2])
 
 
 def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
@@ -581,8 +558,8 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                 if statement is not None and all(span != (i, i + 1) for span, _, _ in ctx.wrong):
                     ctx.wrong.append(((i, i + 1), evidence_text(statement.subject, statement.label, statement.value),
                                       f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
-            exact = rel.label in ("father", "mother") and of_follows is False and word.startswith(("father", "mother")) \
-                and not word.startswith(rel.label[:4])
+            exact = rel.label in lex.parent_relations and of_follows is False \
+                and word.startswith(lex.parent_relations) and not word.startswith(rel.label[:4])
             if exact or word.startswith(rel.not_words or ("\0",)):
                 return out("partial_near", f"'{tokens[i].text}' is not '{cited.relation}'", spans)
             said_of = f"{subject_name} is {cited.value}'s" if of_follows and not value_first else f"{cited.value} is {subject_name}'s"
@@ -602,7 +579,7 @@ def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int
                       lex: Lexicon) -> str | None:
     """`S's brother` / `his teacher` opening the value's clause ("S's brother taught at V"): the person the
     possessive names, of whom the value is said; None when there is none, or when the value is that person."""
-    if not (tokens[holder.end - 1].possessive or tokens[holder.end - 1].norm in ("his", "her", "their")):
+    if not (tokens[holder.end - 1].possessive or tokens[holder.end - 1].norm in lex.possessive_pronouns):
         return None
     i = holder.end
     while i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_modifiers:
@@ -610,14 +587,15 @@ def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int
     if not (i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_nouns) or _cue_spans(tokens, rel, i, i + 1):
         return None  # no person named, or the word is the cited relation itself ("S's students include V")
     between = tokens[i + 1:value[0]]
-    if not rel.implied and all(not t.word or t.norm in _COPULAS or t.norm in ("the", "a", "an") for t in between):
+    if not rel.implied and all(not t.word or t.norm in lex.copulas or t.norm in lex.articles for t in between):
         return None  # "S's student was V", "S's son, V": the value is that person, not said of them
     # but "S's father is an actor" says the father's occupation: a value that alone states its relation
     # (`implied`) after a copula is said of the person the possessive names
     return tokens[i].norm
 
 
-def _names_value_by_relation(tokens: Sequence[Token], cue: tuple[int, int], relation: str, subject_end: int) -> bool:
+def _names_value_by_relation(tokens: Sequence[Token], cue: tuple[int, int], relation: str, subject_end: int,
+                             lex: Lexicon) -> bool:
     """`S is the record label of V` for `S record label: V`: the relation's own name after S, then `of V`, makes
     S the value's <relation>, the inverse of the triple. Only the label itself counts: a role noun that reads
     forward ("S is an employee of V", "a graduate of V", "a member of V") is another cue, never this; and S must
@@ -628,19 +606,21 @@ def _names_value_by_relation(tokens: Sequence[Token], cue: tuple[int, int], rela
         return False
     if fold(span_text(tokens, (start, end))) != fold(relation):
         return False
-    return tokens[start - 1].norm in ("the", "a", "an") and tokens[start - 2].norm in _COPULAS
+    return tokens[start - 1].norm in lex.articles and tokens[start - 2].norm in lex.copulas
 
 
-def _passive(tokens: Sequence[Token], cue: tuple[int, int]) -> bool:
-    """`influenced by V`, `was a student of V`, `his influences included V`: the cue reads forward."""
+def _passive(tokens: Sequence[Token], cue: tuple[int, int], lex: Lexicon) -> bool:
+    """`influenced by V`, `was a student of V`, `his influences included V`: the cue reads forward (the words:
+    verifier_words.json `reads_forward`)."""
     word = tokens[cue[0]].norm
     nxt = tokens[cue[1]].norm if cue[1] < len(tokens) else ""
     prev = tokens[cue[0] - 1].norm if cue[0] > 0 else ""
-    if nxt in ("by", "of", "from", "under", "with") or word.startswith(("student", "pupil", "stud", "admir", "apprentic")):
-        return not word.startswith("teach")
-    if word.endswith(("ence", "ences")) and (prev in ("his", "her", "their") or tokens[cue[0] - 1].possessive if cue[0] else False):
+    if nxt in lex.forward_followers or word.startswith(lex.forward_stems):
+        return not word.startswith(lex.forward_not_stems)
+    if word.endswith(lex.forward_noun_endings) \
+            and (prev in lex.possessive_pronouns or tokens[cue[0] - 1].possessive if cue[0] else False):
         return True
-    if word in ("influences", "influence", "inspiration", "inspirations") and nxt in ("include", "included", "were", "was", "is"):
+    if word in lex.influence_nouns and nxt in lex.forward_noun_verbs:
         return True
-    return word in ("influenced", "inspired") and prev in _COPULAS
+    return word in lex.forward_participles and prev in lex.copulas
 

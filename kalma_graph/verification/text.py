@@ -12,15 +12,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 # A word (with inner hyphens, apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"),
 # a trailing dot; or clause punctuation.
 _TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
-_MONTHS = ("january february march april may june july august september october november december").split()
-MONTHS = frozenset(_MONTHS)
-_MONTH_INDEX = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)}
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
 _NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
 
@@ -132,17 +129,18 @@ def parse_iso_date(value: str) -> DateValue | None:
     return DateValue(year, month, day)
 
 
-def dates_in(tokens: Sequence[Token]) -> list[tuple[int, int, DateValue]]:
-    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`."""
+def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int]) -> list[tuple[int, int, DateValue]]:
+    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`. `month_index`:
+    month names and their first three letters -> 1..12 (`Lexicon.month_index`)."""
     out: list[tuple[int, int, DateValue]] = []
     used: set[int] = set()
     n = len(tokens)
     for i, t in enumerate(tokens):
-        if not t.word or t.norm not in _MONTH_INDEX or (len(t.norm) == 3 and not t.capital):
+        if not t.word or t.norm not in month_index or (len(t.norm) == 3 and not t.capital):
             continue
         if t.norm == "may" and not t.capital:
             continue
-        month = _MONTH_INDEX[t.norm]
+        month = month_index[t.norm]
         # Month D, YYYY / Month YYYY
         j = i + 1
         day = None

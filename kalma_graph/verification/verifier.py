@@ -16,12 +16,17 @@ from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon
 from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
-# Bumped when the checks change without the cue tables changing (the id is `version:cues_sha256`, so a stored
-# report scored by another verifier is never read back): 2 reads an s-possessive's apostrophe ("Oates' book");
-# 3 reads "S is the <relation> of V" as the inverse of S <relation>: V, and "S's brother taught at V" as said of the
-# brother, not of S; 4 reads no value in a part of another entity's name ("Haasan" of "Akshara Haasan" is not her
-# father Kamal Haasan), "S's father is an actor" as the father's occupation, not S's, and no value in a short alias
-# that is a function word (India's "IN" in "died in Mumbai").
+# The verifier's id is `version:cues_sha256`, so that a stored report scored by another verifier is never read
+# back. `cues_sha256` (`Lexicon.sha256`) hashes every data file the verifier reads (`lexicon.DATA_FILES`: the
+# relation cues, the verifier's own word tables, the Wikidata aliases, question_topics.json for its common verbs),
+# so a changed word is a new id by itself; the name is kept from when the relation cues were the only such file
+# (stored reports compare it). The version is the code's: bump it when the checks' logic changes (what they do with
+# the words), never for a changed word.
+# 2 reads an s-possessive's apostrophe ("Oates' book"); 3 reads "S is the <relation> of V" as the inverse of
+# S <relation>: V, and "S's brother taught at V" as said of the brother, not of S; 4 reads no value in a part of
+# another entity's name ("Haasan" of "Akshara Haasan" is not her father Kamal Haasan), "S's father is an actor" as
+# the father's occupation, not S's, and no value in a short alias that is a function word (India's "IN" in "died
+# in Mumbai").
 VERIFIER_VERSION = "6"
 
 
@@ -37,13 +42,14 @@ class Verifier:
         self.seconds = 0.0
 
     def id(self) -> str:
-        """`version:cues_sha256`: what `--cite verified` / `grounded` records, so that an evaluation by the same
-        verifier can say it is self-scored."""
+        """`version:cues_sha256` (the code's version, the hash of every data file it reads): what `--cite verified`
+        / `grounded` records, so that an evaluation by the same verifier can say it is self-scored."""
         return f"{VERIFIER_VERSION}:{self.lexicon.sha256}"
 
     def describe(self) -> dict[str, Any]:
         out = {"name": "kalma-graph verifier", "version": VERIFIER_VERSION, "stage": "structure",
-               "cues_sha256": self.lexicon.sha256, "store": getattr(self.store, "uri", None)}
+               "cues_sha256": self.lexicon.sha256, "data": dict(self.lexicon.data_sha256),
+               "store": getattr(self.store, "uri", None)}
         if self.calibrator is not None:
             out |= {"stage": "structure+model", "model": self.calibrator.describe()}
         return out
