@@ -80,7 +80,8 @@ _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
 # a sentence that stops on a word that needs more ("Jason Donovan is an actor who is.")
 _DANGLING_END_RE = re.compile(r"(?:^|\s)(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
                               r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
-_TWO_SENTENCES_RE = re.compile(r"\b[A-Z]\. (?:The|He|She|His|Her|It|Its|This|These|In|They|Their|After|Before|As)\b")
+_TWO_SENTENCES_RE = re.compile(r"\b[A-Z]\. (?:The|He|She|His|Her|It|Its|This|These|In|They|Their|After|Before|As)\b"
+                                r"|\b[A-Z][a-z]+ (?:I|II|III|IV|V|VI|VII|VIII|IX|X)\. [A-Z]")
 _RAW_PAIRS_RE = re.compile(r"\b[a-z][a-z ,]{2,60}: [^,;]+(?:, [a-z][a-z ,]{2,60}: [^,;]+)+")
 
 

@@ -123,3 +123,6 @@ def test_fragments_are_never_kept():
     # a name that ends in a preposition's letters, and a verb in -s, are no fragment
     assert prose_problem("Tokugawa Ietsuna's parents were Tokugawa Iemitsu and Hōju-in.", []) is None
     assert prose_problem("Patricia Heaton currently resides in Los Angeles.", []) is None
+    # a regnal numeral's period ends a sentence that another follows (development question 65)
+    assert prose_problem("Osorkon II's father was Takelot I. Osorkon II's reign lasted.", []) == "two sentences"
+    assert prose_problem("J. R. R. Tolkien was influenced by William Morris.", []) is None
