@@ -421,7 +421,7 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
             return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'", [hits[0].span, cue[0]])
         return verdict("unsupported_naming", f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
     if fold(cited.relation) == "instance of" and fold(cited.value) in lex.human_values:
-        found = [s for w in lex.person_words for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s, lex)]
+        found = [s for w in sorted(lex.person_words) for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s, lex)]
         if not found:
             return verdict("unsupported_person", "being about a person does not state 'instance of: human' (the sentence never says so)")
         hits = [_ValueHit(found[0], "name")]
