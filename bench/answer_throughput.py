@@ -11,9 +11,9 @@ Modes: unconstrained; constrained (the citation grammar: marks must be [NA] or r
 every_sentence (the grammar also requires a mark in every sentence); attribute-first (each sentence
 starts with its mark, `--cite attribute-first`); posthoc (`--cite posthoc`, needs `--nli`). Decodings:
 default (KV cache of the shared prompt prefix reused across questions), no-prefix-reuse (the cache is
-dropped before each question), prompt-lookup (drafts copied from the prompt, `--lookup N` tokens), no-grammar-first (llama-cpp-python's
-sampler chain filters the whole vocabulary at every constrained token; the default checks the greedy token first,
-`kalma_graph.models.grammar_first`).
+dropped before each question), prompt-lookup (drafts copied from the prompt, `--lookup N` tokens),
+no-grammar-first (llama-cpp-python's sampler chain filters the whole vocabulary at every constrained token; the default
+checks the greedy token first, `kalma_graph.models.grammar_first`).
 
 The same questions are answered with `kalma_graph.pipeline.answer.answer_questions` per mode and
 decoding; the bench reports questions/s, seconds per question, prompt and generated tokens, generated
@@ -94,7 +94,8 @@ class Measured:
 def llama_bound(calls: list[dict], raw: dict) -> dict:
     """Seconds llama.cpp itself would need for these calls: prompt tokens not already in the KV cache at its
     prompt speed, plus generated tokens at its generation speed (both measured by `raw_llama` in the same run)."""
-    bound = sum((c["prompt"] - c["cached"]) / raw["prompt_tokens_per_s"] + c["generated"] / raw["generation_tokens_per_s"]
+    bound = sum((c["prompt"] - c["cached"]) / raw["prompt_tokens_per_s"]
+                + c["generated"] / raw["generation_tokens_per_s"]
                 for c in calls)
     spent = sum(c["seconds"] for c in calls)
     return {"calls": len(calls), "prompt_tokens": sum(c["prompt"] for c in calls),
@@ -142,8 +143,8 @@ def server_throughput(args, store, ner, questions, params, nli, kind: str = "lla
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     if kind == "kalma":
-        command = [sys.executable, "-m", "kalma_graph.cli.main", "serve", "--model", str(resolve_model_path(args.model)),
-                   "--port", str(port), "--n-ctx", str(args.n_ctx), "--quiet"]
+        command = [sys.executable, "-m", "kalma_graph.cli.main", "serve", "--model",
+                   str(resolve_model_path(args.model)), "--port", str(port), "--n-ctx", str(args.n_ctx), "--quiet"]
         command += ["--threads", str(args.threads)] if args.threads else []
     else:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model_path(args.model)), "--host",
@@ -222,8 +223,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--modes", default="unconstrained,constrained,every_sentence")
     parser.add_argument("--server", nargs="?", const="llama_cpp", default=None,
-                        help="also answer through servers on this machine at concurrency 1, 2 and 4: comma-separated, of "
-                             "llama_cpp (llama-cpp-python's server; the default with a bare --server) and kalma "
+                        help="also answer through servers on this machine at concurrency 1, 2 and 4: comma-separated, "
+                             "of llama_cpp (llama-cpp-python's server; the default with a bare --server) and kalma "
                              "(`kalma-graph serve`)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "answer_throughput.jsonl"))
     args = parser.parse_args()
@@ -293,8 +294,8 @@ def main() -> None:
                   f"{fig['cpu_s_per_question']} cpu-s/q  {gen_tps} tok/s (x{fig['ratio_to_raw_generation']} raw)  "
                   f"parsable citation {fig['share_with_parsable_citation']:.0%}  "
                   f"retrieved citation {fig['share_with_retrieved_citation']:.0%}  [NA] {fig['share_with_na']:.0%}  "
-                  f"truncated {fig['share_truncated']:.0%}  ratio to the llama.cpp bound {fig.get('ratio_to_llama_bound')}"
-                  f"  ({llm.header()['device']})")
+                  f"truncated {fig['share_truncated']:.0%}  ratio to the llama.cpp bound "
+                  f"{fig.get('ratio_to_llama_bound')}  ({llm.header()['device']})")
         llm.close()
     if args.server:
         row["servers"] = {kind: server_throughput(args, store, ner, questions, params, nli, kind)

@@ -92,7 +92,8 @@ def main() -> None:
                           perplexity_scope=args.perplexity_scope, record_candidates=True)
     out = work / "biokalma.jsonl"
     t0 = time.perf_counter()
-    summary = build_biokalma(store, llm, out, BuildOptions(limit=args.entries, evolve=config), scorer_llm=scorer, nli=nli,
+    summary = build_biokalma(store, llm, out, BuildOptions(limit=args.entries, evolve=config),
+                             scorer_llm=scorer, nli=nli,
                              progress=lambda d, t, e: print(f"\r{d}/{t} {e}", end="", file=sys.stderr, flush=True))
     wall = time.perf_counter() - t0
     print(file=sys.stderr)

@@ -57,7 +57,8 @@ def recheck(remove: bool) -> list[dict]:
                                                                       if r["id"] == entry["id"])},
                                          ensure_ascii=False) + "\n")
         atomic_write_text(f"{BUILD}.jsonl", "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept))
-        print(f"moved {len(refused)} entries to {BUILD}.rechecked.jsonl; run bench/biokalma_rebuild.sh to build them again")
+        print(f"moved {len(refused)} entries to {BUILD}.rechecked.jsonl; "
+              "run bench/biokalma_rebuild.sh to build them again")
     return refused
 
 

@@ -63,9 +63,10 @@ def main() -> None:
     store.close()
     print((Path(args.out) / "stats.md").read_text())
     run = summary["run"]
-    print(f"{summary['samples']:,} samples from {summary['queries']:,} queries; this run {run['samples_written_this_run']:,} "
-          f"samples in {run['build_seconds']} s = {run['samples_per_minute']} samples/min "
-          f"(query collection {run['collect_seconds']} s, ingest/check {ingest_s:.1f} s)")
+    print(
+        f"{summary['samples']:,} samples from {summary['queries']:,} queries; this run "
+        f"{run['samples_written_this_run']:,} samples in {run['build_seconds']} s = {run['samples_per_minute']} "
+        f"samples/min (query collection {run['collect_seconds']} s, ingest/check {ingest_s:.1f} s)")
     row = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "host": platform.node(), "cpus": os.cpu_count(),
            "config": config.fingerprint(), "verbaliser": verbaliser.describe(), "samples": summary["samples"],
            "table4": summary["table4"], "run": run, "skipped": summary["skipped"],

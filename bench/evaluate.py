@@ -157,13 +157,16 @@ def main() -> None:
           f"({row['nli']['device']}, batch {args.batch_size})")
 
     cache_path = Path(tmp.name) / "nli.sqlite"
-    for label, model in (("cold_cache", load_nli(args.nli, device=args.device, cache=cache_path, batch_size=args.batch_size)),
-                         ("warm_cache", load_nli(args.nli, device=args.device, cache=cache_path, batch_size=args.batch_size)),
+    for label, model in (("cold_cache", load_nli(args.nli, device=args.device, cache=cache_path,
+                                                 batch_size=args.batch_size)),
+                         ("warm_cache", load_nli(args.nli, device=args.device, cache=cache_path,
+                                                 batch_size=args.batch_size)),
                          ("no_nli", None)):
         fig = timed_evaluate(answers, Path(tmp.name) / label, model, None)
         row[label] = fig
-        print(f"evaluate {label:10s}: {fig['answers']} answers in {fig['seconds']} s = {fig['answers_per_s']} answers/s  "
-              f"{fig['timings']}")
+        print(
+            f"evaluate {label:10s}: {fig['answers']} answers in {fig['seconds']} s = {fig['answers_per_s']} answers/s  "
+            f"{fig['timings']}")
     print(f"appended to {append_jsonl(args.out, [row])}")
     tmp.cleanup()
 

@@ -57,7 +57,8 @@ def _item_claim(pid: str, qid: str) -> dict:
         "mainsnak": {
             "snaktype": "value",
             "property": pid,
-            "datavalue": {"value": {"entity-type": "item", "numeric-id": numeric, "id": qid}, "type": "wikibase-entityid"},
+            "datavalue": {"value": {"entity-type": "item", "numeric-id": numeric, "id": qid},
+                          "type": "wikibase-entityid"},
             "datatype": "wikibase-item",
         },
         "type": "statement",
@@ -93,10 +94,12 @@ def generate(path: Path, statements: int, per_entity: int = 10, seed: int = 7, o
                 elif roll < 0.85:
                     pid = rng.choice(TIME_PROPS)
                     year = rng.randint(1500, 2000)
-                    value = {"time": f"+{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T00:00:00Z", "precision": 11}
+                    value = {
+                        "time": f"+{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T00:00:00Z", "precision": 11}
                     claims.setdefault(pid, []).append(_value_claim(pid, "time", value))
                 elif roll < 0.95:
-                    claims.setdefault("P1559", []).append(_value_claim("P1559", "string", f"name {i}-{rng.randint(0, 999)}"))
+                    claims.setdefault("P1559", []).append(
+                        _value_claim("P1559", "string", f"name {i}-{rng.randint(0, 999)}"))
                 else:
                     amount = {"amount": f"+{rng.randint(1, 10**6)}", "unit": "1"}
                     claims.setdefault("P1082", []).append(_value_claim("P1082", "quantity", amount))
@@ -143,11 +146,14 @@ def official_shaped(entity: dict, rng: random.Random) -> dict:
         for claim in group:
             claim = {**claim, "id": f"{entity['id']}${rng.getrandbits(128):032x}", "references": [{
                 "hash": "%040x" % rng.getrandbits(160),
-                "snaks": {"P248": [snak("P248", {"entity-type": "item", "numeric-id": 328, "id": "Q328"}, "wikibase-entityid")],
-                          "P813": [snak("P813", {"time": "+2024-01-01T00:00:00Z", "precision": 11}, "time")]},
+                "snaks": {
+                    "P248": [
+                        snak("P248", {"entity-type": "item", "numeric-id": 328, "id": "Q328"}, "wikibase-entityid")],
+                    "P813": [snak("P813", {"time": "+2024-01-01T00:00:00Z", "precision": 11}, "time")]},
                 "snaks-order": ["P248", "P813"]}]}
             if rng.random() < 0.3:
-                claim["qualifiers"] = {"P580": [snak("P580", {"time": "+1900-00-00T00:00:00Z", "precision": 9}, "time")]}
+                claim["qualifiers"] = {
+                    "P580": [snak("P580", {"time": "+1900-00-00T00:00:00Z", "precision": 9}, "time")]}
                 claim["qualifiers-order"] = ["P580"]
             claims[pid].append(claim)
     out["claims"] = claims
@@ -270,7 +276,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--statements", type=int, default=1_000_000)
     parser.add_argument("--stores", default="embedded,neo4j")
-    parser.add_argument("--batch-size", type=int, default=None, help="default: the ingest default (200,000 on a first load into the embedded store)")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="default: the ingest default (200,000 on a first load into the embedded store)")
     parser.add_argument("--no-raw-copy", action="store_true", help="Skip the raw COPY measurement.")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "ingest.jsonl"))
     parser.add_argument("--note", default="", help="what changed since the last run, kept with each result line")
@@ -278,7 +285,8 @@ def main() -> None:
                         help="official: each entity line shaped as the official dump writes it (terms in 41 "
                              "languages, sitelinks, references: 16.6 kB against 2.5 kB), the same graph")
     parser.add_argument("--read-ahead", choices=list(READ_AHEAD_MODES), default="auto",
-                        help="read the dump in a second process (ingest/read_ahead.py); auto: for files of 4 MB and more")
+                        help="read the dump in a second process (ingest/read_ahead.py); "
+                             "auto: for files of 4 MB and more")
     parser.add_argument("--neo4j-heap", default="1g", help="the throwaway server's maximum heap (its default: 1g)")
     parser.add_argument("--neo4j-gc", choices=("g1", "parallel"), default="g1",
                         help="the throwaway server's garbage collector (`kalma-graph neo4j start --gc`)")
@@ -331,11 +339,16 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as handle:
         for row in results:
-            handle.write(json.dumps({**row, "lines": args.lines, "read_ahead": args.read_ahead, "machine": f"{platform.machine()} {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
-                                     **({"note": args.note} if args.note else {})}) + "\n")
+            handle.write(
+                json.dumps(
+                    {**row, "lines": args.lines, "read_ahead": args.read_ahead,
+                     "machine": f"{platform.machine()} {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
+                     **({"note": args.note} if args.note else {})}) + "\n")
     print(f"{'store':<13} {'statements/s':>14} {'p50 ms':>8} {'p95 ms':>8} {'warm p95':>9}")
     for row in results:
-        print(f"{row['store']:<13} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8} {row['one_hop_warm_p95_ms']:>9}")
+        print(
+            f"{row['store']:<13} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8} "
+            f"{row['one_hop_warm_p95_ms']:>9}")
 
 
 if __name__ == "__main__":

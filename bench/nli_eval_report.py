@@ -48,7 +48,8 @@ def ensure_data(data_dir: Path) -> None:
     from kalma_graph.nli.recipe import build_datasets
 
     data = build_datasets(nli_file=SHARED / "data" / "nli" / "_derived" / "nli_pairs.jsonl",
-                          kg_records=records_from_biokalma(SHARED / "data" / "biokalma" / "dataset" / "simple_question_graph.json"))
+                          kg_records=records_from_biokalma(SHARED / "data" / "biokalma" / "dataset"
+                                                           / "simple_question_graph.json"))
     for name in ("mnli_dev", "anli_dev", "kg_dev", "kg_test"):
         write_jsonl(data_dir / f"{name}.jsonl", data[name])
 

@@ -40,7 +40,8 @@ def main() -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    kg = kg_pairs_by_split(records_from_biokalma(SHARED / "data" / "biokalma" / "dataset" / "simple_question_graph.json"))["test"]
+    kg = kg_pairs_by_split(
+        records_from_biokalma(SHARED / "data" / "biokalma" / "dataset" / "simple_question_graph.json"))["test"]
     mnli = nli_portions(read_jsonl(SHARED / "data" / "nli" / "_derived" / "nli_pairs.jsonl"))["mnli_dev"]
     half = args.pairs // 2
     pairs = [(r["premise"], r["hypothesis"]) for r in kg[:half] + mnli[: args.pairs - half]]

@@ -83,8 +83,9 @@ def export(n: int, seed: int, out: Path) -> dict[str, Any]:
     with (out / "items.jsonl").open("w", encoding="utf-8") as f:
         for item in items:
             f.write(json.dumps(item, ensure_ascii=False) + "\n")
-    lines = [f"# Development set: {len(items)} of the paper's complex questions (indices < {HELD_OUT_FROM}, seed {seed})",
-             "", "Rules: ../shared/docs/question-facts-labels.md (asked 2 / relevant 1 / not 0; answerable 2/1/0).", ""]
+    lines = [
+        f"# Development set: {len(items)} of the paper's complex questions (indices < {HELD_OUT_FROM}, seed {seed})",
+        "", "Rules: ../shared/docs/question-facts-labels.md (asked 2 / relevant 1 / not 0; answerable 2/1/0).", ""]
     for item in items:
         lines += [f"## `{item['id']}`", "", f"**{item['question']}**", ""]
         lines += [f"- {f['fid']}: {f['subject']} — {f['relation']} — {f['value']}" for f in item["facts"]]
@@ -111,7 +112,8 @@ def read_labels(path: Path, items: dict[str, dict[str, Any]]) -> dict[str, dict[
             labels = {fid: int(v) for fid, v in row["labels"].items()}
             want = {f["fid"] for f in item["facts"]}
             if set(labels) != want or not set(labels.values()) <= {0, 1, 2}:
-                raise ValueError(f"labels {sorted(set(labels) ^ want)} differ from the item's facts, or a value is not 0/1/2")
+                raise ValueError(
+                    f"labels {sorted(set(labels) ^ want)} differ from the item's facts, or a value is not 0/1/2")
             answerable = int(row["answerable"])
         except (KeyError, ValueError, TypeError) as exc:
             raise SystemExit(f"{path}:{line_no}: {exc!r}") from None
@@ -145,7 +147,8 @@ def settle(folder: Path) -> dict[str, Any]:
             out.write(json.dumps({"id": k, "labels": labels, "answerable": answerable}, ensure_ascii=False) + "\n")
     three = cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
     asked = cohen_kappa([int(x == 2) for x, _ in pairs], [int(y == 2) for _, y in pairs])
-    report = {"items": len(items), "facts": len(pairs), "agreement": round(sum(x == y for x, y in pairs) / len(pairs), 4),
+    report = {"items": len(items), "facts": len(pairs),
+              "agreement": round(sum(x == y for x, y in pairs) / len(pairs), 4),
               "kappa_three_classes": three, "kappa_asked": asked,
               "asked_A": sum(x == 2 for x, _ in pairs), "asked_B": sum(y == 2 for _, y in pairs),
               "asked_settled": sum(x == y == 2 for x, y in pairs),
@@ -199,7 +202,8 @@ def score(folder: Path, answers: Path) -> dict[str, Any]:
             "asked_ceiling_shown": share("asked_shown", "asked"),
             "citation_precision_vs_labels": share("judged_relevant", "judged"),
             "judged_share_of_citations": share("judged", "cited"),
-            "sentences_per_answer": share("sentences", "answers"), "na_sentences_per_answer": share("na_sentences", "answers"),
+            "sentences_per_answer": share("sentences", "answers"),
+            "na_sentences_per_answer": share("na_sentences", "answers"),
             "unanswerable": totals["unanswerable"], "unanswerable_with_na": totals["unanswerable_with_na"],
             "persons_linked": share("persons_linked", "persons"), "seconds_per_answer": share("seconds", "answers"),
             "totals": dict(totals), "per_item": per_item}
@@ -259,17 +263,20 @@ def table(folder: Path) -> str:
     def pct(x: Any) -> str:
         return "n/a" if x is None else f"{100 * x:.1f}"
 
-    rows = ["| strategy | answers | asked recall (ceiling: retrieved) | citation precision vs labels | sentences / answer "
-            "| [NA] sentences / answer | cited sentences fully supported (verifier) | alignment (MiniLM NLI, "
-            "places nothing) | persons linked | s / answer |", "|" + "---|" * 10]
+    rows = [
+        "| strategy | answers | asked recall (ceiling: retrieved) | citation precision vs labels | sentences / answer "
+        "| [NA] sentences / answer | cited sentences fully supported (verifier) | alignment (MiniLM NLI, "
+        "places nothing) | persons linked | s / answer |", "|" + "---|" * 10]
     for run in sorted((folder / "runs").glob("*/score.json")):
         sc = json.loads(run.read_text(encoding="utf-8"))
         ev_path = run.parent / "evaluation" / "results.json"
         ev = json.loads(ev_path.read_text(encoding="utf-8"))["summary"] if ev_path.exists() else {}
-        rows.append(f"| {run.parent.name} | {sc['answers']} | {pct(sc['asked_recall'])} ({pct(sc['asked_ceiling_shown'])}) "
-                    f"| {pct(sc['citation_precision_vs_labels'])} | {sc['sentences_per_answer']:.2f} "
-                    f"| {sc['na_sentences_per_answer']:.2f} | {pct(ev.get('fully_supported_share'))} "
-                    f"| {pct(ev.get('alignment_nli_micro'))} | {pct(sc['persons_linked'])} | {sc['seconds_per_answer']:.1f} |")
+        rows.append(
+            f"| {run.parent.name} | {sc['answers']} | {pct(sc['asked_recall'])} ({pct(sc['asked_ceiling_shown'])}) "
+            f"| {pct(sc['citation_precision_vs_labels'])} | {sc['sentences_per_answer']:.2f} "
+            f"| {sc['na_sentences_per_answer']:.2f} | {pct(ev.get('fully_supported_share'))} "
+            f"| {pct(ev.get('alignment_nli_micro'))} | {pct(sc['persons_linked'])} | "
+            f"{sc['seconds_per_answer']:.1f} |")
     return "\n".join(rows)
 
 

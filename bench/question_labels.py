@@ -75,7 +75,9 @@ def read_labels(path: Path) -> dict[str, dict]:
             try:
                 rows[r["entry_id"]] = {"general_coherent": int(r["general_coherent"]),
                                        "specific_consistent": int(r["specific_consistent"]),
-                                       "gold_asked": {int(x) for x in (r.get("gold_asked") or "").replace(" ", "").split(",") if x}}
+                                       "gold_asked": {int(x)
+                                                      for x in (r.get("gold_asked") or "").replace(" ", "").split(",")
+                                                      if x}}
             except (KeyError, ValueError) as exc:
                 raise SystemExit(f"{path}:{line}: {exc!r}") from None
     return rows
@@ -86,7 +88,8 @@ def score(folder: Path, store_uri: str | None = None) -> dict:
     from bench.verifier_eval import kappa
     from kalma_graph.biokalma.consistency import question_gold
 
-    items = {i["entry_id"]: i for i in map(json.loads, (folder / "items.jsonl").read_text(encoding="utf-8").splitlines())}
+    items = {i["entry_id"]: i
+             for i in map(json.loads, (folder / "items.jsonl").read_text(encoding="utf-8").splitlines())}
     a, b = (read_labels(folder / f"labels_{name}.csv") for name in ("A", "B"))
     ids = [k for k in items if k in a and k in b]
     missing = sorted(set(items) - set(ids))
@@ -122,15 +125,19 @@ def score(folder: Path, store_uri: str | None = None) -> dict:
         "entries": len(ids), "missing": missing, "gold_triples": gold_total,
         "A": shares(a), "B": shares(b), "settled": shares(settled),
         "kappa": {
-            "general_coherent": kappa({k: a[k]["general_coherent"] for k in ids}, {k: b[k]["general_coherent"] for k in ids}),
+            "general_coherent": kappa({k: a[k]["general_coherent"] for k in ids},
+                                      {k: b[k]["general_coherent"] for k in ids}),
             "specific_consistent": kappa({k: a[k]["specific_consistent"] for k in ids},
                                          {k: b[k]["specific_consistent"] for k in ids}),
             "gold_asked": kappa({t: int(t[1] in a[t[0]]["gold_asked"]) for t in triple_keys},
                                 {t: int(t[1] in b[t[0]]["gold_asked"]) for t in triple_keys}),
         },
         "build_check_vs_settled": {"agree": agree, "of": len(ids), "graph": store_uri,
-                                   "build_consistent_annotators_not": sorted(k for k in ids if build[k] and not settled[k]["specific_consistent"]),
-                                   "annotators_consistent_build_not": sorted(k for k in ids if settled[k]["specific_consistent"] and not build[k])},
+                                   "build_consistent_annotators_not": sorted(k for k in ids if build[k]
+                                                                             and not settled[k]["specific_consistent"]),
+                                   "annotators_consistent_build_not": sorted(k for k in ids
+                                                                             if settled[k]["specific_consistent"]
+                                                                             and not build[k])},
         "incoherent_general": sorted(k for k in ids if not settled[k]["general_coherent"]),
         "inconsistent_specific": sorted(k for k in ids if not settled[k]["specific_consistent"]),
     }
@@ -150,7 +157,8 @@ def main() -> None:
     sc.add_argument("folder", type=Path)
     sc.add_argument("--store", help="the graph the dataset was built from (the check probes the persons' relations)")
     args = parser.parse_args()
-    result = export(args.dataset, args.n, args.seed, args.out) if args.command == "export" else score(args.folder, args.store)
+    result = (export(args.dataset, args.n, args.seed, args.out) if args.command == "export"
+              else score(args.folder, args.store))
     print(json.dumps(result, indent=2, ensure_ascii=False))
 
 

@@ -55,19 +55,22 @@ REPO = Path(__file__).resolve().parents[1]
 FILES = [REPO / "dumps/biokalma/simple_question_graph.json.gz", REPO / "dumps/biokalma/complex_question_graph.json.gz"]
 BUILT = REPO / "dumps/biokalma_built/biokalma_built.questions.jsonl"
 SIMPLEQUESTIONS = REPO / "dumps/kgqa/simplequestions_wikidata_test_answerable.sample.txt"
-BUNDLED = [REPO / "dumps/wikidata_sample.jsonl.gz", REPO / "dumps/biokalma_records.jsonl.gz", REPO / "dumps/freebase_sample.nt.gz"]
+BUNDLED = [REPO / "dumps/wikidata_sample.jsonl.gz", REPO / "dumps/biokalma_records.jsonl.gz",
+           REPO / "dumps/freebase_sample.nt.gz"]
 
 CATEGORIES = {
     "equal": "same QID set",
     "theirs_empty": "the release lists no entity; we selected some",
     "missing_not_named": "a released entity is not named in the question at all",
-    "missing_relative": "a released entity is only referred to through a relative ('Ian Khama ... his father'): only a word of its name occurs",
+    "missing_relative": "a released entity is only referred to through a relative ('Ian Khama ... his father'): only a "
+                        "word of its name occurs",
     "missing_ner": "a released entity is named in the question but no mention was found there",
     "missing_type_filter": "a mention was found, but the type filter removed it (NER label wrong for the entity)",
     "missing_other_candidate": "a mention was found, but another entity of that name was selected",
     "missing_span": "the entity's name occurs, but the mention there has other bounds ('Cao Pi and Cao Cao')",
     "extra_person": "we also selected a person the release does not list",
-    "extra_non_person": "we also selected an entity not typed human (place, organisation, work, or a person without P31)",
+    "extra_non_person": "we also selected an entity not typed human "
+                        "(place, organisation, work, or a person without P31)",
 }
 
 
@@ -75,7 +78,8 @@ def _occurs(name: str, text: str) -> re.Match | None:
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) if name else None
 
 
-def classify(question: str, theirs: set[str], ours: set[str], linked, names: dict[str, list[str]], humans: set[str]) -> list[str]:
+def classify(question: str, theirs: set[str], ours: set[str], linked, names: dict[str, list[str]],
+             humans: set[str]) -> list[str]:
     """Categories of the differences of one question (several may apply; 'equal' alone)."""
     if theirs == ours:
         return ["equal"]
@@ -191,8 +195,10 @@ def run_released(store, retriever: Retriever, files, limit: int | None, sample: 
                             "question": question,
                             "theirs": sorted(theirs),
                             "ours": sorted(ours),
-                            "mentions": [(lm.mention, lm.ner_label, lm.source, lm.selected.id if lm.selected else None, lm.reason)
-                                         for lm in linked],
+                            "mentions": [
+                                (lm.mention, lm.ner_label, lm.source,
+                                 lm.selected.id if lm.selected else None, lm.reason)
+                                for lm in linked],
                         }
                     )
         n = len(data)
@@ -211,7 +217,8 @@ def run_released(store, retriever: Retriever, files, limit: int | None, sample: 
 
 def run_built(store, retriever: Retriever, path: Path, limit: int | None) -> dict:
     """Per variant: both reference persons linked, among the questions that name both verbatim."""
-    questions = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()][: limit or None]
+    questions = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.strip()][: limit or None]
     names = {e.id: e.name for e in store.get_entities({q for row in questions for q in row["reference_qids"]})}
     out = {}
     for variant in ("general", "specific"):
@@ -231,8 +238,9 @@ def run_built(store, retriever: Retriever, path: Path, limit: int | None) -> dic
                 named_both_linked += len(hit) == len(refs)
                 if len(hit) != len(refs):
                     misses.append({"id": row["id"], "question": text, "reference_qids": refs, "ours": sorted(ours),
-                                   "mentions": [(lm.mention, lm.ner_label, lm.source, lm.selected.id if lm.selected else None,
-                                                 lm.reason) for lm in linked]})
+                                   "mentions": [
+                                       (lm.mention, lm.ner_label, lm.source, lm.selected.id if lm.selected else None,
+                                        lm.reason) for lm in linked]})
         n = len(questions)
         out[variant] = {
             "questions": n,

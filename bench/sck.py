@@ -4,10 +4,10 @@
     python bench/sck.py --store embedded:PATH    # a store that already holds the sample dumps
 
 Ten questions are taken verbatim from the released BioKaLMA general questions
-(dumps/biokalma/simple_question_graph.json.gz; without the `question: ` prefix some carry). Their answers are written by hand, one claim per
-sentence, mostly true by the graph, with one sentence per answer that the graph contradicts (a wrong
-birthplace or religion) and a few that it cannot decide; each sentence carries our label against the
-graph (A / E / C). The NLI judge's rules were settled while looking at the first six (PAIRS); the
+(dumps/biokalma/simple_question_graph.json.gz; without the `question: ` prefix some carry). Their
+answers are written by hand, one claim per sentence, mostly true by the graph, with one sentence per answer that the
+graph contradicts (a wrong birthplace or religion) and a few that it cannot decide; each sentence carries our label
+against the graph (A / E / C). The NLI judge's rules were settled while looking at the first six (PAIRS); the
 other four (PAIRS_HELDOUT) were written afterwards and are reported separately. The script scores
 them with the default settings (NLI judge and NLI intents, the shared nli-minilm-l6-v1 model),
 prints the per-answer scores and the judge's agreement with the hand labels, measures answers per
@@ -180,7 +180,9 @@ def bench_store(uri: str | None):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default=None)
-    parser.add_argument("--nli", default=os.environ.get("KALMA_NLI_MODEL") or str(REPO.parent / "shared/models/nli-minilm-l6-v1"))
+    parser.add_argument("--nli",
+                        default=os.environ.get("KALMA_NLI_MODEL")
+                        or str(REPO.parent / "shared/models/nli-minilm-l6-v1"))
     parser.add_argument("--judge", choices=["nli", "llm", "verifier"], default="nli")
     parser.add_argument("--model", default=None, help="GGUF for --judge llm")
     parser.add_argument("--out", default=None, help="Output directory (default: a temporary one)")
@@ -210,7 +212,8 @@ def main() -> None:
         row = json.loads(line)
         judged.setdefault(row["id"], []).append(LABEL_OF[row["prediction"]])
     print(f"\nstore {store.uri}; models loaded in {load_seconds:.1f} s; output {out / 'run'}\n")
-    print(f"{'id':12} {'intent':15} {'SCK':>5} {'S':>5} {'C':>5} {'K':>5} {'VE':>5} {'ER':>5} {'Attr':>5}  gold / judged")
+    print(
+        f"{'id':12} {'intent':15} {'SCK':>5} {'S':>5} {'C':>5} {'K':>5} {'VE':>5} {'ER':>5} {'Attr':>5}  gold / judged")
     fmt = lambda v: "  n/a" if v is None else f"{v:5.2f}"  # noqa: E731
     agreement: dict[str, dict] = {}
     for split, rid, _, ss in sets:
@@ -218,7 +221,8 @@ def main() -> None:
         gold = [label for _, label in ss]
         print(f"{rid:12} {str(row['intent']):15} " + " ".join(fmt(row[c]) for c in
               ("sck", "s", "c", "k", "ve", "er", "kg_attr")) + f"  {''.join(gold)} / {''.join(judged[rid])}")
-        block = agreement.setdefault(split, {"agree": 0, "n": 0, "confusion": {g: {p: 0 for p in "AEC-"} for g in "AEC"}})
+        block = agreement.setdefault(split,
+                                     {"agree": 0, "n": 0, "confusion": {g: {p: 0 for p in "AEC-"} for g in "AEC"}})
         for g, p in zip(gold, judged[rid]):
             block["agree"] += g == p
             block["n"] += 1

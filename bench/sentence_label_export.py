@@ -39,8 +39,9 @@ def main() -> None:
                 items.append({"item_id": f"{digest[:10]}-{position}", "split": "check", "run": args.answers,
                               "answer_id": scored.id, "question": scored.question, "previous_sentence": previous,
                               "sentence": s.clean_text, "sentence_with_marks": s.text,
-                              "citations": [{"index": i, "qid": c.qid, "subject": scored.subject_names.get(c.qid, c.qid),
-                                             "relation": c.prop, "value": c.value} for i, c in enumerate(s.citations)]})
+                              "citations": [
+                                  {"index": i, "qid": c.qid, "subject": scored.subject_names.get(c.qid, c.qid),
+                                   "relation": c.prop, "value": c.value} for i, c in enumerate(s.citations)]})
             previous = s.clean_text
     chosen = sorted(random.Random(args.seed).sample(items, min(args.n, len(items))), key=lambda i: i["item_id"])
     out = Path(args.out)

@@ -34,12 +34,15 @@ def main() -> None:
     structural = Verifier()
     acc = {"structure": 0, "calibrated": 0}
     for p in test:
-        acc["structure"] += (structural.verify(p.answer).sentences[0].citations[0].verdict == "supported") == bool(p.label)
-        acc["calibrated"] += (calibrated.verify(p.answer).sentences[0].citations[0].verdict == "supported") == bool(p.label)
+        acc["structure"] += ((structural.verify(p.answer).sentences[0].citations[0].verdict == "supported")
+                             == bool(p.label))
+        acc["calibrated"] += ((calibrated.verify(p.answer).sentences[0].citations[0].verdict == "supported")
+                              == bool(p.label))
     print(json.dumps({"train_pairs": len(train), "test_pairs": len(test), "kinds": fitted["kinds"],
                       "structure_accuracy_train": fitted["structure_accuracy_on_pairs"],
                       **{f"{k}_accuracy_test_pairs": round(v / len(test), 4) for k, v in acc.items()},
-                      "weights": dict(zip(fitted["features"] + ["bias"], [round(w, 3) for w in fitted["weights"]]))}, indent=1))
+                      "weights": dict(zip(fitted["features"] + ["bias"], [round(w, 3) for w in fitted["weights"]]))},
+                     indent=1))
 
 
 if __name__ == "__main__":

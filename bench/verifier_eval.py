@@ -28,10 +28,13 @@ LABELS = Path("bench/results/verifier/labels")
 def settled(split: str) -> tuple[dict, dict[tuple[str, str], float]]:
     a, b = (read_pass(LABELS / f"labels_{split}_{name}.csv") for name in ("A", "B"))
     merged = {k: min(a[k], b[k]) for k in a if k in b}
-    agree = {"citations": kappa({k: v for k, v in a.items() if k[1] != "full"}, {k: v for k, v in b.items() if k[1] != "full"}),
-             "supported": kappa({k: int(v == 2) for k, v in a.items() if k[1] != "full"},
-                                {k: int(v == 2) for k, v in b.items() if k[1] != "full"}),
-             "full": kappa({k: v for k, v in a.items() if k[1] == "full"}, {k: v for k, v in b.items() if k[1] == "full"})}
+    agree = {
+        "citations": kappa({k: v for k, v in a.items() if k[1] != "full"},
+                           {k: v for k, v in b.items() if k[1] != "full"}),
+        "supported": kappa({k: int(v == 2) for k, v in a.items() if k[1] != "full"},
+                           {k: int(v == 2) for k, v in b.items() if k[1] != "full"}),
+        "full": kappa({k: v for k, v in a.items() if k[1] == "full"},
+                      {k: v for k, v in b.items() if k[1] == "full"})}
     return agree, merged
 
 

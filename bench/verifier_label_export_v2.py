@@ -210,7 +210,8 @@ def write_markdown(path: Path, items: list[dict]) -> int:
         if item["citations"]:
             lines.append("")
         lines += ["Labels: " + ", ".join([f"citation {c['index']} (0/1/2)" for c in item["citations"]]
-                                         + ["full (0/1)"] + (["contradicted (0/1)"] if not item["citations"] else [])), ""]
+                                         + ["full (0/1)"]
+                                         + (["contradicted (0/1)"] if not item["citations"] else [])), ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(lines)
 
@@ -324,7 +325,8 @@ def main() -> None:
             "attribute-first-dev": "attribute-first strategy, development questions",
             CHATBOT: "hand-written chatbot answers, no citations"}
     rows = "\n".join(f"| `{s}` | {what[s]} | " + " | ".join(
-        f"{table[s][sp]['answers']} / {table[s][sp]['sentences']} / {table[s][sp]['citations']}" for sp in ("dev", "test"))
+        f"{table[s][sp]['answers']} / {table[s][sp]['sentences']} / {table[s][sp]['citations']}"
+        for sp in ("dev", "test"))
         + " |" for s in SOURCES)
     (out / "README.md").write_text(README.replace("{rows}", rows), encoding="utf-8")
 

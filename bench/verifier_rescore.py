@@ -2,7 +2,8 @@
 reports hold (MiniLM `nli-minilm-l6-v1`). Prints a Markdown table; appends to bench/results/verifier/rescore.jsonl;
 with --section, writes the Table 3 section that docs/results.md includes (`reporting/paper.py`).
 
-    python bench/verifier_rescore.py bench/results/paper/table3/qwen*/ --section bench/results/paper/table3/verifier_rescore.md
+    python bench/verifier_rescore.py bench/results/paper/table3/qwen*/ \
+        --section bench/results/paper/table3/verifier_rescore.md
 """
 
 

@@ -8,9 +8,13 @@ once (`kalma_graph.cli.common.main_errors`, wrapped round every command group): 
 
 | exit | class | meaning |
 |---|---|---|
-| 1 | `KalmaError` | the command failed for a reason that is not its input: a tool or server it needs (java, Maven, a Neo4j server that does not start, a jar that does not match its pin) |
-| 2 | `BadInputError` | bad input or state: an option, an input file (`file:line: why`), a store, a model, or an output directory left by another run, that the command cannot use as given; the message says what to change |
+| 1 | `KalmaError` | the command failed for a reason that is not its input: a tool or server it needs |
+| 2 | `BadInputError` | bad input or state that the command cannot use as given; the message says what to change |
 | 130 | `RunInterrupted` | stopped by Ctrl-C / SIGTERM after saving what was done; the same command resumes |
+
+A tool or server it needs: java, Maven, a Neo4j server that does not start, a jar that does not match its
+pin. Bad input or state: an option, an input file (`file:line: why`), a store, a model, or an output
+directory left by another run.
 
 Exits that are not errors of this table: 0 success; 1 when a check a command runs says no (`models verify`
 on a mismatch, `answer` when a question failed); 2 for click's own usage errors (an unknown option, a bad

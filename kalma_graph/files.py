@@ -242,7 +242,8 @@ def atomic_write_json(path: PathLike, data: Any, *, indent: int | None = 2, sort
 # --- resuming: the same settings or a refusal -------------------------------------------------------
 
 
-def settings_differ(previous: Mapping[str, Any], current: Mapping[str, Any], *, ignore: Iterable[str] = ()) -> list[str]:
+def settings_differ(previous: Mapping[str, Any], current: Mapping[str, Any], *,
+                    ignore: Iterable[str] = ()) -> list[str]:
     """The settings of `current` whose value differs in `previous`, sorted. A key `previous` lacks counts as
     None (a setting added since it was written), so a new setting at its default does not strand old output.
 

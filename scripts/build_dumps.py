@@ -368,7 +368,9 @@ class Inputs:
         self.sq = kg / "askplatypus+wikidata-simplequestions"
         self.mintaka = kg / "amazon-science+mintaka"
         self.biokalma = self.data / "biokalma"
-        missing = [p for p in (self.codex, self.fb237, self.props, self.sq, self.mintaka, self.biokalma) if not p.exists()]
+        missing = [p
+                   for p in (self.codex, self.fb237, self.props, self.sq, self.mintaka, self.biokalma)
+                   if not p.exists()]
         if missing:
             raise SystemExit(f"missing input folders: {', '.join(map(str, missing))}")
 
@@ -495,7 +497,8 @@ class WikidataSample:
             qid = v.get("wikidata_id")
             if not qid or not re.fullmatch(r"Q\d+", qid):
                 continue
-            self._add_name(qid, v.get("label", ""), "fb15k237-map", v.get("alternatives") or [], v.get("description") or "")
+            self._add_name(qid, v.get("label", ""), "fb15k237-map", v.get("alternatives") or [],
+                           v.get("description") or "")
             url = v.get("wikipedia") or ""
             if url.startswith("https://en.wikipedia.org/wiki/") and qid not in self.enwiki:
                 self.enwiki[qid] = unquote(url.rsplit("/wiki/", 1)[1]).replace("_", " ")
@@ -737,11 +740,14 @@ class WikidataSample:
         st["entities_labelled"] = len(items) - len(unlabelled)
         st["entities_unlabelled"] = len(unlabelled)
         st["codex_s_entities_unlabelled"] = sum(1 for q in self.codex_s_entities if q not in self.label)
-        st["labels_by_source"] = dict(sorted(collections.Counter(self.label_src[q] for q in items if q in self.label).items()))
+        st["labels_by_source"] = dict(
+            sorted(collections.Counter(self.label_src[q] for q in items if q in self.label).items()))
         # where the sources disagreed and the first label was a defect: what was taken instead
         st["labels_corrected"] = {q: f"{bad!r} ({bad_src}) -> {good!r} ({good_src})"
-                                  for q, (bad, good, bad_src, good_src) in sorted(self.corrected_labels.items(), key=lambda kv: qnum(kv[0]))}
-        st["labels_still_defective"] = {q: self.label[q] for q in items if q in self.label and label_defect(self.label[q])}
+                                  for q, (bad, good, bad_src, good_src) in sorted(self.corrected_labels.items(),
+                                                                                  key=lambda kv: qnum(kv[0]))}
+        st["labels_still_defective"] = {q: self.label[q] for q in items if q in self.label
+                                        and label_defect(self.label[q])}
         st["entities_with_description"] = sum(1 for q in items if q in self.desc)
         by_source = collections.Counter(self.desc_src[q] for q in items if q in self.desc)
         st["descriptions_by_source"] = dict(sorted(by_source.items()))
@@ -915,7 +921,8 @@ class WikidataSample:
             stmts = []
             for kind, value in sorted(self.claims[qid][pid], key=lambda kv: (kv[0], str(kv[1]))):
                 if kind == "item":
-                    dv = {"value": {"entity-type": "item", "numeric-id": qnum(value), "id": value}, "type": "wikibase-entityid"}
+                    dv = {"value": {"entity-type": "item", "numeric-id": qnum(value), "id": value},
+                          "type": "wikibase-entityid"}
                     dt = "wikibase-item"
                 else:
                     wd_time, precision, _ = value
@@ -1198,7 +1205,8 @@ def write_kgqa(inp: Inputs, wd: WikidataSample, fb: FreebaseSample, out: Path) -
     stats["mintaka_dev_all_entities_in_sample"] = len(full)
     stats["mintaka_dev_some_question_entity_in_sample"] = len(partial)
     stats["mintaka_dev_kept"] = len(chosen)
-    stats["mintaka_kept_complexity_types"] = dict(sorted(collections.Counter(q.get("complexityType") for q in chosen).items()))
+    stats["mintaka_kept_complexity_types"] = dict(
+        sorted(collections.Counter(q.get("complexityType") for q in chosen).items()))
     for name, src in (
         ("SimpleQuestions-LICENSE.txt", inp.sq / "LICENSE.txt"),
         ("SimpleQuestions-README.txt", inp.sq / "SimpleQuestions_v2" / "README.txt"),
@@ -1286,7 +1294,8 @@ def file_table(out: Path) -> tuple[str, int]:
     return "\n".join(rows), total
 
 
-def write_sources(out: Path, inp: Inputs, wd: WikidataSample, fb: FreebaseSample, kq: dict, lic: list[str], counts: dict) -> int:
+def write_sources(out: Path, inp: Inputs, wd: WikidataSample, fb: FreebaseSample, kq: dict, lic: list[str],
+                  counts: dict) -> int:
     prov = inp.provenance()
 
     def origin(repo: str) -> str:
@@ -1295,7 +1304,8 @@ def write_sources(out: Path, inp: Inputs, wd: WikidataSample, fb: FreebaseSample
     w, f = wd.stats, fb.stats
     table, total = file_table(out)
     shared_examples = "; ".join(f"{k!r}: {', '.join(v)}" for k, v in w["shared_label_examples"].items())
-    ds_map, ds_codex, ds_composed = (w["descriptions_by_source"].get(k, 0) for k in ("fb15k237-map", "codex-types", "composed"))
+    ds_map, ds_codex, ds_composed = (w["descriptions_by_source"].get(k, 0)
+                                     for k in ("fb15k237-map", "codex-types", "composed"))
     examples = "\n".join(
         f"- {q} {wd.label[q]}: \"{wd.desc[q]}\" — from `{' '.join(wd.desc_facts[q][1])}`"
         for q in wd.description_examples())
@@ -1341,15 +1351,20 @@ Counts: **{fmt(w['entities'])} items**, {fmt(w['properties'])} properties, **{fm
 ({', '.join(f'{k}: {fmt(v)}' for k, v in w['statements_by_source'].items())}).
 Labelled items: {fmt(w['entities_labelled'])}; **unlabelled: {fmt(w['entities_unlabelled'])}**
 (of which {fmt(w['codex_s_entities_unlabelled'])} are CoDEx-S entities; CoDEx's own `entities.json`
-with labels was not available). Labels by source: {', '.join(f'{k}: {fmt(v)}' for k, v in w['labels_by_source'].items())}.
+with labels was not available). Labels by source: \
+{', '.join(f'{k}: {fmt(v)}' for k, v in w['labels_by_source'].items())}.
 Where the sources disagree and the first one's label is a defect (a token doubled without a space), the
-clean one is taken: {'; '.join(f'`{q}` {v}' for q, v in w['labels_corrected'].items()) or 'none'}; labels still defective:
-{fmt(len(w['labels_still_defective']))}. Items that no bundled source labels stay unlabelled (the graph knows them by id only,
+clean one is taken: {'; '.join(f'`{q}` {v}' for q, v in w['labels_corrected'].items()) or 'none'}; labels still \
+defective:
+{fmt(len(w['labels_still_defective']))}. Items that no bundled source labels stay unlabelled (the graph knows them by \
+id only,
 and a knowledge block leaves them out): {fmt(w['entities_unlabelled'])}.
 With an English description: {fmt(w['entities_with_description'])} — source text {fmt(ds_map + ds_codex)}
 (FB15k-237→Wikidata map: {fmt(ds_map)}, CoDEx types: {fmt(ds_codex)}), **composed: {fmt(ds_composed)}**
-(see "Descriptions" below); without a description: {fmt(w['entities_without_description'])}. All {fmt(w['biokalma_persons_with_description'])} BioKaLMA persons have one
-({', '.join(f'{k}: {fmt(v)}' for k, v in w['biokalma_persons_description_by_source'].items())}). With aliases: {fmt(w['entities_with_aliases'])}.
+(see "Descriptions" below); without a description: {fmt(w['entities_without_description'])}. All \
+{fmt(w['biokalma_persons_with_description'])} BioKaLMA persons have one
+({', '.join(f'{k}: {fmt(v)}' for k, v in w['biokalma_persons_description_by_source'].items())}). With aliases: \
+{fmt(w['entities_with_aliases'])}.
 **Same-name entities**: {fmt(w['shared_labels'])} English labels are shared by two or more items
 ({fmt(w['entities_sharing_a_label'])} items); counting aliases too, {fmt(w['shared_names_label_or_alias'])} names are
 shared ({fmt(w['entities_sharing_a_name'])} items). Examples: {shared_examples}.
@@ -1362,7 +1377,8 @@ How it is derived:
    ({origin('wvanderp/wikidata-properties')}): exact label, else a fixed table of older labels of the
    same PIDs (`LABEL_RENAMES` in the script, each checked against the list's current label, e.g.
    "notable works" → P800 "notable work", "succeeds" → P1365 "replaces", "surname" → P734 "family name"),
-   else a unique alias (e.g. "alma mater" → P69 "educated at"). Unmapped labels: {w['biokalma_unmapped_property_labels'] or 'none'}.
+   else a unique alias (e.g. "alma mater" → P69 "educated at"). Unmapped labels: \
+{w['biokalma_unmapped_property_labels'] or 'none'}.
    Every mapped property is item-valued (`WikibaseItem`) in the list, so no BioKaLMA value is written as a
    string datavalue ({fmt(w['biokalma_non_item_values'])} non-item values).
    Values are labels. A value becomes an item claim only when its label is the English label of exactly one
@@ -1377,7 +1393,8 @@ How it is derived:
    languages. A review of the linked pairs found one remaining homonym, rejected explicitly
    (`REVIEWED_REJECTS`: position held "cardinal" ≠ Q1426821 the colour). Linking stays label-based: a value
    whose true item is absent from the sources can still meet a same-named item (the review found none
-   beyond the one above, but it checked descriptions, not every fact). **Linked: {fmt(w['biokalma_item_claims_linked'])} claims. Dropped from the Wikidata sample:
+   beyond the one above, but it checked descriptions, not every fact). **Linked: \
+{fmt(w['biokalma_item_claims_linked'])} claims. Dropped from the Wikidata sample:
    {fmt(w['biokalma_item_claims_dropped'])} item claims** (no QID is ever minted) — by reason:
    {w['biokalma_dropped_by_reason']}; top properties: {w['biokalma_dropped_by_property']}.
    The dropped claims are all kept, as labels, in `biokalma_records.jsonl.gz`.
@@ -1390,14 +1407,17 @@ How it is derived:
 2. **CoDEx-S**, all splits (`data/triples/codex-s/{{train,valid,test}}.txt`, {origin('tsafavi/codex')}):
    {fmt(w['codex_s_triples_read'])} QID–PID–QID triples over {fmt(w['codex_s_entities'])} entities →
    {fmt(w['codex_s_statements'])} distinct statements.
-3. **SimpleQuestions-Wikidata** (`annotated_wd_data_test_answerable.txt`, {origin('askplatypus/wikidata-simplequestions')}):
+3. **SimpleQuestions-Wikidata** (`annotated_wd_data_test_answerable.txt`, \
+{origin('askplatypus/wikidata-simplequestions')}):
    the first {SQ_WD_ROWS} rows whose subject and answer both have a known English label
    ({fmt(w['sq_wd_rows_both_labelled'])} of {fmt(w['sq_wd_rows_read'])} rows qualify) contribute their triple
-   (`Rxxx` = inverse of `Pxxx`, written as object `Pxxx` subject); these rows are `kgqa/simplequestions_wikidata_test_answerable.sample.txt`,
+   (`Rxxx` = inverse of `Pxxx`, written as object `Pxxx` subject); these rows are \
+`kgqa/simplequestions_wikidata_test_answerable.sample.txt`,
    so each sampled question is answerable from the dump. New statements: {fmt(w['sq_wd_statements_added'])}.
 4. **CoDEx-M (all splits) and CoDEx-L (valid, test)** triples with a BioKaLMA person at one end and, at the
    other, an entity already in the sample or with a known label: {fmt(w['codex_ml_biokalma_statements'])} statements.
-5. CoDEx-M/L triples whose both ends are already in the sample (adds no entity): {fmt(w['codex_ml_induced_statements'])} statements.
+5. CoDEx-M/L triples whose both ends are already in the sample (adds no entity): \
+{fmt(w['codex_ml_induced_statements'])} statements.
 6. **Types**: CoDEx `data/types/entity2types.json` types of every entity in the sample → P31 claims
    ({fmt(w['codex_type_statements'])}); the type items are labelled from `data/types/en/types.json`. Caveat: CoDEx
    calls these "Wikidata type IDs" without naming the property; for most entities they are `instance of`
@@ -1416,7 +1436,8 @@ FB15k-237→Wikidata map, **{fmt(ds_codex)}** type items from CoDEx `data/types/
 of Wikidata descriptions was available (CoDEx's `entities.json` was not), which left most BioKaLMA persons
 undescribed.
 
-**Composed: {fmt(ds_composed)}** items ({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_by_rule'].items())}), written in the item
+**Composed: {fmt(ds_composed)}** items \
+({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_by_rule'].items())}), written in the item
 JSON exactly where Wikidata puts a description (`descriptions.en`) and in the N-Triples as `schema:description`,
 so a reader cannot tell them apart from source text there: the marking is
 `wikidata_sample.composed_descriptions.tsv` (`qid`, `description`, `rule`, `from_claims`: every claim used, as
@@ -1430,9 +1451,12 @@ Wikidata's English descriptions:
     adjective such as "United States of America" → "American", or "from the Qing dynasty" where an adjective
     would be a guess). It is used only when every country of citizenship the item has is labelled, in the
     table and worded the same (e.g. "United Kingdom" and "Kingdom of Great Britain" → "British"); otherwise it
-    is left out rather than one country picked: for {fmt(w['descriptions_composed_humans_countries_worded_differently'])} humans whose countries are worded differently
-    (e.g. "Soviet Union" and "Russian Empire") and {fmt(w['descriptions_composed_humans_country_not_in_table'])} with a country outside the table or unlabelled
-    ({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_country_not_in_table'].items())}; QIDs are unlabelled countries).
+    is left out rather than one country picked: for \
+{fmt(w['descriptions_composed_humans_countries_worded_differently'])} humans whose countries are worded differently
+    (e.g. "Soviet Union" and "Russian Empire") and {fmt(w['descriptions_composed_humans_country_not_in_table'])} with \
+a country outside the table or unlabelled
+    ({', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_country_not_in_table'].items())}; QIDs are \
+unlabelled countries).
   - Occupations (P106): at most {MAX_OCCUPATIONS} labelled ones, in a stable order — the one the BioKaLMA record
     names first, then those held by more humans in the sample, then the lower QID; an occupation whose label
     begins or ends with a chosen one's is skipped ("screenwriter" after "writer"). With none: "person".
@@ -1440,12 +1464,14 @@ Wikidata's English descriptions:
     "(551–479 BCE)", "(44 BCE–23 CE)". A side is left out when its values disagree, or when it is a
     year-precision value on a round hundred (BioKaLMA gives no precision, so "-1300-01-01" may be the 13th
     century BCE); both are left out when the death year is before the birth year.
-  - Parts used: {', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_human_parts'].items())} of {fmt(w['descriptions_composed_by_rule'].get('human', 0))}.
+  - Parts used: {', '.join(f'{k}: {fmt(v)}' for k, v in w['descriptions_composed_human_parts'].items())} of \
+{fmt(w['descriptions_composed_by_rule'].get('human', 0))}.
 - **type**: any other item with a labelled P31 value: that type's English label (the type most used in the sample,
   then the lower QID; never the item's own label), e.g. "international organization". Nothing finer ("city in
   Texas") is inferred. The CoDEx caveat of step 6 applies: for a class-like item the type may be a `subclass of`
   parent, so "profession" for an occupation item reads as "a kind of profession".
-- Anything else keeps no description: {fmt(w['entities_without_description'])} items ({', '.join(f'{k}: {fmt(v)}' for k, v in w['entities_without_description_by_reason'].items())}; "no claims" are items
+- Anything else keeps no description: {fmt(w['entities_without_description'])} items \
+({', '.join(f'{k}: {fmt(v)}' for k, v in w['entities_without_description_by_reason'].items())}; "no claims" are items
   that only occur as values).
 
 A composed description is only as right as the claims it is made from (e.g. a BioKaLMA date
@@ -1470,7 +1496,8 @@ The same content as Wikidata truthy N-Triples ({fmt(counts['wikidata_nt_lines'])
 
 ## `wikidata_sample.composed_descriptions.tsv`
 
-The {fmt(counts['composed_descriptions'])} composed descriptions of the Wikidata sample (see "Descriptions" above), one per line after a
+The {fmt(counts['composed_descriptions'])} composed descriptions of the Wikidata sample (see "Descriptions" above), \
+one per line after a
 header, sorted by numeric QID: `qid`, `description`, `rule` (`human` or `type`), `from_claims` (the item's claims
 the text was composed from). Same licences as `wikidata_sample.jsonl.gz`.
 
@@ -1478,7 +1505,8 @@ the text was composed from). Same licences as `wikidata_sample.jsonl.gz`.
 
 Freebase N-Triples from FB15k-237 `valid.txt` + `test.txt` ({origin('villmow/datasets_knowledge_embedding')}),
 {fmt(f['fb15k237_triples_read'])} rows → {fmt(f['fb15k237_triples_distinct'])} distinct triples over
-**{fmt(f['entities'])} entities** and {fmt(f['relations'])} relations, plus {fmt(f['sq_fb_triples_added'])} triples of the
+**{fmt(f['entities'])} entities** and {fmt(f['relations'])} relations, plus {fmt(f['sq_fb_triples_added'])} triples of \
+the
 sampled SimpleQuestions (Freebase) rows (both ends already in the sample). **{fmt(f['statements'])} statements**,
 {fmt(f['lines'])} lines.
 
@@ -1491,14 +1519,19 @@ sampled SimpleQuestions (Freebase) rows (both ends already in the sample). **{fm
   nodes for {fmt(f['cvt_relations'])} CVT relations. FB15k-237 does not say which facts shared a CVT in Freebase, so
   every triple gets its own node. CVT nodes have no `type.object.name`; readers flag such mid-path nodes as CVT.
 - Names: `type.object.name` `@en` from kg-bert `data/FB15k-237/entity2text.txt` (fallback `FB15k_mid2name.txt`,
-  underscores → spaces; {origin('yao8839836/kg-bert')}): {fmt(f['entities_named'])} named, **{fmt(f['entities_unnamed'])} unnamed**.
+  underscores → spaces; {origin('yao8839836/kg-bert')}): {fmt(f['entities_named'])} named, \
+**{fmt(f['entities_unnamed'])} unnamed**.
   {fmt(f['shared_names'])} names are shared by two or more MIDs ({fmt(f['entities_sharing_a_name'])} MIDs).
 - Descriptions: kg-bert's `entity2text.txt` holds names, not descriptions (its long-text file was not available), so
   `common.topic.description` `@en` comes from the **Wikidata** description in the FB15k-237→Wikidata map for
-  {fmt(f['entities_with_description'])} of {fmt(f['entities'])} MIDs — Wikidata text (CC0), not Freebase's own description. The other
-  {fmt(f['entities_without_description'])} have none ({fmt(f['undescribed_in_the_fb15k237_map'])} are in the map without a description); nothing is composed for Freebase
-  ({fmt(f['undescribed_with_a_composed_wikidata_twin'])} of them map to a Wikidata-sample item with a composed description).
-- No `type.object.type` triples (FB15k-237 has none). OpenKE `benchmarks/FB15K237` ({origin('thunlp/OpenKE')}; no licence
+  {fmt(f['entities_with_description'])} of {fmt(f['entities'])} MIDs — Wikidata text (CC0), not Freebase's own \
+description. The other
+  {fmt(f['entities_without_description'])} have none ({fmt(f['undescribed_in_the_fb15k237_map'])} are in the map \
+without a description); nothing is composed for Freebase
+  ({fmt(f['undescribed_with_a_composed_wikidata_twin'])} of them map to a Wikidata-sample item with a composed \
+description).
+- No `type.object.type` triples (FB15k-237 has none). OpenKE `benchmarks/FB15K237` ({origin('thunlp/OpenKE')}; no \
+licence
   file in that repository) is used only for the class check of the Wikidata sample, not written here.
 
 Licences: Freebase data CC BY 2.5 (Google); FB15k-237 files via datasets_knowledge_embedding (MIT); names via kg-bert
@@ -1506,7 +1539,8 @@ Licences: Freebase data CC BY 2.5 (Google); FB15k-237 files via datasets_knowled
 
 ## `biokalma_records.jsonl.gz`
 
-One line per distinct BioKaLMA person record ({fmt(counts['biokalma_records'])} lines, sorted by QID), deduplicated by `qid`:
+One line per distinct BioKaLMA person record ({fmt(counts['biokalma_records'])} lines, sorted by QID), deduplicated by \
+`qid`:
 `{{"qid","name","date_of_birth","date_of_death","facts":{{property label: value label}},"pids":{{property label: PID}},
 "linked":{{property label: QID}}}}`. `facts` are the record's values exactly as released; `linked` lists the values that
 were linked to an item in `wikidata_sample.*` (see above); all others are for a reader that stores them as Value nodes.
@@ -1515,7 +1549,8 @@ Licence: S-Lab License 1.0 (non-commercial).
 ## `biokalma/`
 
 `simple_question_graph.json.gz` and `complex_question_graph.json.gz` (gzip of the released files,
-{w['biokalma_question_files']['simple']:,} and {w['biokalma_question_files']['complex']:,} questions: `[question, [records…]]`; general =
+{w['biokalma_question_files']['simple']:,} and {w['biokalma_question_files']['complex']:,} questions: `[question, \
+[records…]]`; general =
 simple, specific = complex) and `prompt/*.json` (verbatim), from
 https://github.com/lixinze777/Knowledge-aware-Language-Model-Attribution (as in `data/biokalma`; the commit
 was not recorded). Licence: S-Lab License 1.0 — `biokalma/NOTICE.md`. No licence text file came with the data; the
@@ -1528,8 +1563,10 @@ notice states the licence name and origin.
   subject and answer are both items of the Wikidata sample and the triple is in it.
 - `simplequestions_freebase_valid.sample.txt`: the first {fmt(kq['simplequestions_freebase'])} rows of
   `SimpleQuestions_v2/annotated_fb_data_valid.txt` whose subject and object MIDs are in the Freebase sample
-  ({fmt(f['sq_fb_rows_subject_and_object_in_sample'])} of {fmt(f['sq_fb_rows_read'])} qualify); their triples are in the Freebase sample.
-- `mintaka_dev.sample.json`: {fmt(kq['mintaka_dev_kept'])} questions of `data/mintaka_dev.json` ({origin('amazon-science/mintaka')}),
+  ({fmt(f['sq_fb_rows_subject_and_object_in_sample'])} of {fmt(f['sq_fb_rows_read'])} qualify); their triples are in \
+the Freebase sample.
+- `mintaka_dev.sample.json`: {fmt(kq['mintaka_dev_kept'])} questions of `data/mintaka_dev.json` \
+({origin('amazon-science/mintaka')}),
   in file order: those whose question entities and answer entities are all items of the Wikidata sample
   ({fmt(kq['mintaka_dev_all_entities_in_sample'])}), then those with at least one question entity in it
   ({fmt(kq['mintaka_dev_some_question_entity_in_sample'])} available), capped at {MINTAKA_ROWS}. Complexity types:
@@ -1550,8 +1587,10 @@ Copies of the upstream licence files: {', '.join(f'`{n}`' for n in lic)}.
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shared", type=Path, default=REPO_ROOT.parent / "shared", help="shared folder holding data/ (default: ../shared)")
-    ap.add_argument("--out", type=Path, default=REPO_ROOT / "dumps", help="output folder (default: dumps/ in the repository)")
+    ap.add_argument("--shared", type=Path, default=REPO_ROOT.parent / "shared",
+                    help="shared folder holding data/ (default: ../shared)")
+    ap.add_argument("--out", type=Path, default=REPO_ROOT / "dumps",
+                    help="output folder (default: dumps/ in the repository)")
     args = ap.parse_args(argv)
     t0 = time.time()
     inp = Inputs(args.shared.resolve())

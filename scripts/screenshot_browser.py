@@ -26,7 +26,8 @@ from pathlib import Path
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_id", nargs="?", help="run to show (default: the latest, as `neo4j browse`)")
-    parser.add_argument("--home", type=Path, default=None, help="server home (default: $KALMA_NEO4J_HOME or the user data dir)")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="server home (default: $KALMA_NEO4J_HOME or the user data dir)")
     parser.add_argument("--store", default=None, help="Bolt URI of the runs (default: the local server of --home)")
     parser.add_argument("--out", type=Path, default=Path("docs/img/neo4j-browser-run.png"))
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"),
@@ -35,7 +36,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=1000)
     parser.add_argument("--scale", type=float, default=1.5, help="device pixel ratio of the PNG")
-    parser.add_argument("--select", default="Answer", help="label of the node to hover (its properties show in the side panel); '' for none")
+    parser.add_argument("--select", default="Answer",
+                        help="label of the node to hover (its properties show in the side panel); '' for none")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="another :param before the query (e.g. question_id=biokalma-0907)")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds to let the graph layout settle")

@@ -18,7 +18,8 @@ from typing import Any
 
 # Exported lazily: the CLI reads the registry's names at start-up, without loading the verifier.
 _EXPORTS = {"LABELS": "base", "AttributionEvaluator": "base", "StatementCase": "base", "Verdict": "base",
-            "REGISTRY": "registry", "AttributionEntry": "registry", "make": "registry", "VerifierAttribution": "verifier"}
+            "REGISTRY": "registry", "AttributionEntry": "registry", "make": "registry",
+            "VerifierAttribution": "verifier"}
 
 
 def __getattr__(name: str) -> Any:

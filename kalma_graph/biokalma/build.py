@@ -131,7 +131,8 @@ def plan_dataset(store: GraphStore, options: BuildOptions) -> Plan:
             continue
         seen.add(found.entry_id)
         pool = knowledge_pool(store, found.a_id, found.b_id)
-        if len({t.pid for t in pool.candidates(pool.link_triples(found), options.evolve.excluded_pids)}) < MIN_RELATIONS:
+        if (len({t.pid for t in pool.candidates(pool.link_triples(found), options.evolve.excluded_pids)})
+            < MIN_RELATIONS):
             # rounds 2..R would have nothing, or one relation over and over, to add to the link
             statuses["too_few_relations"] += 1
             continue
@@ -257,7 +258,8 @@ def build_biokalma(
     write_side_files(entries, paths)
     checks = check_dataset(store, entries, nli=nli, threshold=options.nli_threshold)
     checks["question_gold"]["dropped"] = len(dropped)
-    summary = _summary(store, out, paths, plan, options, settings, header, nli, checks, entries=entries, dropped=dropped,
+    summary = _summary(store, out, paths, plan, options, settings, header, nli, checks,
+                       entries=entries, dropped=dropped,
                        built=built, dropped_now=dropped_now, resumed=len(done_ids), started=started,
                        generation_seconds=generation_seconds)
     atomic_write_json(paths["checks"], summary)
@@ -401,7 +403,8 @@ def merge_builds(shard_files: Sequence[str | Path], out: str | Path) -> dict:
         plans.append(json.loads(where.read_text(encoding="utf-8")))
     first = plans[0]
     for path, plan in zip(shard_files[1:], plans[1:]):
-        if (plan["order"], plan["limit"], plan["settings_sha256"]) != (first["order"], first["limit"], first["settings_sha256"]):
+        if ((plan["order"], plan["limit"], plan["settings_sha256"])
+            != (first["order"], first["limit"], first["settings_sha256"])):
             raise ShardError(f"{path} and {shard_files[0]} are shards of different builds (plan or settings differ)")
     entries: dict[str, dict] = {}
     dropped: dict[str, dict] = {}

@@ -12,8 +12,8 @@
   each person exactly once), `gold_asked_share` (gold triples the question asks, micro);
 - **relevance** (with an NLI model): does the final paragraph entail each triple? Premise = each
   sentence of the paragraph (the best one counts), hypothesis = the triple's template sentence
-  (`templates.verbalise`); entailed when P(entailment) ≥ `threshold`. Micro over triples, macro over entries, and per source
-  (`link` / `annotation` / `eq1`, eq1 split by whether the model's sentence or the template was used).
+  (`templates.verbalise`); entailed when P(entailment) ≥ `threshold`. Micro over triples, macro over entries,
+  and per source (`link` / `annotation` / `eq1`, eq1 split by whether the model's sentence or the template was used).
 """
 
 from __future__ import annotations
@@ -98,8 +98,9 @@ def generation_figures(entries: Sequence[dict]) -> dict:
 
 def persons_named(entries: Sequence[dict]) -> dict:
     """How many of the entry's two persons each question names (`evolve.persons_named_in`: a word of
-    the person's name the other's lacks — a shared surname names neither). Answering retrieves the persons a question names, so a question naming
-    one person leaves the other's gold triples out of reach of a KaLMA-style pipeline."""
+    the person's name the other's lacks — a shared surname names neither). Answering retrieves the persons a
+    question names, so a question naming one person leaves the other's gold triples out of reach of a KaLMA-style
+    pipeline."""
     out: dict[str, dict] = {}
     for kind in ("general", "specific"):
         named = Counter(persons_named_in(e[f"{kind}_question"], e["names"]) for e in entries)
@@ -120,7 +121,8 @@ def question_gold_consistency(store: GraphStore | None, entries: Sequence[dict],
         "asks_nothing_known": sum(not r["facts"] for r in rows),
         "asks_what_gold_lacks": sum(bool(r["unheld"]) for r in rows),
         "names_a_person_not_once": sum(any(n != 1 for n in r["named"].values()) for r in rows),
-        "failing": [{k: r[k] for k in ("id", "unheld", "named")} | {"asked": r["facts"]} for r in rows if not r["consistent"]][:50],
+        "failing": [{k: r[k] for k in ("id", "unheld", "named")} | {"asked": r["facts"]} for r in rows
+                    if not r["consistent"]][:50],
     }
 
 
@@ -218,7 +220,8 @@ def reader_sample(entries: Sequence[dict], n: int = 10, seed: int = 0) -> str:
         lines = [f"### {i}. {e['names'][0]} — {e['names'][1]} ({e['relation']['label']}) `{e['id']}`", "",
                  f"- seed: {e['seed_sentence']}"]
         for r in e.get("rounds", []):
-            lines.append(f"- round {r['round']} ({r['sentence_source']}; {r['triple'][1]}: {r['triple'][2]}): {r['sentence']}")
+            lines.append(
+                f"- round {r['round']} ({r['sentence_source']}; {r['triple'][1]}: {r['triple'][2]}): {r['sentence']}")
         for kind in ("general", "specific"):
             source = (e.get("questions", {}).get(kind) or {}).get("source", "llm")
             lines += ["", f"**{kind.capitalize()} question** ({source}): {e[kind + '_question']}"]
@@ -251,9 +254,11 @@ def time_breakdown(entries: Sequence[dict], timings: Sequence[dict]) -> dict:
         "timed_entries": len(timed),
         "seconds_per_entry": round(sum(float(r["seconds"]) for r in timed) / len(timed), 2) if timed else None,
         "entries_per_minute": round(60 * len(timed) / sum(float(r["seconds"]) for r in timed), 3) if timed else None,
-        "shares": {k: round(sum(float(r[k]) for _, r in phased) / total, 3) for k in ("scoring", "writing", "questions")}
+        "shares": {k: round(sum(float(r[k]) for _, r in phased) / total, 3)
+                   for k in ("scoring", "writing", "questions")}
         if total else None,
         "candidates_per_round": round(statistics.mean(candidates), 2) if candidates else None,
-        "tokens_per_candidate": round(sum(r["scored_tokens"] for _, r in phased) / sum(candidates), 2) if candidates else None,
+        "tokens_per_candidate": round(sum(r["scored_tokens"] for _, r in phased) / sum(candidates), 2)
+        if candidates else None,
         "calls_per_question": round(statistics.mean(attempts), 2) if attempts else None,
     }

@@ -58,8 +58,9 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
             facts.append((subject, label, None))
         elif (subject, label, "?") not in asked:  # asked only of the other person as its value
             facts.append((subject, label, value))
-    unheld = [f for f in facts if not any(g.subject == f[0] and g.label == f[1] and (f[2] is None or f[2] in (g.value, g.object_id))
-                                          for g in gold)]
+    unheld = [f for f in facts
+              if not any(g.subject == f[0] and g.label == f[1] and (f[2] is None or f[2] in (g.value, g.object_id))
+                         for g in gold)]
     tokens = tokenize(question)
     named = times_named(tokens, (name_a, name_b))
     # a judgement word that is part of a relation's own label ("significant event") or of a name ("Francis Scott
@@ -80,7 +81,8 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
             and all(n == 1 for n in named.values())}
 
 
-def _unshared(tokens: Sequence[Any], facts: Sequence[tuple], gold: Sequence[Triple], persons: Sequence[str]) -> list[str]:
+def _unshared(tokens: Sequence[Any], facts: Sequence[tuple], gold: Sequence[Triple],
+              persons: Sequence[str]) -> list[str]:
     """The relations a question asks of both persons while presupposing a shared value ("both", "in common", "the
     same") for which the gold set holds no value common to the two.
 

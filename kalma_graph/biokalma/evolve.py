@@ -107,9 +107,11 @@ def chat_messages(prompt: Mapping[str, Any], **fields: str) -> list[dict[str, st
         messages.append({"role": "system", "content": prompt["system"]})
     for demo in prompt.get("demos", []):
         shown = {k: v for k, v in demo.items() if k != "output"}
-        messages.append({"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, shown), **shown)})
+        messages.append(
+            {"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, shown), **shown)})
         messages.append({"role": "assistant", "content": demo["output"]})
-    messages.append({"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, fields), **fields)})
+    messages.append(
+        {"role": "user", "content": prompt["template"].format(instruction=_instruction(prompt, fields), **fields)})
     return messages
 
 
@@ -132,7 +134,9 @@ def knowledge_text(triple: Triple, name: str) -> str:
 # --- cleaning model output -----------------------------------------------------------------------
 
 _BRACKET_RE = re.compile(r"\s*\[[^\[\]]*\]")
-_LEAD_RE = re.compile(r"^\s*(?:[\"'*#>\-]+\s*)?(?:generated (?:answer|question)|new sentence|sentence|question|answer|output)\s*:\s*", re.I)
+_LEAD_RE = re.compile(
+    r"^\s*(?:[\"'*#>\-]+\s*)?(?:generated (?:answer|question)|new sentence|sentence|question|answer|output)\s*:\s*",
+    re.I)
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})-\d{2}-\d{2}")
 
 
@@ -305,8 +309,8 @@ def form_fault(question: str, out: Any, names: Sequence[str], prompt: Mapping[st
     return None
 
 
-def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any], entry: Mapping[str, Any],
-                       graph: Sequence[Triple], kind: str) -> str | None:
+def question_rejection(question: str, out: Any, names: Sequence[str], prompt: Mapping[str, Any],
+                       entry: Mapping[str, Any], graph: Sequence[Triple], kind: str) -> str | None:
     """Why a question is not kept, or None. Every question: `keeps_question` (`out` None: a template
     question, whose form is ours). A specific question, when its prompt sets `min_gold_asked` (acceptance
     v6): it must also be consistent with the entry's gold set (`consistency.question_gold`: every fact it
@@ -358,7 +362,8 @@ def _unshared(row: Mapping[str, Any]) -> str | None:
 
 
 def _unheld(row: Mapping[str, Any]) -> str | None:
-    return "gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"]) if row["unheld"] else None
+    return ("gold: asks what its gold set lacks: " + "; ".join(f"{s} {r}" for s, r, _ in row["unheld"])
+            if row["unheld"] else None)
 
 
 def question_attempts(prompt: Mapping[str, Any], names: Sequence[str]) -> list[tuple[str, float | None, str | None]]:

@@ -51,7 +51,8 @@ def coherence(perplexities: Sequence[float]) -> list[float]:
     return [e / z for e in exps]
 
 
-def eq1_scores(counts: Sequence[int], perplexities: Sequence[float], n: int, alpha: float = DEFAULT_ALPHA) -> list[float]:
+def eq1_scores(counts: Sequence[int], perplexities: Sequence[float], n: int,
+               alpha: float = DEFAULT_ALPHA) -> list[float]:
     """Eq. 1 for each candidate: `counts[i]` is `Count_r` of candidate i's relation, `perplexities[i]`
     its extended paragraph's perplexity."""
     if len(counts) != len(perplexities):
@@ -71,7 +72,8 @@ class ScoredCandidate:
     score: float
 
 
-def rank(counts: Sequence[int], perplexities: Sequence[float], n: int, alpha: float = DEFAULT_ALPHA) -> list[ScoredCandidate]:
+def rank(counts: Sequence[int], perplexities: Sequence[float], n: int,
+         alpha: float = DEFAULT_ALPHA) -> list[ScoredCandidate]:
     """Candidates best first; ties keep the given order (callers pass candidates sorted, so the
     choice is deterministic)."""
     coh = coherence(perplexities)

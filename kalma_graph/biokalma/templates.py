@@ -32,7 +32,8 @@ def asked_facts_phrase(names: dict[str, str], facts: list[tuple[str, str]]) -> s
     when nothing is left. What the specific question is asked to ask for, and the template question's body.
 
     >>> names = {"Q1": "Friedrich Schiller", "Q2": "Johann Wolfgang von Goethe"}
-    >>> asked_facts_phrase(names, [("Q1", "employer"), ("Q1", "influenced by"), ("Q2", "ethnic group"), ("Q1", "employer")])
+    >>> asked_facts_phrase(names, [("Q1", "employer"), ("Q1", "influenced by"), ("Q2", "ethnic group"),
+    ...                            ("Q1", "employer")])
     "Friedrich Schiller's employer and influences, and Johann Wolfgang von Goethe's ethnic group"
     >>> asked_facts_phrase(names, [("Q1", "present in work")]) is None
     True
@@ -82,12 +83,14 @@ def fallback_question(prompt: dict[str, Any], names: dict[str, str], facts: list
     """The specific question written from the minimum knowledge set when the model's questions failed: each
     person's relations named once, as nouns (`asked_facts_phrase`), in the set's order; both persons named once.
 
-    >>> prompt = {"fallback": "What {be} {facts}?", "fallback_one": "What {be} {facts}, and how was {other} connected to this person?",
+    >>> prompt = {"fallback": "What {be} {facts}?",
+    ...           "fallback_one": "What {be} {facts}, and how was {other} connected to this person?",
     ...           "fallback_none": "How were {a} and {b} connected?"}
     >>> names = {"Q1": "Friedrich Schiller", "Q2": "Johann Wolfgang von Goethe"}
     >>> fallback_question(prompt, names, [("Q1", "influenced by"), ("Q1", "medical condition"), ("Q1", "employer"),
     ...                                   ("Q2", "ethnic group"), ("Q1", "employer")])
-    "What were Friedrich Schiller's influences, medical condition and employer, and Johann Wolfgang von Goethe's ethnic group?"
+    "What were Friedrich Schiller's influences, medical condition and employer, and Johann Wolfgang von
+    Goethe's ethnic group?"
     >>> fallback_question(prompt, names, [("Q2", "genre")])
     "What was Johann Wolfgang von Goethe's genre, and how was Friedrich Schiller connected to this person?"
     >>> fallback_question(prompt, names, [])

@@ -7,7 +7,7 @@ Output directory:
 | file | what |
 |---|---|
 | `predictions/<evaluator>.jsonl` | first line: the evaluator's description; then one judgement per sample id |
-| `report.json` | header (versions, models, prompts, seed, split, subset) + per-evaluator scores, confusion matrices, FActScore |
+| `report.json` | header (versions, models, prompts, seed, split, subset); per evaluator: scores, confusion, FActScore |
 | `report.md` | Table 5 layout, FActScore table (Table 6 layout), header |
 | `confusion_<evaluator>.png` | gold × predicted counts (incl. unparsed) |
 
@@ -122,7 +122,8 @@ def run_bench(
         rows[ev.name] = row
         results[ev.name] = {"scores": row, "confusion": conf, "confusion_png": png.name,
                             "seconds_this_run": round(seconds, 1), "describe": ev.describe()}
-    fs = factscore_report(evaluators, samples, limit=factscore_limit) if factscore_limit != 0 else {"n": 0, "skipped": True}
+    fs = (factscore_report(evaluators, samples, limit=factscore_limit) if factscore_limit != 0
+          else {"n": 0, "skipped": True})
     report = {
         "header": {**(header or {}), **_versions(), "samples": len(samples),
                    "by_category": {c: gold.count(c) for c in dict.fromkeys(gold)}},

@@ -221,7 +221,8 @@ def collect_queries(view: GraphView, config: BuildConfig, report: CollectionRepo
 # --- one query --------------------------------------------------------------------------------
 
 
-def make_samples(view: GraphView, cq: CollectedQuery, verbaliser, config: BuildConfig) -> tuple[list[Sample], str | None]:
+def make_samples(view: GraphView, cq: CollectedQuery, verbaliser,
+                 config: BuildConfig) -> tuple[list[Sample], str | None]:
     """The samples of one collected query (up to one per category), or ([], why not)."""
     rng = rng_for(config.seed, "build", cq.key)
     ext = extend(view, cq.grounding, rng, config.extension)
@@ -298,7 +299,8 @@ def build(
             "store": store.uri}
     if paths.meta.exists():
         old = json.loads(paths.meta.read_text(encoding="utf-8"))
-        refuse_other_settings(paths.root, {**(old.get("config") or {}), "verbaliser": _model_identity(old.get("verbaliser"))},
+        refuse_other_settings(paths.root,
+                              {**(old.get("config") or {}), "verbaliser": _model_identity(old.get("verbaliser"))},
                               {**meta["config"], "verbaliser": _model_identity(meta["verbaliser"])}, what="a build",
                               hint="use another --out or --fresh", error=BuildError)
         meta["collection"] = old.get("collection")

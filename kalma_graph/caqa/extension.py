@@ -54,7 +54,8 @@ class Extension:
         return out
 
 
-def extend(view: GraphView, grounding: Grounding, rng: random.Random, probs: ExtensionProbs = ExtensionProbs()) -> Extension:
+def extend(view: GraphView, grounding: Grounding, rng: random.Random,
+           probs: ExtensionProbs = ExtensionProbs()) -> Extension:
     structure = grounding.query.structure
     drawn = probs.draw(structure, rng)
     if drawn == "none":

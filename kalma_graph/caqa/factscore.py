@@ -16,7 +16,8 @@ evaluator's FActScore and its gap to CAQA's own (Table 6's "Hum-Gap", with CAQA'
 annotation standing in for the human one).
 
 >>> caqa_factscore({"facts": [{"subject": "a", "pid": "p", "object": "b"}],
-...                 "supportive_facts": [{"subject": "a", "pid": "p", "object": "b"}, {"subject": "b", "pid": "q", "object": "c"}]})
+...                 "supportive_facts": [{"subject": "a", "pid": "p", "object": "b"},
+...                                      {"subject": "b", "pid": "q", "object": "c"}]})
 0.5
 """
 

@@ -157,17 +157,20 @@ def extend_union(store: GraphStore, name_key: str, entity_id: str, kb: str) -> l
     return sorted({r["id"] for r in rows})
 
 
-def extend_head(store: GraphStore, entity_id: str, exclude_pids: Iterable[str], exclude_ids: Iterable[str]) -> list[Fact]:
+def extend_head(store: GraphStore, entity_id: str, exclude_pids: Iterable[str],
+                exclude_ids: Iterable[str]) -> list[Fact]:
     """Triples (e1, rn, e0) into the query's subject (caqa_extend_head)."""
     return _incoming(store, "caqa_extend_head", entity_id, exclude_pids, exclude_ids)
 
 
-def extend_answer(store: GraphStore, answer_id: str, exclude_pids: Iterable[str], exclude_ids: Iterable[str]) -> list[Fact]:
+def extend_answer(store: GraphStore, answer_id: str, exclude_pids: Iterable[str],
+                  exclude_ids: Iterable[str]) -> list[Fact]:
     """Triples (en, rn, a) into the answer (caqa_extend_answer)."""
     return _incoming(store, "caqa_extend_answer", answer_id, exclude_pids, exclude_ids)
 
 
-def _incoming(store: GraphStore, name: str, entity_id: str, exclude_pids: Iterable[str], exclude_ids: Iterable[str]) -> list[Fact]:
+def _incoming(store: GraphStore, name: str, entity_id: str, exclude_pids: Iterable[str],
+              exclude_ids: Iterable[str]) -> list[Fact]:
     pids = sorted(set(exclude_pids))
     ids = sorted(set(exclude_ids))
     raw_pids = sorted({p for pid in pids for p in split_pid(pid) if p} | set(pids))
@@ -209,7 +212,8 @@ def edit_contradictory(store: GraphStore, facts: Sequence[Fact], answer: str, re
     return facts_from_statements(store.query("caqa_edit_contradictory", params))
 
 
-def irrelevant_out(store: GraphStore, entity_id: str, exclude_pids: Iterable[str], exclude_ids: Iterable[str]) -> list[Fact]:
+def irrelevant_out(store: GraphStore, entity_id: str, exclude_pids: Iterable[str],
+                   exclude_ids: Iterable[str]) -> list[Fact]:
     """Out-facts of an entity avoiding G's relations and entities (caqa_irrelevant_out)."""
     pids = sorted(set(exclude_pids))
     ids = sorted(set(exclude_ids))
@@ -219,6 +223,7 @@ def irrelevant_out(store: GraphStore, entity_id: str, exclude_pids: Iterable[str
     return [f for f in facts_from_hops(rows, "out") if f.pid not in pids and f.object not in excluded]
 
 
-def irrelevant_in(store: GraphStore, entity_id: str, exclude_pids: Iterable[str], exclude_ids: Iterable[str]) -> list[Fact]:
+def irrelevant_in(store: GraphStore, entity_id: str, exclude_pids: Iterable[str],
+                  exclude_ids: Iterable[str]) -> list[Fact]:
     """In-facts of an entity avoiding G's relations and entities (caqa_irrelevant_in)."""
     return _incoming(store, "caqa_irrelevant_in", entity_id, exclude_pids, exclude_ids)

@@ -3,9 +3,15 @@ present in the loaded graph; questions whose fact is missing are counted, not gu
 
 | format | file | query |
 |---|---|---|
-| `sq-wikidata` | SimpleQuestions-Wikidata `Q… P… (or R…) Q… question` | single triple; `R…` = the inverse of `P…`, so the answer is the statement's subject |
-| `sq-freebase` | SimpleQuestions (Freebase) `www.freebase.com/m/… www.freebase.com/dom/type/prop www.freebase.com/m/… question` | single triple |
-| `mintaka` | Mintaka JSON (`questionEntity`, `answer`, `complexityType`) | induced: Mintaka gives no logical form, so the query is the graph connection between its question entities and its answer entity — one triple (single), two question entities meeting at the answer (tree), or a 2-hop path — searched in that order |
+| `sq-wikidata` | SimpleQuestions-Wikidata `Q… P… (or R…) Q… question` | single triple (`R…`: see below) |
+| `sq-freebase` | SimpleQuestions (Freebase) `www.freebase.com/m/… <…/dom/type/prop> <…/m/…> question` | single triple |
+| `mintaka` | Mintaka JSON (`questionEntity`, `answer`, `complexityType`) | induced (see below) |
+
+`R…` is the inverse of `P…`, so the answer is the statement's subject. The Freebase lines read
+`www.freebase.com/m/… www.freebase.com/dom/type/prop www.freebase.com/m/… question`. Mintaka gives no
+logical form, so the query is the graph connection between its question entities and its answer entity —
+one triple (single), two question entities meeting at the answer (tree), or a 2-hop path — searched in
+that order.
 
 Mintaka questions are used only when the answer is an entity and the complexity type is one a
 graph pattern expresses (`generic`, `multihop`, `intersection`); comparatives, counts, ordinals,

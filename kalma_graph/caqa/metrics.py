@@ -15,7 +15,8 @@ Definitions (written out because the paper leaves them implicit):
   no samples is None. 0.0 is a real zero (a category missed or only wrongly predicted). Table 5
   prints None as "-".
 
->>> r = scores(["supportive", "contradictory"], ["supportive", None], ["single", "union"], ("supportive", "partially_supportive", "contradictory", "irrelevant"))
+>>> r = scores(["supportive", "contradictory"], ["supportive", None], ["single", "union"],
+...            ("supportive", "partially_supportive", "contradictory", "irrelevant"))
 >>> r["overall"], r["accuracy"], r["unparsed"], r["complexity"]["union"]
 (0.6667, 0.5, 1, 0.0)
 >>> r["category"]  # no partially supportive / irrelevant sample, none predicted: 0/0

@@ -155,7 +155,8 @@ class LLMVerbaliser(TemplateVerbaliser):
 
         self.llm = llm
         self.params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=seed)
-        self.prompts = {k: load_prompt(f"caqa/{k}") for k in ("verbalise_subgraph", "extend_question", "answer_statement")}
+        self.prompts = {k: load_prompt(f"caqa/{k}")
+                        for k in ("verbalise_subgraph", "extend_question", "answer_statement")}
 
     def describe(self) -> dict[str, Any]:
         return {

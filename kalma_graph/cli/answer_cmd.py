@@ -10,12 +10,19 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from kalma_graph.pipeline.strategies import (CITE_STRATEGIES, DEFAULT_CITE, DEFAULT_CITE_WHY, FALLBACK_CITE,
-                                             FOLLOW_OPTION, cite_help, paper_baseline, strategy)
+from kalma_graph.pipeline.strategies import (
+    CITE_STRATEGIES,
+    DEFAULT_CITE,
+    DEFAULT_CITE_WHY,
+    FALLBACK_CITE,
+    FOLLOW_OPTION,
+    cite_help,
+    paper_baseline,
+    strategy,
+)
 
-from .common import fail, console, err_console, json_option, print_json
+from .common import console, err_console, fail, json_option, print_json
 from .options import option
-
 
 QUESTION_OUT = "runs/answers.jsonl"  # where `--question` answers go unless --out says otherwise
 
@@ -33,9 +40,10 @@ QUESTION_OUT = "runs/answers.jsonl"  # where `--question` answers go unless --ou
               help="Prompt file instead of kalma/answer_<variant> (e.g. kalma/answer_paper, Table 13's own question).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 @option("store")
-@option("model", help="Registry name (`kalma-graph models list`), GGUF file or model server (http://HOST:PORT/v1#MODEL, "
-                      "docs/scaling.md) [env KALMA_LLM] (default: the best pulled registry model, else the packaged "
-                      "SmolLM2-135M-Instruct; the header says which and why).")
+@option("model",
+        help="Registry name (`kalma-graph models list`), GGUF file or model server (http://HOST:PORT/v1#MODEL, "
+             "docs/scaling.md) [env KALMA_LLM] (default: the best pulled registry model, else the packaged "
+             "SmolLM2-135M-Instruct; the header says which and why).")
 @click.option("--model-sha256", "model_sha256", default=None, metavar="HEX",
               help="Refuse the model file unless its sha256 is HEX (for a GGUF given by path; registry models are "
                    "always checked against their pinned sha256). Hashed once, then cached by size and mtime.")
@@ -72,9 +80,10 @@ QUESTION_OUT = "runs/answers.jsonl"  # where `--question` answers go unless --ou
 @click.option("--show/--no-show", default=None,
               help="Print each answer with how it was planned (default: on for --question, off for a file).")
 @json_option
-def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256, n_gpu_layers, n_ctx,
-           threads, seed, temperature, top_p, max_tokens, constrain_citations, cite_every_sentence, cite, nli_model,
-           ner, type_policy, partial_names, resume, concurrency, shard, no_progress, show, as_json):
+def answer(questions_file, question_text, out_path, variant, prompt_name, limit, store_uri, model, model_sha256,
+           n_gpu_layers, n_ctx, threads, seed, temperature, top_p, max_tokens, constrain_citations,
+           cite_every_sentence, cite, nli_model, ner, type_policy, partial_names, resume, concurrency, shard,
+           no_progress, show, as_json):
     """Answer questions with knowledge-graph citations (KaLMA: NER, linking, re-ranking, one-hop knowledge,
     local GGUF model; by default the grounded strategy, `--cite model` for the paper's baseline)."""
     from kalma_graph.models.llm import GenerationParams
@@ -117,10 +126,11 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
     except (ValueError, OSError) as exc:  # a library's too (pydantic, the OS); the project's own: main_errors
         fail(exc)
     grammar = "every_sentence" if cite_every_sentence else ("marks" if constrain_citations else None)
-    err_console.print(f"[dim]model:[/] {escape(choice.name)}: {escape(llm.device_line())}  [dim]({escape(choice.why)})[/]")
     err_console.print(
-        f"[dim]ner:[/] {ner_pipeline.name} {ner_pipeline.version}  [dim]store:[/] {escape(store.uri)}  [dim]variant:[/] {variant}"
-        f"  [dim]cite:[/] {cite} [dim]({escape(cite_why)})[/]  [dim]citation grammar:[/] "
+        f"[dim]model:[/] {escape(choice.name)}: {escape(llm.device_line())}  [dim]({escape(choice.why)})[/]")
+    err_console.print(
+        f"[dim]ner:[/] {ner_pipeline.name} {ner_pipeline.version}  [dim]store:[/] {escape(store.uri)}  "
+        f"[dim]variant:[/] {variant}  [dim]cite:[/] {cite} [dim]({escape(cite_why)})[/]  [dim]citation grammar:[/] "
         f"{_grammar_shown(strategy(cite).traits.grammar, grammar)}"
     )
 
@@ -197,7 +207,8 @@ def _print_answers(out_path: str, ids: list[str]) -> None:
         if record.get("id") not in wanted:
             continue
         console.print(f"\n[bold]{escape(record['question'])}[/]")
-        console.print(escape(record["answer"]) or f"[dim](no answer: {escape(record.get('retrieval_reason') or '')})[/]")
+        console.print(escape(record["answer"])
+                      or f"[dim](no answer: {escape(record.get('retrieval_reason') or '')})[/]")
         if record.get("retrieval_reason"):
             console.print(f"[dim]graph: {escape(record['retrieval_reason'])}[/]")
         grounding = record.get("grounding") or {}

@@ -44,7 +44,8 @@ def build() -> None:
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
               help="Round 1 annotates the seed sentence; rounds 2..R add one triple each.")
 @option("model", help="The model that writes: a registry name (`kalma-graph models list`), a GGUF path or a model "
-                      "server (http://HOST:PORT/v1#MODEL) [env KALMA_LLM; default: the packaged SmolLM2-135M-Instruct].")
+                      "server (http://HOST:PORT/v1#MODEL) "
+                      "[env KALMA_LLM; default: the packaged SmolLM2-135M-Instruct].")
 @click.option("--scorer-model", default=None, metavar="NAME|PATH",
               help="The GGUF that computes eq. 1's perplexities in-process (default: --model; required when "
                    "--model is a server).")
@@ -74,8 +75,8 @@ def build() -> None:
 @json_option
 def biokalma_cmd(out, store_uri, pairs_file, limit, reserve, all_pairs, seed, alpha, rounds, model, scorer_model, n_ctx,
                  n_gpu_layers,
-                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new, concurrency, shard, nli_model,
-                 no_nli,
+                 threads, temperature, perplexity_scope, annotate, max_candidates, max_new,
+                 concurrency, shard, nli_model, no_nli,
                  no_progress, as_json):
     """Person pairs → name disambiguation → knowledge pools → evolutionary question generation (eq. 1).
 
@@ -167,7 +168,8 @@ def _print_summary(summary: dict) -> None:
     ]
     if checks.get("relevance"):
         rel = checks["relevance"]
-        rows.append(("relevance (NLI entailed, micro/macro)", f"{rel['entailed_micro']:.3f} / {rel['entailed_macro']:.3f}"))
+        rows.append(
+            ("relevance (NLI entailed, micro/macro)", f"{rel['entailed_micro']:.3f} / {rel['entailed_macro']:.3f}"))
     for name, value in rows:
         table.add_row(name, escape(str(value)))
     console.print(table)

@@ -91,24 +91,28 @@ def build_cmd(store_uri, out_dir, kgqa, kbs, paths, trees, singles, seed, test_e
 @option("nli", help="NLI model of the NLI evaluators: a local directory or hub id [env KALMA_NLI_MODEL].")
 @option("nli-cache", default="default", show_default=True,
         help="SQLite cache of NLI scores: 'default' (user cache dir, env KALMA_NLI_CACHE), a path, or 'none'.")
-@option("model", help="The model of the LLM evaluators: a registry name, a GGUF path or a model server [env KALMA_LLM].")
+@option("model",
+        help="The model of the LLM evaluators: a registry name, a GGUF path or a model server [env KALMA_LLM].")
 @renamed("--llm", "--model", "--model names the generation model in every command")
 @option("n-ctx")
 @option("n-gpu-layers")
 @click.option("--constrained", is_flag=True,
               help="LLM evaluators decode with a grammar admitting only the category words (not in the paper).")
-@click.option("--short-prompt", is_flag=True, help="Table 12/13 'Other Evaluators' prompts instead of the 'GPT series' ones.")
+@click.option("--short-prompt", is_flag=True,
+              help="Table 12/13 'Other Evaluators' prompts instead of the 'GPT series' ones.")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True)
 @click.option("--limit", type=int, default=None, help="A seeded subset of N samples (the same for every evaluator).")
-@click.option("--factscore-limit", default=200, show_default=True, help="Partially supportive samples for FActScore (0: none).")
-@click.option("--device", default=None, help="auto | cpu | cuda[:N] for the NLI / fine-tuned models [env KALMA_DEVICE].")
+@click.option("--factscore-limit", default=200, show_default=True,
+              help="Partially supportive samples for FActScore (0: none).")
+@click.option("--device", default=None,
+              help="auto | cpu | cuda[:N] for the NLI / fine-tuned models [env KALMA_DEVICE].")
 @click.option("--batch-size", default=16, show_default=True)
 @click.option("--seed", default=0, show_default=True)
 @option("concurrency", help="LLM judges: samples judged at once (for a model server, --model http://…).")
 @click.option("--no-progress", is_flag=True)
 @json_option
-def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, n_gpu_layers, constrained, short_prompt, split,
-              limit, factscore_limit, device, batch_size, seed, concurrency, no_progress, as_json):
+def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, n_gpu_layers, constrained,
+              short_prompt, split, limit, factscore_limit, device, batch_size, seed, concurrency, no_progress, as_json):
     """Run attribution evaluators on built samples; write report.md (Table 5 layout), report.json,
     confusion matrices and FActScore on partially supportive samples."""
     from kalma_graph.caqa.bench import load_samples, run_bench
@@ -154,7 +158,8 @@ def bench_cmd(samples, out_dir, evaluators, nli_model, nli_cache, model, n_ctx, 
 @caqa.command("train")
 @click.argument("samples", type=click.Path(exists=True))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--init", default=None, help="Starting checkpoint (default: $KALMA_NLI_MODEL, else ../shared/models/nli-minilm-l6-v1).")
+@click.option("--init", default=None,
+              help="Starting checkpoint (default: $KALMA_NLI_MODEL, else ../shared/models/nli-minilm-l6-v1).")
 @click.option("--epochs", default=1.0, show_default=True)
 @click.option("--batch-size", default=16, show_default=True)
 @click.option("--lr", default=5e-5, show_default=True)
@@ -194,7 +199,8 @@ def train_cmd(samples, out_dir, init, epochs, batch_size, lr, max_length, seed, 
     table.add_column("value")
     table.add_row("init", str(result["config"]["init"]))
     table.add_row("device", str(result["device"]))
-    table.add_row("train / dev / test", f"{result['data']['train']} / {result['data']['dev']} / {result['data']['test']}")
+    table.add_row("train / dev / test",
+                  f"{result['data']['train']} / {result['data']['dev']} / {result['data']['test']}")
     table.add_row("entity leakage", str(result["data"]["leakage"]))
     table.add_row("steps / seconds", f"{result['steps']} / {result['train_seconds']}")
     for part in ("dev", "test"):

@@ -30,9 +30,10 @@ def nli_options(func):
         option("nli", help="NLI model (local directory or hub id) for alignment and [NA] [env KALMA_NLI_MODEL; "
                            "default: the NLI component's default]."),
         click.option("--alignment", "alignment_method", type=click.Choice(["verifier", "nli"]), default="verifier",
-                     show_default=True, help="Who judges text–citation alignment: the graph-grounded verifier (no model "
-                                             "needed) or the paper's NLI model (--nli). With an NLI model the verifier's "
-                                             "report also gives the NLI figure beside it."),
+                     show_default=True,
+                     help="Who judges text–citation alignment: the graph-grounded verifier (no model "
+                          "needed) or the paper's NLI model (--nli). With an NLI model the "
+                          "verifier's report also gives the NLI figure beside it."),
         click.option("--verifier-nli", is_flag=True,
                      help="Verifier stage two: combine its structural verdicts with the NLI model's entailment "
                           "(weights fitted on graph-generated pairs for nli-minilm-l6-v1; docs/verifier.md: not "
@@ -43,12 +44,15 @@ def nli_options(func):
         click.option("--device", default=None, help="NLI device: auto | cpu | cuda | cuda:N [env KALMA_DEVICE]."),
         option("judge"),
         click.option("--judge-ctx", type=int, default=4096, show_default=True, help="Judge context window."),
-        click.option("--judge-gpu-layers", type=int, default=None, help="Judge layers on the GPU (default: all when built with one)."),
-        click.option("--judge-threads", type=int, default=None, help="CPU threads for the judge (default: llama.cpp's)."),
+        click.option("--judge-gpu-layers", type=int, default=None,
+                     help="Judge layers on the GPU (default: all when built with one)."),
+        click.option("--judge-threads", type=int, default=None,
+                     help="CPU threads for the judge (default: llama.cpp's)."),
         click.option("--judge-concurrency", type=click.IntRange(min=1), default=1, show_default=True,
                      help="G-Eval judgements in flight (for a model server, --judge http://…)."),
         click.option("--geval-aspects", default=",".join(ASPECTS), show_default=True),
-        click.option("--geval-sample", type=int, default=None, help="Judge a seeded sample of N answers (the paper: 100)."),
+        click.option("--geval-sample", type=int, default=None,
+                     help="Judge a seeded sample of N answers (the paper: 100)."),
         click.option("--geval-min-mass", type=float, default=DEFAULT_MIN_MASS, show_default=True,
                      help="Below this probability on the tokens 1-5 a G-Eval score is missing."),
         click.option("--matching", type=click.Choice(MATCH_MODES), default="strict", show_default=True,
@@ -56,9 +60,12 @@ def nli_options(func):
         click.option("--hypothesis", "hypothesis_format", type=click.Choice(HYPOTHESIS_FORMATS), default="prop_value",
                      show_default=True, help="NLI hypothesis: 'prop: value' (the paper) or a verbalised sentence."),
         click.option("--na-absent", "absent_set", type=click.Choice(ABSENT_SETS), default="removed", show_default=True,
-                     help="[NA] absent set: knowledge removed from the prompt (the paper) or gold not cited (the original code)."),
-        click.option("--threshold", type=float, default=0.5, show_default=True, help="Entailment probability counted as entailed."),
-        click.option("--alignment-first", type=int, default=None, help="Score alignment on the first N answers only (original code: 400)."),
+                     help="[NA] absent set: knowledge removed from the prompt (the paper) or gold not cited "
+                          "(the original code)."),
+        click.option("--threshold", type=float, default=0.5, show_default=True,
+                     help="Entailment probability counted as entailed."),
+        click.option("--alignment-first", type=int, default=None,
+                     help="Score alignment on the first N answers only (original code: 400)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling (G-Eval sample)."),
     ]):
         func = decorator(func)
@@ -69,8 +76,9 @@ def build_options(matching, hypothesis_format, absent_set, threshold, alignment_
                   geval_sample, seed, alignment="verifier"):
     from kalma_graph.evaluation.evaluate import EvaluateOptions
 
-    return EvaluateOptions(alignment=alignment, matching=matching, hypothesis_format=hypothesis_format, absent_set=absent_set,
-                           threshold=threshold, alignment_first_n=alignment_first, nli_batch_size=nli_batch_size,
+    return EvaluateOptions(alignment=alignment, matching=matching, hypothesis_format=hypothesis_format,
+                           absent_set=absent_set, threshold=threshold, alignment_first_n=alignment_first,
+                           nli_batch_size=nli_batch_size,
                            geval_sample=geval_sample, seed=seed)
 
 
@@ -131,7 +139,8 @@ def progress_printer(enabled: bool):
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Report directory; re-running with the same one reuses its NLI and judge caches.")
 @option("store", help="Also write the run into this graph store (embedded[:PATH] or bolt://…) [env KALMA_STORE].")
-@click.option("--run-id", default=None, help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
+@click.option("--run-id", default=None,
+              help="Run id in the graph [default: <answers stem>-<hash of inputs and choices>].")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @option("shard",
         help="Score only shard I of N of the answers (a stable hash of their id), filling OUT's NLI and judge "
@@ -219,9 +228,11 @@ def print_summary(results: EvaluationResult) -> None:
             rows.append(("alignment % of the citations as written (before the verifier's filter)",
                          pct(figures.get("alignment_before_filter_micro"))))
         rows += [("alignment % (the paper's NLI)", pct(figures.get("alignment_nli_micro"))),
-                 ("citations partly / not supported", f"{figures.get('citations_partial')} / {figures.get('citations_unsupported')}"),
+                 ("citations partly / not supported",
+                  f"{figures.get('citations_partial')} / {figures.get('citations_unsupported')}"),
                  ("cited sentences fully supported %", pct(figures.get("fully_supported_share"))),
-                 ("claims absent / contradicted", f"{figures.get('claims_absent')} / {figures.get('claims_contradicted')}")]
+                 ("claims absent / contradicted",
+                  f"{figures.get('claims_absent')} / {figures.get('claims_contradicted')}")]
     rows += [
             ("[NA] precision / recall / F1 %", f"{pct(summary.na_precision)} / {pct(summary.na_recall)} / "
                                                f"{pct(summary.na_f1)}")]
@@ -238,6 +249,7 @@ def print_summary(results: EvaluationResult) -> None:
         console.print(f"[dim]note:[/] {escape(note)}")
     if results.store:
         s = results.store
-        console.print(f"run [bold]{escape(results.run_id or '')}[/] written to {escape(s.uri or '')}: {s.answers} answers, "
-                      f"{s.sentences} sentences, {s.cites} CITES links")
+        console.print(
+            f"run [bold]{escape(results.run_id or '')}[/] written to {escape(s.uri or '')}: {s.answers} answers, "
+            f"{s.sentences} sentences, {s.cites} CITES links")
     console.print(f"report: {escape((results.files or {})['markdown'])}")

@@ -47,7 +47,8 @@ def pipeline_options(func):
                           "the same command with --out DIR scores the whole run (docs/scaling.md)."),
         click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
                      help="Experiment directory; re-running with the same one resumes."),
-        click.option("--reuse-answers", is_flag=True, help="Evaluate OUT/<setting>/answers.jsonl as found; answer nothing."),
+        click.option("--reuse-answers", is_flag=True,
+                     help="Evaluate OUT/<setting>/answers.jsonl as found; answer nothing."),
         click.option("--write-store", is_flag=True, help="Write every setting's evaluation run into the store."),
         click.option("--no-plots", is_flag=True),
         json_option,
@@ -158,7 +159,8 @@ def experiment() -> None:
 @click.option("--removed", "rounds", default="0,1,2,3", show_default=True,
               help="Minimum-set triples withheld, one setting each (Table 5's rows).")
 @renamed("--rounds", "--removed", "--rounds counts the BioKaLMA build's evolution rounds")
-@click.option("--removal-seed", type=int, default=None, help="Shuffle the removal order per question (default: gold order).")
+@click.option("--removal-seed", type=int, default=None,
+              help="Shuffle the removal order per question (default: gold order).")
 @pipeline_options
 @nli_options
 def conscious_cmd(questions, gold, variant, rounds, removal_seed, **kw):
@@ -227,7 +229,8 @@ def variants_cmd(general_file, specific_file, questions_file, gold, **kw):
     from kalma_graph.experiments import load_questions, merge_variants, variants
 
     if bool(questions_file) == bool(general_file and specific_file) or bool(general_file) != bool(specific_file):
-        raise click.UsageError("give --general and --specific (a BioKaLMA pair), or --questions (JSON lines with variants)")
+        raise click.UsageError(
+            "give --general and --specific (a BioKaLMA pair), or --questions (JSON lines with variants)")
     with failing_on(ValueError):
         if questions_file:
             qs = load_questions(questions_file, limit=kw["limit"])
@@ -249,7 +252,8 @@ DEFAULT_STRATEGIES = ("attribute-first", "model", "posthoc", "verified")
 @experiment.command("paper")
 @click.option("--questions", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Questions with both wordings (the built dataset's *.questions.jsonl).")
-@click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False), help="Gold minimum knowledge sets.")
+@click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold minimum knowledge sets.")
 @click.option("--setting", "settings_", multiple=True, metavar="MODEL:STRATEGY",
               help="A Table 3 row, e.g. qwen2.5-coder-1.5b-q4km:attribute-first (repeatable; the first is the "
                    "headline setting the other parts use); STRATEGY: " + ", ".join(CITE_STRATEGIES) + " (`answer "
@@ -258,7 +262,8 @@ DEFAULT_STRATEGIES = ("attribute-first", "model", "posthoc", "verified")
 @click.option("--parts", default="table3,table5,figure5,table7", show_default=True,
               help="Which tables: table3 (and Table 4 with --judge), table5 (+ Figure 4), figure5, table7.")
 @click.option("--placing-nli", default=None, metavar="MODEL",
-              help="NLI model that places post-hoc citations (default: the --nli model; alignment is then flagged self-scored).")
+              help="NLI model that places post-hoc citations "
+                   "(default: the --nli model; alignment is then flagged self-scored).")
 @option("threads")
 @click.option("--results-md", type=click.Path(dir_okay=False), default="docs/results.md", show_default=True,
               help="Where the tables beside the paper's rows go.")

@@ -22,7 +22,8 @@ from .options import option
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: detected per file.")
 @option("store")
 @click.option("--on-error", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
-              help="skip: report malformed lines (file:line) and go on; fail: stop before writing the batch holding one.")
+              help="skip: report malformed lines (file:line) and go on; "
+                   "fail: stop before writing the batch holding one.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Records (entities + statements) per write batch [default: 200,000 for a first load into an "
                    "empty embedded store, else 20,000].")
@@ -47,8 +48,8 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rule
     store = open_store(store_uri)
     show_bar = not no_progress and sys.stderr.isatty()
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-        console=err_console, disable=not show_bar,
+        TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TimeRemainingColumn(), console=err_console, disable=not show_bar,
     )
     tasks: dict[str, int] = {}
 
@@ -78,7 +79,8 @@ def ingest_cmd(sources, fmt, store_uri, on_error, batch_size, force, subset_rule
     for col in ("file", "format", "status", "entities new", "updated", "statements new", "skipped lines", "s"):
         table.add_column(col, justify="left" if col in ("file", "format", "status") else "right")
     for f in summary["files"]:
-        table.add_row(escape(f["path"]), f["format"], f["status"], f"{f['entities_created']:,}", f"{f['entities_updated']:,}",
+        table.add_row(escape(f["path"]), f["format"], f["status"], f"{f['entities_created']:,}",
+                      f"{f['entities_updated']:,}",
                       f"{f['statements_created']:,}", f"{f['error_count']:,}", f"{f['seconds']:.1f}")
     console.print(table)
     if summary.get("subset"):
@@ -130,21 +132,24 @@ def show_cmd(entity, store_uri, limit, as_json):
         table.add_column("value")
         table.add_column("object")
         for t in triples:
-            table.add_row(escape(f"{t['label']} ({t['pid']})"), escape(t["value"]), t["object_id"] or t["datatype"] or "")
+            table.add_row(escape(f"{t['label']} ({t['pid']})"), escape(t["value"]),
+                          t["object_id"] or t["datatype"] or "")
         console.print(table)
         if limit and len(ent["statements"]) > limit:
             console.print(f"… {len(ent['statements']) - limit} more (use --limit 0)")
         console.print(ent["knowledge_block"], markup=False, soft_wrap=True)
         if ent.get("unlabelled_left_out"):
-            console.print(f"({ent['unlabelled_left_out']} statements left out of the knowledge block: their objects have "
-                          "no label in the loaded sources)")
+            console.print(
+                f"({ent['unlabelled_left_out']} statements left out of the knowledge block: their objects have "
+                "no label in the loaded sources)")
 
 
 def _print_stats(stats: dict) -> None:
     table = Table(title="graph")
     table.add_column("count")
     table.add_column("n", justify="right")
-    for key in ("entities", "named_entities", "cvt_entities", "values", "statements", "entity_statements", "value_statements"):
+    for key in ("entities", "named_entities", "cvt_entities", "values", "statements", "entity_statements",
+                "value_statements"):
         table.add_row(key.replace("_", " "), f"{stats[key]:,}")
     for kb, n in stats["per_kb"].items():
         table.add_row(f"entities in {kb or '(unknown kb)'}", f"{n:,}")

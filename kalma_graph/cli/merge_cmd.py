@@ -58,9 +58,10 @@ def merge(questions_file, out_path, limit, shards, as_json):
         return
     if kind == "build":
         if summary["complete"]:
-            console.print(f"{summary['entries']} entries ({summary['dropped']} dropped before the cut) from {len(paths)} "
-                          f"shards -> {escape(out_path)}; run `kalma-graph build biokalma` with the same options and "
-                          "--out on it to write its side files and checks")
+            console.print(
+                f"{summary['entries']} entries ({summary['dropped']} dropped before the cut) from {len(paths)} "
+                f"shards -> {escape(out_path)}; run `kalma-graph build biokalma` with the same options and "
+                "--out on it to write its side files and checks")
         else:
             console.print(f"[yellow]not complete: entry {escape(summary['waiting_for'][0])} is not built by any shard "
                           f"yet ({summary['entries']} of {summary['limit']} entries before it); nothing written[/]")
@@ -70,7 +71,9 @@ def merge(questions_file, out_path, limit, shards, as_json):
                           + (f"  [yellow]{row['missing']} not answered yet[/]" if row["missing"] else ""))
         for row in summary["caches"]:
             console.print(f"{escape(row['cache'])}: {row['rows']} cached results")
-        console.print(f"-> {escape(out_path)}: run the same command unsharded with --out {escape(out_path)} to score it")
+        console.print(
+            f"-> {escape(out_path)}: run the same command unsharded with --out {escape(out_path)} to score it")
     else:
-        console.print(f"{summary['merged']} of {summary['questions']} answers from {len(paths)} shards -> {escape(out_path)}"
-                      + (f"  [yellow]{summary['missing']} not answered yet[/]" if summary["missing"] else ""))
+        console.print(
+            f"{summary['merged']} of {summary['questions']} answers from {len(paths)} shards -> {escape(out_path)}"
+            + (f"  [yellow]{summary['missing']} not answered yet[/]" if summary["missing"] else ""))

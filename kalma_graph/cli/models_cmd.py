@@ -85,7 +85,8 @@ def pull_cmd(name: str, as_json: bool) -> None:
     if as_json:
         print_json(result)
         return
-    console.print(f"[green]{result['name']}[/] {result['status']} in {result['seconds']}s from {escape(result['source'])}")
+    console.print(
+        f"[green]{result['name']}[/] {result['status']} in {result['seconds']}s from {escape(result['source'])}")
     console.print(escape(result["path"]))
 
 
@@ -120,7 +121,8 @@ def verify_cmd(name: str, as_json: bool) -> None:
     if as_json:
         print_json(result)
     elif result["ok"]:
-        console.print(f"[green]ok[/] {result['name']} sha256 {result['sha256']} ({result['seconds']}s) {escape(result['path'])}")
+        console.print(
+            f"[green]ok[/] {result['name']} sha256 {result['sha256']} ({result['seconds']}s) {escape(result['path'])}")
     else:
         err_console.print(f"[bold red]error:[/] {escape(result['error'])}")
     if not result["ok"]:

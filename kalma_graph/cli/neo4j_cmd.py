@@ -224,7 +224,8 @@ def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: 
     try:
         summary = import_files(
             target, sources, database=database, fmt=fmt, subset=parse_subset(subset_rules), on_error=on_error,
-            overwrite=overwrite, on_line_error=(lambda m: click.echo(f"skipped {m}", err=True)) if on_error == "skip" else None,
+            overwrite=overwrite,
+            on_line_error=(lambda m: click.echo(f"skipped {m}", err=True)) if on_error == "skip" else None,
             start_options={"bolt_port": bolt_port, "http_port": http_port, "auth": not no_auth},
         )
     except IngestInterrupted as exc:  # an import is all or nothing: nothing to resume

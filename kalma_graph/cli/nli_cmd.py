@@ -81,7 +81,8 @@ def nli() -> None:
               help="Pairs per held-out part (MNLI portion, KG test entities) scored at the end.")
 @json_out_option
 @json_option
-def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_records: tuple[str, ...], sizes: tuple[str, ...],
+def train_cmd(init: str | None, output_dir: str, nli_file: str | None, kg_records: tuple[str, ...],
+              sizes: tuple[str, ...],
               kg_per_entity: int, epochs: float, batch_size: int, lr: float, max_length: int, seed: int,
               save_every: int, max_steps: int | None, time_limit: float | None, device: str | None,
               threads: int | None, heldout: bool, heldout_size: int, json_out: str | None, as_json: bool) -> None:

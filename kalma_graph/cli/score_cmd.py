@@ -121,7 +121,8 @@ def score(in_path, out_dir, store_uri, judge, intent, nli_model, model, embedder
     blocks = list(summary["per_intent"].items()) + [("all", summary["overall"])]
     for name, block in blocks:
         if block["n"]:
-            table.add_row(name, str(block["n"]), *(fmt(block[c]) for c in ("sck", "s", "c", "k", "ve", "er", "kg_attr")))
+            table.add_row(name, str(block["n"]),
+                          *(fmt(block[c]) for c in ("sck", "s", "c", "k", "ve", "er", "kg_attr")))
     console.print(table)
     labels = summary["sentence_labels"]
     console.print(f"sentences: {labels['Attributable']} attributable, {labels['Extrapolatory']} extrapolatory, "

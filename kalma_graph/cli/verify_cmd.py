@@ -61,9 +61,10 @@ def verify(inputs, answer_text, question, out_path, store_uri, as_json):
         print_check(check)
     c = report["counts"]
     console.print(f"{report['answers']} answers, {report['citations']} citations: {c.get('supported', 0)} supported, "
-                  f"{c.get('partial', 0)} partly, {c.get('unsupported', 0)} not; claims: {c.get('claims_supported', 0)} "
-                  f"supported by a citation, {c.get('claims_supported_uncited', 0)} held by the graph but uncited, "
-                  f"{c.get('claims_absent', 0)} absent, {c.get('claims_contradicted', 0)} contradicted")
+                  f"{c.get('partial', 0)} partly, {c.get('unsupported', 0)} not; claims: "
+                  f"{c.get('claims_supported', 0)} supported by a citation, {c.get('claims_supported_uncited', 0)} "
+                  f"held by the graph but uncited, {c.get('claims_absent', 0)} absent, "
+                  f"{c.get('claims_contradicted', 0)} contradicted")
     if target is not None:
         console.print(f"written: {escape(str(target))}")
 
@@ -75,8 +76,9 @@ def print_check(check) -> None:
     table.add_column("citations")
     table.add_column("claims")
     for s in check.sentences:
-        cites = "\n".join(f"[{_STATUS_STYLE[c.verdict]}]{c.verdict}[/] {escape(c.relation)}: {escape(c.value)} — {escape(c.reason)}"
-                          for c in s.citations) or "[dim]none[/]"
+        cites = "\n".join(
+            f"[{_STATUS_STYLE[c.verdict]}]{c.verdict}[/] {escape(c.relation)}: {escape(c.value)} — {escape(c.reason)}"
+            for c in s.citations) or "[dim]none[/]"
         claims = "\n".join(f"[{_STATUS_STYLE[c.status]}]{c.status}[/] {escape(c.text)}"
                            + (f" ({escape(c.evidence)})" if c.evidence else "") for c in s.claims) or "[dim]none[/]"
         mark = " [green]✓[/]" if s.fully_supported else ""

@@ -102,7 +102,8 @@ def name_triples(triples: Sequence[Triple], names: Mapping[str, str]) -> list[Tr
     return [Triple(subject=s, pid="", label="name", value=names[s]) for s in subjects if names.get(s)]
 
 
-def scored_answer(record: AnswerRecord | Mapping[str, Any], extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
+def scored_answer(record: AnswerRecord | Mapping[str, Any],
+                  extra_names: Mapping[str, str] | None = None) -> ScoredAnswer:
     record = answer_record(record)
     retrieved = [to_triple(t) for t in record.retrieved]
     removed = [to_triple(t) for t in record.removed]

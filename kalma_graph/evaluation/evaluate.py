@@ -122,7 +122,8 @@ class EvaluateOptions:
         if self.matching not in MATCH_MODES:
             raise ValueError(f"unknown matching mode {self.matching!r}; expected one of {MATCH_MODES}")
         if self.hypothesis_format not in HYPOTHESIS_FORMATS:
-            raise ValueError(f"unknown hypothesis format {self.hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
+            raise ValueError(
+                f"unknown hypothesis format {self.hypothesis_format!r}; expected one of {HYPOTHESIS_FORMATS}")
         if self.absent_set not in ABSENT_SETS:
             raise ValueError(f"unknown absent set {self.absent_set!r}; expected one of {ABSENT_SETS}")
 
@@ -245,7 +246,8 @@ def evaluate_records(
 
 
 def _alignment_parts(answers: Sequence[ScoredAnswer], entail: _TimedEntail | None, verifier: Verifier | None,
-                     options: EvaluateOptions, progress: Progress | None, timed: Callable[[str, Callable[[], Any]], Any],
+                     options: EvaluateOptions, progress: Progress | None,
+                     timed: Callable[[str, Callable[[], Any]], Any],
                      metrics: dict[str, dict], skipped: dict[str, str]) -> list | None:
     """Alignment by the verifier (and by NLI beside it, with a model) or by NLI alone, into `metrics` (or why not,
     into `skipped`); the verifier's checks of every answer, when it ran."""
@@ -255,7 +257,8 @@ def _alignment_parts(answers: Sequence[ScoredAnswer], entail: _TimedEntail | Non
         metrics["alignment"] = verified_alignment(checks, first_n_answers=options.alignment_first_n,
                                                   describe=verifier.describe())
         if entail is not None:
-            metrics["alignment_nli"] = timed("alignment_nli", lambda: alignment_part(answers, entail, options, progress))
+            metrics["alignment_nli"] = timed("alignment_nli",
+                                             lambda: alignment_part(answers, entail, options, progress))
         return checks
     if entail is None:
         skipped["alignment"] = "--alignment nli needs an NLI model (--nli)"
@@ -355,7 +358,8 @@ def unfiltered_answer(record: AnswerRecord) -> tuple[str | None, str]:
             else record.raw_answer), "raw_answer"
 
 
-def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier, extra_names: Mapping[str, str] | None) -> dict:
+def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier,
+                       extra_names: Mapping[str, str] | None) -> dict:
     """For answers whose citations the verifier filtered (a strategy that `filters_citations`: `verified`,
     `grounded`), whose alignment by that verifier is 100 % by construction: the verifier's alignment of each
     answer as it stood before the filter (`unfiltered_answer`; `what` says what that is for each source, and
@@ -375,7 +379,8 @@ def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier, extr
         raw.append(a.record.model_copy(update={"answer": text}))
     checks = [verifier.verify(from_scored(scored_answer(r, extra_names))) for r in raw]
     part = verified_alignment(checks)
-    return {k: part[k] for k in ("pairs", "supported", "partial", "unsupported", "alignment_micro", "alignment_macro")} | {
+    return {k: part[k]
+            for k in ("pairs", "supported", "partial", "unsupported", "alignment_micro", "alignment_macro")} | {
         "answers": len(raw), "what": "; ".join(f"{n} answers: {BEFORE_FILTER_SOURCES[s]}" for s, n in sources.items()),
         "sources": dict(sources), "left_out": dict(left_out)}
 
@@ -684,7 +689,8 @@ def reusable_result(stored: EvaluationResult, *, answers_sha256: str | None, ans
         header.answers is not None and header.answers.sha256 == answers_sha256
         and (header.gold.sha256 if header.gold else None) == gold_sha256
         and all(header.choices.get(k) == v for k, v in evaluation_choices(options).items())
-        and header.choices.get("alignment.answers_evaluated", "-") in ("-", answers_evaluated(options.alignment_first_n))
+        and header.choices.get("alignment.answers_evaluated", "-") in ("-",
+                                                                       answers_evaluated(options.alignment_first_n))
         and header.choices.get("geval.answers_judged", "-") in ("-", geval_sample_choice(options, answers))
         and (header.nli or {}).get("model_hash") == getattr(nli, "model_hash", None)
         and (judge is None or stored_judge == judge.describe().get("model_sha256"))

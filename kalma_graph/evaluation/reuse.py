@@ -26,7 +26,8 @@ def stored_result(path: Path) -> EvaluationResult | None:
 def judged_earlier(stored: EvaluationResult, *, answers_sha256: str | None) -> bool:
     """Whether a stored report holds G-Eval judgements of this very answers file (sha256): a re-evaluation
     without `--judge` (a new alignment judge, say) keeps them instead of dropping Table 4."""
-    same = answers_sha256 is not None and stored.header.answers is not None and stored.header.answers.sha256 == answers_sha256
+    same = (answers_sha256 is not None and stored.header.answers is not None
+            and stored.header.answers.sha256 == answers_sha256)
     return same and stored.metrics.geval is not None and bool(stored.header.judge)
 
 
@@ -52,8 +53,9 @@ def carry_geval(results: EvaluationResult, earlier: EvaluationResult) -> None:
 
 
 def default_run_id(results: EvaluationResult) -> str:
-    """`<answers file stem>-<12 hex>` (the folder's name for a file called `answers.*`): the same answers, gold, choices and models give the same id,
-    so evaluating again replaces the run in the graph instead of adding a second one."""
+    """`<answers file stem>-<12 hex>` (the folder's name for a file called `answers.*`): the same answers,
+    gold, choices and models give the same id, so evaluating again replaces the run in the graph instead of adding a
+    second one."""
     header = results.header
     answers = header.answers or AnswersSource()
     basis = {

@@ -113,7 +113,8 @@ def answer_setting(name: str, questions: Sequence[Any], knowledge_filter: Knowle
     path.parent.mkdir(parents=True, exist_ok=True)
     fn(components.store, components.llm, components.ner, list(questions), variant=variant or settings.variant,
        params=settings.params, constrain=settings.constrain, knowledge_filter=knowledge_filter, out_path=path,
-       type_policy=settings.type_policy, resume=True, progress=(lambda done, total, info: progress(name, "answer", done, total)) if progress else None)
+       type_policy=settings.type_policy, resume=True,
+       progress=(lambda done, total, info: progress(name, "answer", done, total)) if progress else None)
     return path
 
 
@@ -163,7 +164,8 @@ def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
     return {
         "experiment": kind,
         "questions": len(questions),
-        "question_ids_sha256": hashlib.sha256("\n".join(sorted(question_key(q) for q in questions)).encode()).hexdigest(),
+        "question_ids_sha256": hashlib.sha256(
+            "\n".join(sorted(question_key(q) for q in questions)).encode()).hexdigest(),
         "gold_sets": len(gold) if gold is not None else None,
         "seed": settings.seed,
         "answer_variant": settings.variant,
@@ -181,7 +183,8 @@ def _header(kind: str, questions: Sequence[Any], settings: ExperimentSettings,
 
 
 def conscious(questions: Sequence[Any], gold: Mapping[str, Any], *, components: Components,
-              settings: ExperimentSettings, nli: Entailer | None, judge: GEvalJudge | None = None, rounds: Sequence[int] = CONSCIOUS_ROUNDS,
+              settings: ExperimentSettings, nli: Entailer | None, judge: GEvalJudge | None = None,
+              rounds: Sequence[int] = CONSCIOUS_ROUNDS,
               removal_seed: int | None = None, answer_fn: AnswerFn | None = None,
               progress: Progress | None = None) -> dict:
     """Knowledge removal (KaLMA §5.2): round n withholds n minimum-set triples per question."""
@@ -227,7 +230,8 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
     if not settings.reuse_answers and pool is None:
         pool = irrelevant_pool(components.store, pool_type)
         if not pool:
-            raise ExperimentError(f"no entities of type {pool_type} in {components.store.uri} to draw irrelevant graphs from")
+            raise ExperimentError(
+                f"no entities of type {pool_type} in {components.store.uri} to draw irrelevant graphs from")
     rows, first = [], None
     for accuracy in accuracies:
         if not 0 <= accuracy <= 100:
@@ -247,7 +251,8 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
     return {"kind": "retrieval", "header": header, "rows": rows, "files": {k: str(v) for k, v in files.items()}}
 
 
-def variants(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings, nli: Entailer | None = None,
+def variants(questions: Sequence[Any], *, components: Components, settings: ExperimentSettings,
+             nli: Entailer | None = None,
              judge: GEvalJudge | None = None, gold: Mapping[str, Any] | None = None, answer_fn: AnswerFn | None = None,
              progress: Progress | None = None) -> dict:
     """General vs specific questions (KaLMA §5.5): the same questions (each holding both wordings,

@@ -47,7 +47,8 @@ def demo_blocks(prompt: dict[str, Any]) -> list[str]:
     out = []
     for record in prompt["demo"]["entities"]:
         entity = Entity(id=record["qid"], name=record["name"])
-        triples = [Triple(subject=record["qid"], pid="", label=label, value=value) for label, value in record["statements"]]
+        triples = [Triple(subject=record["qid"], pid="", label=label, value=value)
+                   for label, value in record["statements"]]
         out.append(knowledge_block(entity, triples))
     return out
 

@@ -6,4 +6,5 @@ from .pipeline import IngestError, IngestInterrupted, ingest
 from .sources import InputError
 from .subset import Subset, SubsetError, parse_subset
 
-__all__ = ["FORMATS", "FormatError", "IngestError", "IngestInterrupted", "IngestLocked", "InputError", "Subset", "SubsetError", "parse_subset", "detect_format", "ingest"]
+__all__ = ["FORMATS", "FormatError", "IngestError", "IngestInterrupted", "IngestLocked", "InputError", "Subset",
+           "SubsetError", "parse_subset", "detect_format", "ingest"]

@@ -57,7 +57,8 @@ def detect_format(path: Path) -> str:
     kb = sniff_kb(first)
     if kb:
         return f"tsv-{kb}"
-    raise FormatError(f"{path}: cannot tell the format from its name or first line; pass --format ({', '.join(FORMATS)})")
+    raise FormatError(
+        f"{path}: cannot tell the format from its name or first line; pass --format ({', '.join(FORMATS)})")
 
 
 def _first_line(path: Path) -> str | None:

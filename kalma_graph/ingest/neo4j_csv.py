@@ -114,7 +114,8 @@ class CsvFiles:
         header = _HEADERS[stem]
         if len(columns) != len(header):
             raise ValueError(f"{stem}.csv has {len(header)} columns, {len(columns)} given")
-        arrays = [pa.array(c, pa.int64() if h.startswith(NUMBER_COLUMNS) else pa.string()) for c, h in zip(columns, header)]
+        arrays = [pa.array(c, pa.int64() if h.startswith(NUMBER_COLUMNS) else pa.string())
+                  for c, h in zip(columns, header)]
         table = pa.Table.from_arrays(arrays, names=[str(i) for i in range(len(columns))])
         options = pa_csv.WriteOptions(include_header=False, quoting_style="all_valid")
         pa_csv.write_csv(table, self.handles[stem], options)

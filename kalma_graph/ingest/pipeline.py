@@ -339,7 +339,8 @@ class _LabelLinker:
                 report.labels_refused_short_alias += 1
         return ok | own
 
-    def link(self, statements: list[StatementRecord], report: FileReport) -> tuple[list[StatementRecord], list[EntityRecord]]:
+    def link(self, statements: list[StatementRecord],
+             report: FileReport) -> tuple[list[StatementRecord], list[EntityRecord]]:
         labelled = [st for st in statements if st.datatype == UNRESOLVED_LABEL]
         self._lookup(st.value or "" for st in labelled)
         stated = {

@@ -57,7 +57,8 @@ class StagingStore:
                    options: LoadOptions = LoadOptions()) -> LoadResult:
         # options.written is not read: the whole graph so far is in memory, nothing to look up
         # the whole graph so far is what the store holds; the plan adds the batch's statement ids to self.sids
-        holds = StoreHolds(self.entities, self.value_numbers, self.name_pairs, self.name_key_numbers, self.sids)  # type: ignore[arg-type]
+        holds = StoreHolds(self.entities, self.value_numbers, self.name_pairs,  # type: ignore[arg-type]
+                           self.name_key_numbers, self.sids)
         plan = plan_batch(entities, statements, default_kb=options.default_kb, holds=holds)
         _number(self.entity_numbers, [row["id"] for row in plan.entities_new])
         self.entities.update(plan.records)
@@ -71,7 +72,8 @@ class StagingStore:
         self.files.write_columns("names", [list(map(self.name_key_numbers.__getitem__, keys)), list(map(entity, ids))])
         self.name_pairs.update(zip(keys, ids))
         for stem, rows, number_object in (("entity_statements", plan.entity_statements_new, entity),
-                                          ("value_statements", plan.value_statements_new, self.value_numbers.__getitem__)):
+                                          ("value_statements", plan.value_statements_new,
+                                           self.value_numbers.__getitem__)):
             self.files.write_columns(stem, [list(map(entity, rows.subject)), list(map(number_object, rows.object)),
                                             rows.sid, rows.pid, rows.label])
         self.entity_statements += len(plan.entity_statements_new)
@@ -138,7 +140,8 @@ class StagingStore:
         records, number = list(self.entities.values()), self.entity_numbers.__getitem__
         for start in range(0, len(records), ENTITY_CHUNK):  # the rows of a chunk at a time in memory
             chunk = records[start:start + ENTITY_CHUNK]
-            self.files.write_columns("entities", [[number(r.id) for r in chunk], *entity_columns([entity_row(r) for r in chunk])])
+            self.files.write_columns("entities",
+                                     [[number(r.id) for r in chunk], *entity_columns([entity_row(r) for r in chunk])])
         meta = sorted((k, v) for k, v in self.meta.items() if k != LOCK_KEY)
         self.files.write_columns("meta", [list(range(len(meta))), [k for k, _ in meta], [v for _, v in meta]])
         self.files.close()

@@ -151,7 +151,8 @@ def parse_subset(rules: Sequence[str], base: Path | None = None) -> Subset | Non
                 raise SubsetError(f"subset rule {part!r}: no class ids")
             subset.class_rules.append(ClassRule(key, frozenset(classes), value))
         else:
-            raise SubsetError(f"subset rule {part!r}: unknown key {key!r} (a property such as P31, seeds, hops, props, -props)")
+            raise SubsetError(
+                f"subset rule {part!r}: unknown key {key!r} (a property such as P31, seeds, hops, props, -props)")
     if subset.hops and not subset.seeds_file:
         raise SubsetError("subset rule hops= needs seeds=FILE")
     return subset
@@ -227,7 +228,8 @@ def check_store_subset(store: GraphStore, subset: Subset | None) -> None:
     if recorded.get("fingerprint") != mine:
         asked = f"--subset {subset.canonical()!r}" if subset is not None else "no --subset"
         raise SubsetError(
-            f"{store.uri} holds the subset {recorded.get('rule')!r} (fingerprint {recorded.get('fingerprint', '')[:12]}); "
-            f"this ingest asks for {asked}, which would mix two subsets in one graph. "
+            f"{store.uri} holds the subset {recorded.get('rule')!r} (fingerprint "
+            f"{recorded.get('fingerprint', '')[:12]}); this ingest asks for {asked}, "
+            "which would mix two subsets in one graph. "
             "Load it into another store, or give the same rule (and the same rule files)."
         )

@@ -81,7 +81,8 @@ def relation_table() -> dict[str, Any]:
     data["labels"] = {" ".join(k.casefold().split()): v for k, v in data["labels"].items()}
     unknown = {v for v in data["labels"].values()} - set(POS_KINDS)
     if unknown or set(data["templates"]) != set(POS_KINDS):
-        raise ValueError(f"relation_pos.json: unknown parts of speech {sorted(unknown)} or templates {sorted(data['templates'])}")
+        raise ValueError(
+            f"relation_pos.json: unknown parts of speech {sorted(unknown)} or templates {sorted(data['templates'])}")
     return data
 
 

@@ -41,7 +41,8 @@ def knowledge_block(entity: Entity, triples: Sequence[Triple]) -> str:
     `is_unlabelled` is left out (`unlabelled` counts them).
 
     >>> knowledge_block(Entity("Q1", name="Ann"), [Triple("Q1", "P106", "occupation", "poet", object_id="Q49757"),
-    ...                                            Triple("Q1", "P106", "occupation", "Q6625963", object_id="Q6625963")])
+    ...                                            Triple("Q1", "P106", "occupation", "Q6625963",
+    ...                                                   object_id="Q6625963")])
     '{qid: Q1, name: Ann, occupation: poet}'
     """
     parts = [f"qid: {entity.id}", f"name: {entity.name or entity.id}"]

@@ -94,7 +94,8 @@ def adamw_with_warmup(model: Any, *, lr: float, weight_decay: float, warmup: flo
     return optimizer, get_linear_schedule_with_warmup(optimizer, int(warmup * total_steps), total_steps)
 
 
-def optimizer_step(loss: Any, model: Any, optimizer: Any, scheduler: Any, scaler: Any | None, grad_clip: float) -> float:
+def optimizer_step(loss: Any, model: Any, optimizer: Any, scheduler: Any, scaler: Any | None,
+                   grad_clip: float) -> float:
     """One update: backward (scaled under mixed precision), gradients clipped to `grad_clip`, optimizer and
     schedule stepped. Returns the loss as a float."""
     import torch

@@ -211,7 +211,8 @@ class LocalLLM:
     def device_line(self) -> str:
         """Where the model runs, for a run's first line: "qwen….gguf on cpu (0 layers offloaded; …)"."""
         if not (self.gpu and self.n_gpu_layers != 0):
-            return f"{self.path.name} on cpu (0 layers offloaded; llama.cpp GPU offload {'available' if self.gpu else 'not built'})"
+            offload = "available" if self.gpu else "not built"
+            return f"{self.path.name} on cpu (0 layers offloaded; llama.cpp GPU offload {offload})"
         total = self.n_layers()
         offloaded = total if self.n_gpu_layers == -1 or (total and self.n_gpu_layers >= total) else self.n_gpu_layers
         return f"{self.path.name} on gpu ({offloaded}/{total if total else '?'} layers offloaded)"
@@ -219,7 +220,8 @@ class LocalLLM:
     def grammar_counts(self) -> dict[str, int]:
         """Constrained greedy tokens whose argmax the grammar was asked about, and how many it refused (then the
         whole vocabulary was filtered): `grammar_first.GrammarFirstLlama`'s counters."""
-        return {"checks": getattr(self._llm, "grammar_checks", 0), "refusals": getattr(self._llm, "grammar_refusals", 0)}
+        return {"checks": getattr(self._llm, "grammar_checks", 0),
+                "refusals": getattr(self._llm, "grammar_refusals", 0)}
 
     def reset(self) -> None:
         """Forget the cached prompt prefix (the KV cache of the previous call)."""
@@ -241,7 +243,8 @@ class LocalLLM:
                                                   **sampling_args(params))
         return completion_of(out, out["choices"][0]["message"]["content"], params)
 
-    def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
+    def complete(self, prompt: str, params: GenerationParams = GenerationParams(),
+                 grammar: Any | None = None) -> Completion:
         """Raw text completion (no chat template)."""
         with self._lock:
             if not self.reuse_prefix:
@@ -337,7 +340,8 @@ class LocalLLM:
                 self._check_ctx(len(pre) + len(cont))
                 self._llm.n_tokens = len(pre)
                 self._llm.eval(cont)
-                rows = [last] + [np.array(self._llm.scores[len(pre) + i], dtype=np.float64) for i in range(len(cont) - 1)]
+                rows = ([last]
+                        + [np.array(self._llm.scores[len(pre) + i], dtype=np.float64) for i in range(len(cont) - 1)])
                 out.append([float(row[token] - _logsumexp(row)) for row, token in zip(rows, cont)])
             self._llm.reset()
         return own, out
@@ -393,8 +397,8 @@ def load_llm(
     if is_endpoint(model):
         return ServerLLM(str(model), seed=seed)  # type: ignore[return-value]
     if (server := server_spec(model)) is not None:  # a registry entry of kind server
-        return ServerLLM(server.endpoint, seed=seed, timeout=server.timeout, retries=server.retries,  # type: ignore[return-value]
-                         serves=server.serves)
+        return ServerLLM(server.endpoint, seed=seed, timeout=server.timeout,  # type: ignore[return-value]
+                         retries=server.retries, serves=server.serves)
     path = resolve_model_path(model)
     return LocalLLM(path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads, seed=seed, logits_all=logits,
                     reuse_prefix=reuse_prefix, prompt_lookup=prompt_lookup, grammar_first=grammar_first,

@@ -63,7 +63,8 @@ def _clean_bounds(text: str, start: int, end: int) -> tuple[int, int]:
             continue
         # Unbalanced brackets at an edge: "(Artemisia" / "Artemisia)"; a balanced pair around the
         # whole span goes too: "(Artemisia)".
-        if span and span[0] in _BRACKETS and (span.count(span[0]) > span.count(_BRACKETS[span[0]]) or span[-1] == _BRACKETS[span[0]]):
+        if (span and span[0] in _BRACKETS
+            and (span.count(span[0]) > span.count(_BRACKETS[span[0]]) or span[-1] == _BRACKETS[span[0]])):
             start += 1
             if span[-1] == _BRACKETS[span[0]]:
                 end -= 1

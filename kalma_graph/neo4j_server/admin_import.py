@@ -59,7 +59,8 @@ def import_full(
             f"neo4j-admin database import full failed (exit {proc.returncode}); report: {report}\n"
             + "\n".join(output.splitlines()[-40:])
         )
-    summary = [ln.strip() for ln in output.splitlines() if re.match(r"\s*(IMPORT DONE|\d+ (nodes|relationships|properties))", ln)]
+    summary = [ln.strip() for ln in output.splitlines()
+               if re.match(r"\s*(IMPORT DONE|\d+ (nodes|relationships|properties))", ln)]
     return {"seconds": round(time.perf_counter() - t0, 3), "summary": summary, "report": str(report)}
 
 

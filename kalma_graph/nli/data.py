@@ -66,7 +66,8 @@ def detokenise(text: str) -> str:
 
 
 def pair_key(premise: str, hypothesis: str) -> str:
-    return " ".join(detokenise(premise).casefold().split()) + "\x1f" + " ".join(detokenise(hypothesis).casefold().split())
+    return (" ".join(detokenise(premise).casefold().split()) + "\x1f"
+            + " ".join(detokenise(hypothesis).casefold().split()))
 
 
 def bucket(text: str, salt: str = "") -> float:

@@ -212,7 +212,8 @@ def select_nli_rows(rows: Sequence[dict[str, Any]], *, portion: str = "all", sou
     if source:
         selected = [r for r in selected if str(r.get("source", "")).lower().startswith(source.lower())]
     if limit is not None and len(selected) > limit:
-        selected = sorted(selected, key=lambda r: bucket(f"{r['premise']}\x1f{r['hypothesis']}", f"limit:{seed}"))[:limit]
+        selected = sorted(selected,
+                          key=lambda r: bucket(f"{r['premise']}\x1f{r['hypothesis']}", f"limit:{seed}"))[:limit]
     return selected
 
 
@@ -239,7 +240,8 @@ def evaluate_files(
     report: dict[str, Any] = {"model": model.describe(), "nli": {}, "attribution": {}, "kg": {}}
     for path in nli_files:
         rows = select_nli_rows(read_jsonl(path), portion=portion, source=source, limit=limit)
-        report["nli"][str(path)] = {"portion": portion, "source": source, **eval_nli(model, rows, batch_size=batch_size)}
+        report["nli"][str(path)] = {"portion": portion, "source": source,
+                                    **eval_nli(model, rows, batch_size=batch_size)}
     for path in attribution_files:
         rows = load_attribution(path, with_question=with_question)
         if limit is not None:

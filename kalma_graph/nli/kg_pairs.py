@@ -215,7 +215,8 @@ class _Subject:
         return {"s": self.name, "sp": sp, "sp_l": sp_l, "name": self.name}
 
 
-def fact_sentence(subject: dict[str, str], label: str, value: str, rng: random.Random, datatype: str | None = None) -> str:
+def fact_sentence(subject: dict[str, str], label: str, value: str, rng: random.Random,
+                  datatype: str | None = None) -> str:
     """One sentence stating (subject, label, value)."""
     shown = value
     if datatype == "time" or label.startswith("date of"):

@@ -63,7 +63,8 @@ def build_datasets(
         heldout += mix_training_rows({"kg": out["kg_test"]}, {"kg": heldout_kg}, seed=seed)
     out["heldout"] = heldout
     out["counts"] = {k: len(v) for k, v in out.items() if isinstance(v, list)}
-    out["counts"]["train_by_part"] = {name: min(len(rows), sizes.get(name) or len(rows)) for name, rows in sorted(parts.items())}
+    out["counts"]["train_by_part"] = {name: min(len(rows), sizes.get(name) or len(rows))
+                                      for name, rows in sorted(parts.items())}
     return out
 
 

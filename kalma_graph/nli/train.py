@@ -299,8 +299,7 @@ def train_nli(config: TrainConfig, rows: Sequence[dict[str, Any]], *, eval_rows:
 
     def state(stopped: str | None) -> dict[str, Any]:
         return {"step": step, "total_steps": total_steps, "fingerprint": fingerprint, "config": config.identity(),
-                "history": history, "train_seconds": elapsed_before + (time.perf_counter() - start),
-                "stopped": stopped}
+                "history": history, "train_seconds": elapsed_before + (time.perf_counter() - start), "stopped": stopped}
 
     start = time.perf_counter()
     running = None
@@ -316,7 +315,8 @@ def train_nli(config: TrainConfig, rows: Sequence[dict[str, Any]], *, eval_rows:
             progress(step, total_steps, running)
         if step % 50 == 0 or step == total_steps:
             history.append({"step": step, "loss": round(float(np.mean(window_loss)), 4),
-                            "lr": scheduler.get_last_lr()[0], "seconds": round(elapsed_before + time.perf_counter() - start, 1)})
+                            "lr": scheduler.get_last_lr()[0],
+                            "seconds": round(elapsed_before + time.perf_counter() - start, 1)})
             window_loss = []
         timed_out = config.time_limit_s is not None and time.perf_counter() - start >= config.time_limit_s
         if step % config.save_every == 0 or step == total_steps or timed_out:
@@ -335,7 +335,8 @@ def train_nli(config: TrainConfig, rows: Sequence[dict[str, Any]], *, eval_rows:
         "pairs_seen": min(step * config.batch_size, int(total_steps * config.batch_size)),
         "epochs_done": round(step / steps_per_epoch, 3), "completed": step >= total_steps, "stopped": stopped,
         "resumed_from_step": resumed_step, "train_seconds": round(train_seconds, 1),
-        "pairs_per_s": round((step - (resumed_step or 0)) * config.batch_size / seconds_now, 2) if seconds_now > 0 else None,
+        "pairs_per_s": round((step - (resumed_step or 0)) * config.batch_size / seconds_now, 2)
+        if seconds_now > 0 else None,
         "config": asdict(config), "history": history,
     }
     if eval_rows:

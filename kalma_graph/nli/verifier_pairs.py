@@ -53,7 +53,8 @@ class VerifierPair:
 def read_biokalma_graph(path: str | Path) -> list[tuple[Entity, list[Triple]]]:
     """Entities of a BioKaLMA `*_question_graph.json[.gz]` file (first record per QID, sorted)."""
     path = Path(path)
-    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text(encoding="utf-8")
+    text = (gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz"
+            else path.read_text(encoding="utf-8"))
     seen: dict[str, tuple[Entity, list[Triple]]] = {}
     for _question, records in json.loads(text):
         for record in records:
@@ -148,7 +149,8 @@ def fit_calibration(pairs: Sequence[VerifierPair], nli: Any, *, l2: float = 1.0)
     outcomes = [verifier.verify(p.answer).sentences[0].citations[0].outcome for p in pairs]
     names = {e.id: e.name for p in pairs for e in p.answer.entities}
     probs = [float(x) for x in nli.entailment_prob([p.sentence for p in pairs],
-                                                   [the_of_sentence(names.get(p.cited[0], p.cited[0]), p.cited[1], p.cited[2])
+                                                   [the_of_sentence(names.get(p.cited[0], p.cited[0]),
+                                                                    p.cited[1], p.cited[2])
                                                     for p in pairs])]
     rows = [features(o, x) for o, x in zip(outcomes, probs)]
     labels = [p.label for p in pairs]

@@ -220,7 +220,8 @@ def _versions() -> dict[str, str]:
 def _filter_name(knowledge_filter: KnowledgeFilter | None) -> str | None:
     if knowledge_filter is None:
         return None
-    return getattr(knowledge_filter, "name", None) or getattr(knowledge_filter, "__qualname__", type(knowledge_filter).__name__)
+    return (getattr(knowledge_filter, "name", None)
+            or getattr(knowledge_filter, "__qualname__", type(knowledge_filter).__name__))
 
 
 # --- answering -----------------------------------------------------------------------------------
@@ -317,7 +318,8 @@ def answer_questions(
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise AnswerError("question ids are not unique")
-    run = _run_settings(llm, ner, variant=variant, params=params, constrain=constrain, knowledge_filter=knowledge_filter,
+    run = _run_settings(llm, ner, variant=variant, params=params, constrain=constrain,
+                        knowledge_filter=knowledge_filter,
                         prompt_name=prompt_name, type_map=type_map, type_policy=type_policy, partial=partial, cite=cite,
                         nli=nli)
     header = _header(run, store, source=source, model_choice=model_choice, cite_why=cite_why)
@@ -559,7 +561,8 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
         rendered = llm.chat_prompt(messages)
     except LLMError:
         rendered = None
-    prompt_sha = hashlib.sha256(rendered.encode("utf-8")).hexdigest() if rendered is not None else messages_sha256(messages)
+    prompt_sha = (hashlib.sha256(rendered.encode("utf-8")).hexdigest() if rendered is not None
+                  else messages_sha256(messages))
     n_prompt = None
     if rendered is not None:
         n_prompt = llm.count_tokens(rendered)
@@ -577,7 +580,8 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
     if text.strip():
         generated = strategy.generate(prompted)
     else:  # nothing asked: no model call, an empty answer and why (the model would answer the demonstration)
-        generated = Generated(Completion(text="", finish_reason="stop", prompt_tokens=n_prompt or 0, completion_tokens=0))
+        generated = Generated(
+            Completion(text="", finish_reason="stop", prompt_tokens=n_prompt or 0, completion_tokens=0))
         reason = EMPTY_QUESTION
     completion, grounding = generated.completion, generated.grounding
     generation_s = time.perf_counter() - t1

@@ -26,7 +26,8 @@ Every strategy's record keeps what the model wrote (`raw_answer`) beside the can
 '[Q1, place of birth: Rome] Born in Rome. [NA] A painter of note. [NA] Famous.'
 >>> from_attribute_first("[Q1, place of birth: Rome] Born in Rome. [NA] [Q2, name: B] A painter.")
 'Born in Rome [Q1, place of birth: Rome]. A painter [NA] [Q2, name: B].'
->>> keep_stated("Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome, occupation: painter, ethnic group: Italians]. Famous [Q1, genre: portrait].")
+>>> keep_stated("Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome, occupation: painter, "
+...             "ethnic group: Italians]. Famous [Q1, genre: portrait].")
 'Italian, born 1596 in Rome [Q1, ethnic group: Italians, place of birth: Rome]. Famous [NA].'
 """
 

@@ -78,8 +78,9 @@ MAX_TRIMS = 12  # clause-dropped variants checked per candidate
 _TRIVIAL = frozenset({("instance of", "human"), ("sex or gender", "male"), ("sex or gender", "female")})
 _QID_RE = re.compile(r"\b[QP][1-9][0-9]{1,}\b|\b[mg]\.[0-9a-z_]{4,}\b")
 # a sentence that stops on a word that needs more ("Jason Donovan is an actor who is.")
-_DANGLING_END_RE = re.compile(r"(?:^|\s)(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
-                              r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
+_DANGLING_END_RE = re.compile(
+    r"(?:^|\s)(?:is|was|were|are|be|been|has|have|had|who|which|that|whose|and|or|of|the|a|an|in|"
+    r"for|to|with|by|as|from|at|on|but|while|where|when)\W*$", re.IGNORECASE)
 _TWO_SENTENCES_RE = re.compile(r"\b[A-Z]\. (?:The|He|She|His|Her|It|Its|This|These|In|They|Their|After|Before|As)\b"
                                 r"|\b[A-Z][a-z]+ (?:I|II|III|IV|V|VI|VII|VIII|IX|X)\. [A-Z]")
 _RAW_PAIRS_RE = re.compile(r"\b[a-z][a-z ,]{2,60}: [^,;]+(?:, [a-z][a-z ,]{2,60}: [^,;]+)+")
@@ -318,7 +319,8 @@ class _Loop:
         self.budget = params.max_tokens  # tokens of the kept sentences: the answer's length cap
         self.slot = 0  # sentences tried, kept or not: seeds differ per slot
         self.result = GroundedResult(answer="", raw="", finish_reason="stop", stop_reason="max_sentences")
-        self.fallback: _Candidate | None = None  # the best candidate that said nothing new: a first sentence's last resort
+        # the best candidate that said nothing new: a first sentence's last resort
+        self.fallback: _Candidate | None = None
         self.last_max_tokens = params.max_tokens
 
     def sample(self, prefix: str, grammar: Any, attempt: int) -> Any:
@@ -398,7 +400,8 @@ class _Loop:
                 self.result.rejected += 1
                 entry["outcome"] = ("prose never kept" if candidate is None else
                                     "does not state the planned fact" if target is not None else "nothing new")
-                if candidate is not None and not self.units and (self.fallback is None or candidate.score > self.fallback.score):
+                if (candidate is not None and not self.units
+                    and (self.fallback is None or candidate.score > self.fallback.score)):
                     self.fallback = candidate  # says nothing new, but something: the first sentence's last resort
                 if candidate is not None and target is not None and candidate.fully and candidate.new and (
                         off_plan is None or candidate.new > off_plan.new):
@@ -433,7 +436,8 @@ class _Loop:
         for attempt in range(self.tries):
             completion = self.sample(prefix, grammar, attempt)
             text = (lead + completion.text).strip()
-            entry: dict[str, Any] = {"slot": self.slot, "written": f"{prefix}{completion.text}".strip(), "na_part": lead}
+            entry: dict[str, Any] = {"slot": self.slot, "written": f"{prefix}{completion.text}".strip(),
+                                     "na_part": lead}
             self.result.trace.append(entry)
             problem = ("no sentence end within the tokens left" if completion.truncated
                        else "empty" if not completion.text.strip() else prose_problem(text, self.seen))
@@ -460,7 +464,8 @@ class _Loop:
     def keep(self, candidate: _Candidate) -> None:
         unit = candidate.unit()
         self.units.append(unit)
-        self.accepted.append((candidate.text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in candidate.kept]))
+        self.accepted.append(
+            (candidate.text, [CitedTriple(subject=s, relation=p, value=v) for s, p, v in candidate.kept]))
         self.seen.append(_sentence_key(candidate.text))
         self.stated |= set(candidate.kept)
         self.result.sentences += 1

@@ -81,7 +81,8 @@ def _models(results: EvaluationResult) -> list[str]:
         model_rows.append(("G-Eval judge", f"{judge.get('model_file')} (sha256 `{judge.get('model_sha256')}`, "
                                            f"{judge.get('device')}, seed {judge.get('seed')})"))
         for aspect, p in (judge.get("prompts") or {}).items():
-            model_rows.append((f"G-Eval prompt {aspect}", f"{p['name']} v{p['version']} (sha256 `{p['sha256'][:16]}…`)"))
+            model_rows.append(
+                (f"G-Eval prompt {aspect}", f"{p['name']} v{p['version']} (sha256 `{p['sha256'][:16]}…`)"))
     else:
         model_rows.append(("G-Eval judge", "none"))
     libs = header.libraries
@@ -98,25 +99,30 @@ def _citation_quality(results: EvaluationResult) -> list[str]:
     lines = section("Citation quality and alignment (%)") + [
         "Micro: over all citations / gold triples; macro: mean over answers (Table 3 layout).", ""]
     lines += table(
-        ["Align.", "Corr.", "Prec. (micro)", "Rec. (micro)", "F1 (micro)", "Prec. (macro)", "Rec. (macro)", "F1 (macro)"],
+        ["Align.", "Corr.", "Prec. (micro)", "Rec. (micro)", "F1 (micro)", "Prec. (macro)",
+         "Rec. (macro)", "F1 (macro)"],
         [[pct(al.get("alignment_micro")), pct(q.get("correctness")), pct(q.get("precision_micro")),
           pct(q.get("recall_micro")), pct(q.get("f1_micro")), pct(q.get("precision_macro")),
           pct(q.get("recall_macro")), pct(q.get("f1_macro"))]],
     )
     lines += ["", f"{q.get('citations', 0)} citations in {q.get('answers', 0)} answers; {q.get('correct', 0)} correct"
-              + (f"; {q.get('precise')} in the gold sets; {q.get('gold_hit')} of {q.get('gold_triples')} gold triples hit"
+              + (f"; {q.get('precise')} in the gold sets; "
+                 f"{q.get('gold_hit')} of {q.get('gold_triples')} gold triples hit"
                  if q.get("gold_triples") is not None else "") + "."]
     if al.get("choices", {}).get("method") == "verifier":
         claims = al.get("claims") or {}
         nli_al = getattr(metrics, "alignment_nli", None) or (metrics.model_extra or {}).get("alignment_nli") or {}
-        lines.append(f"Alignment (graph-grounded verifier): {al.get('supported')} of {al.get('pairs')} citations supported by "
-                     f"their sentence, {al.get('partial')} partly, {al.get('unsupported')} not "
-                     f"(macro {pct(al.get('alignment_macro'))}); "
-                     + (f"the paper's NLI alignment: {pct(nli_al.get('alignment_micro'))} %. " if nli_al else "no NLI model: no NLI column. ")
-                     + f"{al.get('fully_supported_sentences')} of {al.get('cited_sentences')} cited sentences fully supported by "
-                     f"their citations. Claims: {claims.get('supported', 0)} supported by a citation, "
-                     f"{claims.get('supported_uncited', 0)} held by the graph but uncited, {claims.get('absent', 0)} absent from "
-                     f"the graph, {claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
+        lines.append(
+            f"Alignment (graph-grounded verifier): {al.get('supported')} of {al.get('pairs')} citations supported by "
+            f"their sentence, {al.get('partial')} partly, {al.get('unsupported')} not "
+            f"(macro {pct(al.get('alignment_macro'))}); "
+            + (f"the paper's NLI alignment: {pct(nli_al.get('alignment_micro'))} %. " if nli_al
+               else "no NLI model: no NLI column. ")
+            + f"{al.get('fully_supported_sentences')} of {al.get('cited_sentences')} cited sentences fully "
+            f"supported by their citations. Claims: {claims.get('supported', 0)} supported by a citation, "
+            f"{claims.get('supported_uncited', 0)} held by the graph but uncited, "
+            f"{claims.get('absent', 0)} absent from the graph, "
+            f"{claims.get('contradicted', 0)} contradicted by it (per_sentence.csv lists them).")
         if results.summary.alignment_self_scored:
             before = al.get("before_filter") or {}
             lines.append("**Self-scored:** the verifier that scored alignment also chose these citations (a "
@@ -127,8 +133,10 @@ def _citation_quality(results: EvaluationResult) -> list[str]:
                             f"({pct(before.get('alignment_micro'))} %): {before.get('what')}."
                             if before else "; the NLI column is the independent figure."))
     elif al:
-        lines.append(f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
-                     f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: {al.get('choices', {}).get('answers_evaluated')}).")
+        lines.append(
+            f"Alignment (NLI, the paper's): {al.get('entailed')} of {al.get('pairs')} sentence–citation pairs entailed "
+            f"(macro {pct(al.get('alignment_macro'))}; answers evaluated: "
+            f"{al.get('choices', {}).get('answers_evaluated')}).")
         if results.summary.alignment_self_scored:
             lines.append("**Self-scored:** the NLI model that scored alignment also placed these (post-hoc) "
                          "citations, so alignment agrees with its own choices by construction.")
@@ -141,9 +149,11 @@ def _na_and_geval(results: EvaluationResult) -> list[str]:
     na = metrics.na_quality
     lines = section("[NA] quality (conscious incompetence) (%)")
     if na:
-        lines += table(["Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "[NA] sentences", "absent triples"],
-                       [[pct(na.get("precision")), pct(na.get("recall")), pct(na.get("f1")), pct(na.get("precision_macro")),
-                         pct(na.get("recall_macro")), pct(na.get("f1_macro")), na.get("na_sentences"), na.get("absent_triples")]])
+        lines += table(
+            ["Prec.", "Rec.", "F1", "Prec. (macro)", "Rec. (macro)", "F1 (macro)", "[NA] sentences", "absent triples"],
+            [[pct(na.get("precision")), pct(na.get("recall")), pct(na.get("f1")), pct(na.get("precision_macro")),
+              pct(na.get("recall_macro")), pct(na.get("f1_macro")), na.get("na_sentences"),
+              na.get("absent_triples")]])
         lines.append("")
         lines.append(f"Absent set: `{na.get('choices', {}).get('absent_set')}`.")
     else:
@@ -172,7 +182,8 @@ def _how_answers_cite(results: EvaluationResult) -> list[str]:
         ("answers", d.get("answers")),
         ("answers with no citation", d.get("answers_without_citation")),
         ("answers with no mark at all", d.get("answers_without_any_mark")),
-        ("citations per answer (mean / max)", f"{num(d.get('citations_per_answer'))} / {d.get('citations_per_answer_max')}"),
+        ("citations per answer (mean / max)",
+         f"{num(d.get('citations_per_answer'))} / {d.get('citations_per_answer_max')}"),
         ("[NA] marks per answer", num(d.get("na_per_answer"))),
         ("answers with [NA]", d.get("answers_with_na")),
         ("sloppy citations (share)", f"{d.get('sloppy_citations')} ({pct(d.get('sloppy_share'))}%)"),

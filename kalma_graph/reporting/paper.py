@@ -109,8 +109,8 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, 
         note=f"Paper: {paper['figure5_note']}")
     lines += _section(
         "Table 7 — general vs specific questions", *_parts_or(root, previous, "table7", fallback), md_dir,
-        ["Setting", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)", "Corr.", "Prec.", "Rec.",
-         "F1", "Coh.", "Con.", "Flu.", "Rel."],
+        ["Setting", "N", "Align. (verifier)", "Align. (NLI)", "Sentences fully supp. (verifier)",
+         "Corr.", "Prec.", "Rec.", "F1", "Coh.", "Con.", "Flu.", "Rel."],
         lambda r, who: [f"**ours** {who} {r.get('setting')}", r.get("answers")] + _judged(r) +
         [pct(r.get(c)) for c in CITATION] + [num(r.get(f"geval_{a}")) for a in GEVAL],
         paper_rows=[[f"paper {name}", 1085, "—"] + _paper(values[:1]) + ["—"] + _paper(values[1:5]) +
@@ -118,8 +118,9 @@ def results_markdown(root: Path, md_dir: Path, *, previous: Path | None = None, 
     lines += caveats(root if _load(root, "table5") or previous is None else previous, traits)
     grounded = (previous or root).parent / "grounded" / "README.md"
     if grounded.is_file():
-        lines += ["", f"`--cite grounded` (the verifier in the decoding loop) on Table 3's questions, beside these rows: "
-                      f"[{grounded.parent.name}]({os.path.relpath(grounded, md_dir)})."]
+        lines += ["",
+                  f"`--cite grounded` (the verifier in the decoding loop) on Table 3's questions, beside these rows: "
+                  f"[{grounded.parent.name}]({os.path.relpath(grounded, md_dir)})."]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -167,7 +168,8 @@ def _table3_section(root: Path, md_dir: Path, paper: Mapping[str, Any], traits: 
         found = root / "table3" / extra_md
         if found.is_file():  # the verifier's re-scoring, a run's own reading notes
             lines += [found.read_text(encoding="utf-8").strip(), ""]
-    lines += ["#### Table 4 — text quality (G-Eval)" if not paper_rows_too else "## Table 4 — text quality (G-Eval)", ""]
+    lines += ["#### Table 4 — text quality (G-Eval)" if not paper_rows_too
+              else "## Table 4 — text quality (G-Eval)", ""]
     if any(r.get(f"geval_{a}") is not None for r in ours for a in GEVAL):
         rows = [[f"**ours** {r.get('setting')}"] + [num(r.get(f"geval_{a}")) for a in GEVAL] +
                 [pct(_mean([r.get(f"geval_{a}_mass") for a in GEVAL]))] for r in ours]
@@ -206,8 +208,8 @@ def caveats(root: Path, traits: Traits | None = None) -> list[str]:
     if all(covered.values()):
         (g, gn), (sp, sn) = covered["general"], covered["specific"]
         lines.append(f"- **Table 7 is confounded by retrieval**: the general questions' retrieved graph covers two or "
-                     f"more persons in {g} of {gn} cases, the specific ones' in {sp} of {sn}, so part of the difference "
-                     "is what the model was shown.")
+                     f"more persons in {g} of {gn} cases, the specific ones' in {sp} of {sn}, "
+                     "so part of the difference is what the model was shown.")
     lines.append("- **Sentences fully supported** by their citations: the verifier's share per run is each table's "
                  "`Sentences fully supp. (verifier)` column (`per_sentence.csv` of each run; blank for a run scored "
                  "before the verifier). Two annotation passes per strategy on 60 sentences of Table 3's questions "

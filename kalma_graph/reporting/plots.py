@@ -129,13 +129,15 @@ def evaluation_plots(results: EvaluationResult, plot_dir: Path) -> dict[str, Pat
     if na:
         out["na_quality"] = bar_chart(plot_dir / "na_quality.png", ["Prec.", "Rec.", "F1"],
                                       [na.get("precision"), na.get("recall"), na.get("f1")],
-                                      title=f"[NA] quality ({na.get('choices', {}).get('absent_set')}) {run}", ylabel="%")
+                                      title=f"[NA] quality ({na.get('choices', {}).get('absent_set')}) {run}",
+                                      ylabel="%")
     ge = metrics.geval
     if ge:
         aspects = ge.get("aspects") or {}
         out["geval"] = bar_chart(plot_dir / "geval.png", list(aspects), [r.get("mean") for r in aspects.values()],
                                  title=f"G-Eval {run}", ylabel="score (1-5)", ylim=(1, 5), scale=1.0,
-                                 notes=[f"missing {r.get('missing')}" if r.get("missing") else "" for r in aspects.values()])
+                                 notes=[f"missing {r.get('missing')}" if r.get("missing") else ""
+                                        for r in aspects.values()])
     counts = [row.citations for row in results.per_answer]
     if counts:
         out["citations_per_answer"] = histogram(plot_dir / "citations_per_answer.png", counts,

@@ -247,8 +247,9 @@ def link_question(
     n_linkable = 0
     for d in detected:
         if not isinstance(d, DetectedMention):  # an NER mention of a DATE, CARDINAL, ... label
-            results.append(LinkedMention(d.text, d.label, [], None, f"not linked: NER label {d.label} is not an entity type",
-                                         "ner", d.start, d.end))
+            results.append(
+                LinkedMention(d.text, d.label, [], None, f"not linked: NER label {d.label} is not an entity type",
+                              "ner", d.start, d.end))
             continue
         n_linkable += 1
         if n_linkable > MAX_MENTIONS:
@@ -441,10 +442,12 @@ class _Scorer:
             text = self.question[:start] + " " * (end - start) + self.question[end:]
             name = self.question[start:end].strip()
             if len(name) >= 2:  # the same name elsewhere in the question ("Victor Hugo's ... Victor Hugo's")
-                text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+                text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda m: " " * len(m.group()), text,
+                              flags=re.IGNORECASE)
             # A label that is a word of the name itself (the given-name entity "Kim" of Kim Jong-il)
             # supports every namesake alike: it does not count either.
-            self._matched[key] = [lab for lab in self.labels(entity_id) if _occurs(lab, text) and not _occurs(lab, name)]
+            self._matched[key] = [lab for lab in self.labels(entity_id) if _occurs(lab, text)
+                                  and not _occurs(lab, name)]
         return self._matched[key]
 
     def _tie_key(self, e: Entity, preferred: frozenset[str]) -> tuple:

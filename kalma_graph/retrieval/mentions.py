@@ -310,7 +310,8 @@ def _common_noun(entities: Iterable[Entity], key: str) -> bool:
 
 # Lowercase words inside names: "House of Sima", "Charles the Bald", "Ludwig van Beethoven".
 _CONNECTORS = frozenset(
-    {"of", "the", "de", "du", "des", "von", "van", "der", "da", "di", "del", "della", "la", "le", "y", "al", "el", "bin", "ibn"}
+    {"of", "the", "de", "du", "des", "von", "van", "der", "da", "di", "del", "della", "la", "le", "y",
+     "al", "el", "bin", "ibn"}
 )
 _EDGE_PUNCT = "\"'`\u2018\u2019\u201c\u201d()[]{},;:.!?\u00ab\u00bb"
 
@@ -395,7 +396,8 @@ def resolve_mentions(
     ner_spans = _ner_spans(plan, matches)
     graph_spans: list[DetectedMention] = []
     for phrase in plan.phrases:
-        key, how, found = next(((k, h, matches.by_key.get(k, [])) for k, h in phrase.keys if matches.by_key.get(k)), ("", "", []))
+        key, how, found = next(
+            ((k, h, matches.by_key.get(k, [])) for k, h in phrase.keys if matches.by_key.get(k)), ("", "", []))
         if not found:
             continue
         start = phrase.start - 4 if how == _WITH_THE else phrase.start
@@ -407,7 +409,8 @@ def resolve_mentions(
             if same.found:
                 same.source = "ner+graph"
             else:  # NER's variants missed a key form the phrase has (initials, apostrophes)
-                same.found, same.how, same.source = list(found), f"exact ({how})" if how != "as written" else "exact", "ner+graph"
+                same.found, same.how, same.source = (list(found), f"exact ({how})" if how != "as written" else "exact",
+                                                     "ner+graph")
             continue
         if _common_noun(found, key):
             continue

@@ -69,7 +69,8 @@ def retrieve(
     triples: list[Triple] = []
     for entity in entities:
         triples += store.one_hop(entity.id)
-    return Retrieval(question=question, linked=linking.linked, entities=entities, triples=triples, reason=linking.reason)
+    return Retrieval(question=question, linked=linking.linked, entities=entities, triples=triples,
+                     reason=linking.reason)
 
 
 def candidate_dict(c: Any) -> dict[str, Any]:

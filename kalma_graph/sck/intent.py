@@ -57,7 +57,8 @@ class NLIIntentClassifier:
         self.hypotheses = [hypotheses[i] for i in INTENTS]
 
     def header(self) -> dict[str, Any]:
-        return {"intent_classifier": self.name, "prompt": self.prompt["name"], "prompt_version": self.prompt.get("version"),
+        return {"intent_classifier": self.name, "prompt": self.prompt["name"],
+                "prompt_version": self.prompt.get("version"),
                 "prompt_sha256": self.prompt["sha256"], "nli_model_hash": self.nli.model_hash}
 
     def classify(self, questions: Sequence[str]) -> list[IntentPrediction]:
@@ -116,7 +117,8 @@ class LLMIntentClassifier:
             self._grammar = LlamaGrammar.from_string(self.prompt["grammar"], verbose=False)
 
     def header(self) -> dict[str, Any]:
-        return {"intent_classifier": self.name, "prompt": self.prompt["name"], "prompt_version": self.prompt.get("version"),
+        return {"intent_classifier": self.name, "prompt": self.prompt["name"],
+                "prompt_version": self.prompt.get("version"),
                 "prompt_sha256": self.prompt["sha256"], "constrained": self._grammar is not None,
                 "params": self.params.__dict__, "llm": self.llm.header()}
 
@@ -134,7 +136,8 @@ class LLMIntentClassifier:
 
 
 # Cue rules, tried in order; the first that matches wins. Factoid is the fall-back.
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((intent, re.compile(pattern, re.IGNORECASE)) for intent, pattern in (
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((intent, re.compile(pattern, re.IGNORECASE))
+                                                        for intent, pattern in (
     ("comparison", r"\b(compare|comparing|comparison|differences?|different from|differ|vs\.?|versus|"
                    r"better than|similarities|which is better)\b"),
     ("instruction", r"^\s*(how (do|can|should|would) (i|you|we|one)\b|how to\b)|\bsteps? (to|for)\b|\bguide to\b"),

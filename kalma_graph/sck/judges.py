@@ -20,9 +20,9 @@ the triplet, not whether one triplet proves the whole sentence.
   kind (a shared class, or a class group of `data/ner_type_map.json`: place, human, organisation,
   ...), or all objects are text literals of unknown kind and the sentence names one of them —
   gives the hypothesis "s p e"; the best of them is the relation the sentence claims between s and
-  e (Boston can replace Newark as a place of birth, not poet as an occupation). It is a contradiction when that hypothesis is entailed
-  (≥ `threshold`) more strongly than any stored statement between s and e, the graph has (s, p, o)
-  with o an entity of e's kind, and the sentence does not also state (s, p, o) ("born in Newark,
+  e (Boston can replace Newark as a place of birth, not poet as an occupation). It is a contradiction when
+  that hypothesis is entailed (≥ `threshold`) more strongly than any stored statement between s and e, the graph has (s,
+  p, o) with o an entity of e's kind, and the sentence does not also state (s, p, o) ("born in Newark,
   New Jersey" names the region as well as the city). Comparing against the stored statements keeps
   a weak NLI model's noise from turning "born in Newark" into "educated at Newark". A contradiction
   outranks support: a sentence with a wrong claim is not attributable. Only entity-valued
@@ -294,7 +294,8 @@ class SharedAttributionJudge:
                                tuple(GraphEntity(id=i, name=n) for i, n in evidence.names.items() if n))
                  for (sentence, evidence), found in zip(items, triplets)]
         judged = iter(self.evaluator.attribute([c for c in cases if c.triples]))
-        return [_sck_label(next(judged), found) if found else Judgement(EXTRAPOLATORY, NO_TRIPLETS) for found in triplets]
+        return [_sck_label(next(judged), found) if found else Judgement(EXTRAPOLATORY, NO_TRIPLETS)
+                for found in triplets]
 
 
 def _sck_label(verdict: Verdict, triples: Sequence[Triple]) -> Judgement:
@@ -302,7 +303,8 @@ def _sck_label(verdict: Verdict, triples: Sequence[Triple]) -> Judgement:
     from kalma_graph.verification.records import evidence_text
 
     held, bad = verdict.facts("held"), verdict.facts("contradicted")
-    relevant = tuple(t for t in triples if any(c.evidence == evidence_text(t.subject, t.label, t.value) for c in held + bad))
+    relevant = tuple(t for t in triples
+                     if any(c.evidence == evidence_text(t.subject, t.label, t.value) for c in held + bad))
     details = verdict.claims_detail()
     if verdict.label == "contradicted":
         return Judgement(CONTRADICTORY, "; ".join(f"'{c.text}': {c.reason}" for c in bad), relevant, details)
@@ -335,7 +337,8 @@ def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list
     states its decision). X must be one of the decision words (Attributable/Supports,
     Extrapolatory/Neutral, Contradictory/Contradicts, case-insensitive); anything else is missing.
 
-    >>> parse_attr_output('{"decision": "Contradictory", "relevant_triplets": [2, 9], "rationale": "Born in Newark."}', 3)
+    >>> parse_attr_output('{"decision": "Contradictory", "relevant_triplets": [2, 9], '
+    ...                   '"rationale": "Born in Newark."}', 3)
     (-1, 'Born in Newark.', [2], None)
     >>> parse_attr_output("Decision: Supports\\nThe first triplet says so.", 1)[0]
     1
@@ -465,7 +468,8 @@ class LLMAttributionJudge:
 @dataclass(frozen=True)
 class JudgeEntry:
     needs: str | None  # "nli", "llm" or None: the model the scorer loads for it
-    build: Callable[..., Any]  # (nli, llm, **settings) -> a judge; settings: nli_threshold, nli_premise, max_triplets, concurrency
+    # (nli, llm, **settings) -> a judge; settings: nli_threshold, nli_premise, max_triplets, concurrency
+    build: Callable[..., Any]
 
 
 def _shared_judge(name: str) -> JudgeEntry:

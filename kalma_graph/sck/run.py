@@ -250,8 +250,9 @@ def score_file(
             settings = [{k: v for k, v in h.items() if k != "fingerprint"} for h in (previous, header)]
             refuse_other_settings(out, *(_comparable(h) for h in settings), what="a run",
                                   hint="use another --out or --fresh", error=RunConflict)
-            raise RunConflict(f"{out} holds a run made with other settings ({', '.join(sorted(set(previous) - set(header)))}); "
-                              "use another --out or --fresh")
+            raise RunConflict(
+                f"{out} holds a run made with other settings ({', '.join(sorted(set(previous) - set(header)))}); "
+                "use another --out or --fresh")
     atomic_write_json(header_path, header)
 
     answers, sentences, done = open_run_logs(out)
@@ -316,7 +317,8 @@ def write_reports(out: Path, header: Mapping[str, Any], *, scored_now: int = 0, 
     sentence_rows = sorted(sentences.values(), key=lambda r: (position.get(r["id"], 1 << 30), r["sentence_index"]))
     summary = summarise(rows, sentence_rows)
     summary["throughput"] = {"scored_now": scored_now, "seconds": round(seconds, 2),
-                             "answers_per_second": round(scored_now / seconds, 3) if seconds > 0 and scored_now else None}
+                             "answers_per_second": (round(scored_now / seconds, 3) if seconds > 0 and scored_now
+                                                    else None)}
     atomic_write_text(out / "answers.csv", _csv(rows))
     flat_sentences = [{k: (json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
                        for k, v in r.items() if k not in ("details", "judge_raw")} for r in sentence_rows]
@@ -397,7 +399,8 @@ def summary_markdown(summary: Mapping[str, Any], header: Mapping[str, Any]) -> s
         ["LLM", (judge.get("llm") or {}).get("model_file"), str((judge.get("llm") or {}).get("model_sha256"))[:16]],
         ["embedder", (header.get("embedder") or {}).get("embedder_name"),
          str((header.get("embedder") or {}).get("embedder_hash"))[:16]],
-        ["NER", (header.get("linker") or {}).get("ner_pipeline"), (header.get("linker") or {}).get("ner_pipeline_version")],
+        ["NER", (header.get("linker") or {}).get("ner_pipeline"),
+         (header.get("linker") or {}).get("ner_pipeline_version")],
     ]
     lines += _md_table(["model", "name", "hash / version"], [m for m in models if m[1]])
     tp = summary.get("throughput", {})

@@ -58,10 +58,12 @@ class IntentProfile:
 
 PROFILES: dict[str, IntentProfile] = {
     "instruction": IntentProfile(("short", "moderate"), ("present", "future"),
-                                 ("steps", "step", "follow", "follows", "following", "first", "then", "next", "finally"),
+                                 ("steps", "step", "follow", "follows", "following", "first",
+                                  "then", "next", "finally"),
                                  (2,), ("step_list",)),
     "reason": IntentProfile(("short", "moderate"), ("present", "past"),
-                            ("because", "due to", "since", "reason", "therefore", "as a result", "caused by", "so that"),
+                            ("because", "due to", "since", "reason", "therefore", "as a result",
+                             "caused by", "so that"),
                             (3, 2), ("paragraph",)),
     "evidence-based": IntentProfile(("moderate", "long"), ("past",),
                                     ("found", "indicate", "indicates", "indicated", "study", "studies", "research",

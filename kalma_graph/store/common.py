@@ -215,7 +215,8 @@ class ReadOps:
             candidate_keys = sorted({k for e in entities for k in entity_keys(e)})
             existing = {e.id: e for e in self.get_entities(ids)} if ids else {}
             keys = (
-                {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})} if candidate_keys else set()
+                {r["key"] for r in self._run("existing_name_keys", {"keys": candidate_keys})}
+                if candidate_keys else set()
             )
             vids = value_ids_of(statements)
             values = {r["id"] for r in self._run("existing_value_ids", {"ids": vids})} if vids else set()

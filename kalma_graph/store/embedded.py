@@ -183,7 +183,8 @@ class EmbeddedStore(ReadOps):
         if plan.entities_new:
             self._execute(queries.load("copy_entities", BACKEND), {"rows": _table(plan.entities_new, _ENTITY_SCHEMA)})
         if plan.entities_changed:
-            self._execute(queries.load("update_entities", BACKEND), {"rows": _table(plan.entities_changed, _ENTITY_SCHEMA)})
+            self._execute(queries.load("update_entities", BACKEND),
+                          {"rows": _table(plan.entities_changed, _ENTITY_SCHEMA)})
         for name, table in _tables_after_entities(plan):
             self._execute(queries.load(name, BACKEND), {"rows": table})
 
@@ -223,7 +224,8 @@ class EmbeddedStore(ReadOps):
         copy("run_copy_has_answer", [{"from": run_id, "to": a["id"]} for a in rows["answers"]],
              arrow_schema((), ("from", "to")))
         copy("run_copy_has_sentence", [{"from": s["answer_id"], "to": s["id"], "position": s["position"]}
-                                       for s in rows["sentences"]], arrow_schema((("position", "int"),), ("from", "to")))
+                                       for s in rows["sentences"]],
+             arrow_schema((("position", "int"),), ("from", "to")))
         copy("run_copy_cites", linked, arrow_schema(CITE_COLUMNS, ("from", "to")))
 
     def clear(self) -> None:
@@ -361,7 +363,8 @@ def _last_row_per_id(table: pa.Table) -> pa.Table:
     return table.take(pa.array(sorted(last.values()), pa.int64()))
 
 
-_DEFERRED_ORDER = ("copy_entities", "copy_values", "copy_name_keys", "copy_names", "copy_entity_statements", "copy_value_statements")
+_DEFERRED_ORDER = ("copy_entities", "copy_values", "copy_name_keys", "copy_names", "copy_entity_statements",
+                   "copy_value_statements")
 
 
 def _table(rows: list[dict], schema: pa.Schema, keys: Sequence[str] | None = None) -> pa.Table:

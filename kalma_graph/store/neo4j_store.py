@@ -215,7 +215,8 @@ class Neo4jStore(ReadOps):
     def delete_run_rows(self, run_id: str) -> None:
         self.execute_write(_delete_run_tx, run_id, what=f"delete run {run_id}")
 
-    def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict], batch: int = 5000) -> None:
+    def write_run_rows(self, run_id: str, rows: Mapping[str, list[dict]], linked: list[dict],
+                       batch: int = 5000) -> None:
         """Replace a run in one transaction: delete its nodes, create them again (no null properties)."""
         from .results import CITE_FIELDS
 
@@ -230,7 +231,8 @@ class Neo4jStore(ReadOps):
             for name, items in (("run_create_answers", [clean(a) for a in rows["answers"]]),
                                 ("run_create_sentences", [clean(s) for s in rows["sentences"]]),
                                 ("run_create_cites", [{"from": c["from"], "to": c["to"],
-                                                       "props": clean({k: c[k] for k in CITE_FIELDS})} for c in linked])):
+                                                       "props": clean({k: c[k] for k in CITE_FIELDS})}
+                                                      for c in linked])):
                 for start in range(0, len(items), batch):
                     tx.run(queries.load(name, BACKEND), {"rows": items[start:start + batch]}).consume()
 

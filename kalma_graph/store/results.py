@@ -2,7 +2,8 @@
 
     (:Run {id, answers_file, matching, …scores})-[:HAS_ANSWER]->(:Answer {question_id, text, …scores})
         -[:HAS_SENTENCE {position}]->(:Sentence {text, clean_text, na, citations, fully_supported, claims})
-        -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy, support, verdict, reason}]->(:Entity)
+        -[:CITES {position, prop, value, correct, precise, entailment, entailed, sloppy, support, verdict,
+                  reason}]->(:Entity)
 
 `claims` holds the verifier's claims of the sentence as `status: text (evidence)` strings
 (`contradicted: Jena (Q22670, place of birth: Marbach am Neckar)`); CITES carries its verdict.
@@ -12,10 +13,10 @@ in `run_schema.embedded.cypher`, Neo4j's constraints in `run_schema.neo4j.cypher
 derived, not written: a metric field the registry (`metric_fields.py`) stores and that file does not declare
 gets its column by a generated `ALTER TABLE … ADD IF NOT EXISTS` (`run_schema_statements`). This module builds
 the rows and reads them back, each engine writes them (`write_run_rows`, `delete_run_rows`,
-`ensure_run_tables` of the GraphStore protocol). Writing a run is idempotent: the run's previous nodes (found by `run_id`) are deleted first, then everything is written
-again — on Neo4j in one transaction, on the embedded store with one COPY per table (Ladybug 0.22 must
-not COPY over an existing key, so the delete comes first). A citation whose subject id is not an
-entity of the store (a hallucinated id) gets no CITES link; it stays in `Sentence.citations`.
+`ensure_run_tables` of the GraphStore protocol). Writing a run is idempotent: the run's previous nodes
+(found by `run_id`) are deleted first, then everything is written again — on Neo4j in one transaction, on the embedded
+store with one COPY per table (Ladybug 0.22 must not COPY over an existing key, so the delete comes first). A citation
+whose subject id is not an entity of the store (a hallucinated id) gets no CITES link; it stays in `Sentence.citations`.
 
 The base graph is never changed: runs only add Run/Answer/Sentence nodes and their relationships.
 """
@@ -144,7 +145,8 @@ def run_rows(results: EvaluationResult) -> dict[str, list[dict]]:
                 "fully_supported": extra.get("fully_supported"),
                 "claims": None if claims is None else [_claim_text(c) for c in claims],
                 "claims_absent": None if claims is None else sum(c.get("status") == "absent" for c in claims),
-                "claims_contradicted": None if claims is None else sum(c.get("status") == "contradicted" for c in claims),
+                "claims_contradicted": (None if claims is None
+                                        else sum(c.get("status") == "contradicted" for c in claims)),
                 "id": sentence_id, "run_id": run_id, "answer_id": answer_id, "position": s.position,
                 "text": s.text, "clean_text": s.clean_text, "na": s.na,
                 "na_entails_absent": s.na_entails_absent, "n_citations": len(s.citations),
@@ -213,8 +215,9 @@ def read_run(store: GraphStore, run_id: str) -> dict | None:
     if not found:
         return None
     run = _properties(found[0]["run"], RUN_FIELDS)
-    answers = sorted((_properties(row["answer"], ANSWER_FIELDS) for row in store.query("run_answers", {"run_id": run_id})),
-                     key=lambda a: a["question_id"])
+    answers = sorted(
+        (_properties(row["answer"], ANSWER_FIELDS) for row in store.query("run_answers", {"run_id": run_id})),
+        key=lambda a: a["question_id"])
     sentences = store.query("run_sentences", {"run_id": run_id})
     cites = store.query("run_cites", {"run_id": run_id})
     by_sentence: dict[str, list[dict]] = {}

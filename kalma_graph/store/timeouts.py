@@ -7,8 +7,12 @@ environment; `0` means no limit.
 |---------------------------------|-----------------------------------------------------------------|---------|
 | `KALMA_QUERY_TIMEOUT_S`         | each read query, both stores (retrieval, stats, CAQA/BioKaLMA)   | 600     |
 | `KALMA_WRITE_TIMEOUT_S`         | each write: an ingest batch, a run's results, meta, clear        | 3600    |
-| `KALMA_NEO4J_CONNECT_TIMEOUT_S` | the TCP connect to Neo4j (driver `connection_timeout`); opening a connection as a whole, Bolt handshake included, gets twice that (`connection_acquisition_timeout`) | 15 |
-| `KALMA_NEO4J_TX_TIMEOUT_S`      | `db.transaction.timeout` in the neo4j.conf `kalma-graph neo4j start` writes: the server's limit for clients that set none (Browser, cypher-shell) | 3600 |
+| `KALMA_NEO4J_CONNECT_TIMEOUT_S` | the TCP connect to Neo4j (driver `connection_timeout`)           | 15      |
+| `KALMA_NEO4J_TX_TIMEOUT_S`      | `db.transaction.timeout` in the neo4j.conf `neo4j start` writes  | 3600    |
+
+Opening a Neo4j connection as a whole, Bolt handshake included, gets twice the connect timeout
+(`connection_acquisition_timeout`). The transaction timeout, in the neo4j.conf `kalma-graph neo4j start`
+writes, is the server's limit for clients that set none (Browser, cypher-shell).
 
 Why these defaults: every read the product makes answers in milliseconds to seconds on the bundled
 graphs, and a graph-wide scan (stats, namesakes) of a multi-million-entity subset in well under a

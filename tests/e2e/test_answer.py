@@ -31,8 +31,8 @@ SIMPLE = DUMPS / "biokalma/simple_question_graph.json.gz"
 COMPLEX = DUMPS / "biokalma/complex_question_graph.json.gz"
 
 RECORD_KEYS = {
-    "id", "question", "variant", "entities", "retrieval_reason", "retrieved", "removed", "prompt_sha256", "cite", "answer", "raw_answer",
-    "sentences",
+    "id", "question", "variant", "entities", "retrieval_reason", "retrieved", "removed", "prompt_sha256", "cite",
+    "answer", "raw_answer", "sentences",
     "n_sloppy", "finish_reason", "truncated", "model", "params", "timings",
 }
 TRIPLE_KEYS = {"subject", "pid", "label", "value", "object_id", "datatype"}
@@ -57,7 +57,8 @@ def test_jsonl_loader(tmp_path):
     path = tmp_path / "qs.jsonl"
     path.write_text(
         json.dumps({"id": "a", "question": "Who was Stephen Crane?"}) + "\n\n"
-        + json.dumps({"question": "Who is Mary Roy?", "variants": {"specific": "Who is Mary Roy, and who is her son?"}}) + "\n"
+        + json.dumps({"question": "Who is Mary Roy?", "variants": {"specific": "Who is Mary Roy, and who is her son?"}})
+        + "\n"
     )
     qs = load_questions(path)
     assert [q.id for q in qs] == ["a", "qs:3"]
@@ -310,7 +311,8 @@ def test_constrained_citations_cite_only_retrieved_knowledge(tmp_path, sample_st
         removed = {(t["subject"], t["label"], t["value"]) for t in record["removed"]}
         shown = {(t["subject"], t["label"], t["value"]) for t in record["retrieved"]} - removed
         assert shown == {(t["subject"], t["label"], t["value"]) for t in record["shown"]}
-        names = {(e["selected"], "name", c["name"]) for e in record["entities"] for c in e["candidates"] if c["id"] == e["selected"]}
+        names = {(e["selected"], "name", c["name"]) for e in record["entities"] for c in e["candidates"]
+                 if c["id"] == e["selected"]}
         subjects = {e["selected"] for e in record["entities"] if e["selected"]}
         for sentence in record["sentences"]:
             for c in sentence["citations"]:

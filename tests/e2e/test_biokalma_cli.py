@@ -51,7 +51,8 @@ def test_build_biokalma_on_a_tiny_graph_and_resume(tmp_path):
     assert (first["entries"], first["built_now"]) == (1, 1)
     summary = json.loads(kg(*args).stdout)
     # Four linked pairs; the two father pairs stay ambiguous (two "John Smith"s, both sons of Adam Smith).
-    assert summary["disambiguation"] == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0, "too_few_relations": 0}
+    assert (summary["disambiguation"]
+            == {"resolved": 2, "not_found": 0, "ambiguous": 2, "duplicate": 0, "too_few_relations": 0})
     assert (summary["entries"], summary["built_now"], summary["resumed"]) == (2, 1, 1)
     assert summary["checks"]["in_graph"]["share"] == 1.0
     ids = sorted(json.loads(line)["id"] for line in out.read_text().splitlines())

@@ -268,7 +268,8 @@ def test_build_writes_entries_gold_and_questions(built, llm):
     assert json.loads(Path(summary["checks_file"]).read_text())["checks"]["entries"] == 2
     # The figures the gold data must meet, by name, with the time per entry from the timings file.
     head = json.loads(Path(summary["checks_file"]).read_text())["headline"]
-    assert head["entries"] == 2 and head["gold_in_graph_share"] == 1.0 and head["gold_unlabelled"] == 0 and head["timed_entries"] == 2
+    assert (head["entries"] == 2 and head["gold_in_graph_share"] == 1.0 and head["gold_unlabelled"] == 0
+            and head["timed_entries"] == 2)
     assert set(head["persons_named_share"]) == {"general", "specific"} and head["seconds_per_entry"] > 0
     assert head["model_sha256"] == llm.header()["model_sha256"]
     assert 0.0 <= head["template_sentence_share"] <= 1.0
@@ -314,6 +315,7 @@ def test_same_seed_same_entries_on_resume(built, sample, llm, scorer, tmp_path):
     assert partial.read_text(encoding="utf-8") == first
     # Other settings are refused rather than mixed into the same file.
     with pytest.raises(BuildError, match="alpha"):
-        build_biokalma(sample, llm, partial, BuildOptions(limit=2, evolve=EvolveConfig(seed=7, rounds=3, max_candidates=4,
-                                                                                       alpha=0.9)),
+        build_biokalma(sample, llm, partial,
+                       BuildOptions(limit=2, evolve=EvolveConfig(seed=7, rounds=3, max_candidates=4,
+                                                                 alpha=0.9)),
                        scorer_llm=scorer)

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.slow
 
 UK = Fact("Q350", "P17", "Q145", "Cambridge", "country", "United Kingdom", ("s1",))
 CAPITAL = Fact("Q145", "P36", "Q84", "United Kingdom", "capital", "London", ("s2",))
-PATH = Grounding(Query((Branch("Q350", "Cambridge", (Hop("P17", "country"), Hop("P36", "capital"))),)), ((UK, CAPITAL),))
+PATH = Grounding(
+    Query((Branch("Q350", "Cambridge", (Hop("P17", "country"), Hop("P36", "capital"))),)), ((UK, CAPITAL),))
 
 
 def _sample(category: str, citation: str) -> Sample:

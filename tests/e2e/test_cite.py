@@ -51,7 +51,8 @@ def test_attribute_first_prompt_is_table_13_rewritten(variant):
 def test_attribute_first_demo_is_accepted_by_its_grammar():
     prompt = load_answer_prompt("specific", "kalma/answer_specific_attribute_first")
     entities = [Entity(r["qid"], name=r["name"]) for r in prompt["demo"]["entities"]]
-    triples = [Triple(r["qid"], "", label, value) for r in prompt["demo"]["entities"] for label, value in r["statements"]]
+    triples = [Triple(r["qid"], "", label, value) for r in prompt["demo"]["entities"]
+               for label, value in r["statements"]]
     grammar = build_citation_grammar(entities, triples, mode="attribute_first")
     assert GrammarChecker.from_model_path().accepts(grammar.text, prompt["demo"]["answer"])
 
@@ -64,7 +65,8 @@ def test_attribute_first_demo_is_accepted_by_its_grammar():
     ("[Q1, p: v]", "[Q1, p: v]"),
     ("Text before [NA] a claim.", "Text before a claim [NA]."),
     # an initial does not end the sentence its marks belong to (the model's `Samuel R. Delany`)
-    ("[Q1, p: v] Samuel R. Delany read W. H. Auden. [NA] Two.", "Samuel R. Delany read W. H. Auden [Q1, p: v]. Two [NA]."),
+    ("[Q1, p: v] Samuel R. Delany read W. H. Auden. [NA] Two.",
+     "Samuel R. Delany read W. H. Auden [Q1, p: v]. Two [NA]."),
     ("[Q1, p: v] One. Two without a mark.", "One [Q1, p: v]. Two without a mark."),
 ])
 def test_from_attribute_first(raw, canonical):
@@ -72,7 +74,8 @@ def test_from_attribute_first(raw, canonical):
 
 
 def test_strip_marks_keeps_prose_brackets():
-    assert strip_marks("Born in Rome [Q1, place of birth: Rome]. A painter [NA] [sic].") == "Born in Rome. A painter [sic]."
+    assert (strip_marks("Born in Rome [Q1, place of birth: Rome]. A painter [NA] [sic].")
+            == "Born in Rome. A painter [sic].")
 
 
 def test_candidates_share_a_word_or_year():
@@ -142,7 +145,8 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
 
             check = Verifier().verify(verifier_input(record))
             assert all(c.verdict == "supported" for c in check.citations), record["answer"]
-            assert len(check.citations) <= len(parse_answer(from_attribute_first(record["raw_answer"]), labels).citations)
+            assert (len(check.citations)
+                    <= len(parse_answer(from_attribute_first(record["raw_answer"]), labels).citations))
         # scored by the verifier that chose them: flagged, and the model's own citations are scored beside
         from kalma_graph.evaluation.evaluate import evaluate_records
 
@@ -155,7 +159,8 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
         from kalma_graph.verification import Verifier
 
         for record in records:
-            assert record["grounding"]["stop_reason"] and record["grounding"]["candidates"] >= record["grounding"]["sentences"]
+            assert (record["grounding"]["stop_reason"]
+                    and record["grounding"]["candidates"] >= record["grounding"]["sentences"])
             check = Verifier().verify(verifier_input(record))
             assert all(c.verdict == "supported" for c in check.citations), record["answer"]
             texts = [" ".join(s["clean_text"].casefold().split()) for s in record["sentences"] if s["clean_text"]]
@@ -184,7 +189,8 @@ def test_strategies_end_to_end(tmp_path, sample_store, ner, llm, nli, cite):  # 
 
 
 @pytest.mark.slow
-def test_grounded_records_why_it_stopped_when_the_model_never_ends_a_sentence(tmp_path, sample_store, ner, llm):  # noqa: F811
+def test_grounded_records_why_it_stopped_when_the_model_never_ends_a_sentence(
+        tmp_path, sample_store, ner, llm):  # noqa: F811
     """A model cut off before any sentence ends: a clear record (reason, truncated), never a crash."""
     out = tmp_path / "grounded.jsonl"
     summary = answer_questions(sample_store, llm, ner, [question_from_text("Where was Stephen Crane born?")],

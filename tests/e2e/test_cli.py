@@ -85,7 +85,8 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     generate(dump, 150_000)
     store = f"embedded:{tmp_path}/g.lbdb"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kalma_graph.cli.main", "ingest", str(dump), "--store", store, "--batch-size", "5000", "--json"],
+        [sys.executable, "-m", "kalma_graph.cli.main", "ingest", str(dump), "--store", store,
+         "--batch-size", "5000", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     # Wait until a batch has been loaded: a first load's batch leaves its deferred rows beside the

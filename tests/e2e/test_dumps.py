@@ -105,7 +105,8 @@ def test_under_size_budget():
 
 def test_sources_mentions_every_data_file():
     text = (DUMPS / "SOURCES.md").read_text(encoding="utf-8")
-    for name in ("wikidata_sample.jsonl.gz", "wikidata_sample.nt.gz", "freebase_sample.nt.gz", "biokalma_records.jsonl.gz", "kgqa/", "licenses/", "S-Lab License 1.0", "build_dumps.py"):
+    for name in ("wikidata_sample.jsonl.gz", "wikidata_sample.nt.gz", "freebase_sample.nt.gz",
+                 "biokalma_records.jsonl.gz", "kgqa/", "licenses/", "S-Lab License 1.0", "build_dumps.py"):
         assert name in text
 
 
@@ -292,7 +293,8 @@ def test_stephen_crane_has_a_composed_description(wd_entities, composed):
     assert text and "writer" in text and text.endswith("(1871–1900)")
     assert text == "American writer and poet (1871–1900)"
     assert composed["Q206534"]["description"] == text  # marked as composed, with what it was made from
-    assert ("P27", "Q30") in composed["Q206534"]["from_claims"] and ("P106", "Q36180") in composed["Q206534"]["from_claims"]
+    assert (("P27", "Q30") in composed["Q206534"]["from_claims"]
+            and ("P106", "Q36180") in composed["Q206534"]["from_claims"])
 
 
 def test_every_biokalma_person_has_a_description(wd_entities):
@@ -471,7 +473,9 @@ def _shared_dir() -> Path | None:
 def test_rebuild_is_byte_identical(tmp_path):
     shared = _shared_dir()
     if shared is None:
-        pytest.skip("the shared data folder (../shared or /work/shared, or $KALMA_SHARED) is not available, so the dumps cannot be rebuilt")
+        pytest.skip(
+            "the shared data folder (../shared or /work/shared, or $KALMA_SHARED) is not available, so the dumps "
+            "cannot be rebuilt")
     out = tmp_path / "dumps"
     proc = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "build_dumps.py"), "--shared", str(shared), "--out", str(out)],

@@ -49,7 +49,8 @@ def test_exact_citation_metrics_end_to_end(answers_file, gold_file, tmp_path):
     correct triples outside the gold set."""
     results = evaluate_file(answers_file, out_dir=tmp_path / "out", gold=gold_file, plots=False)
     q = results.metrics.citation_quality
-    assert (q["citations"], q["correct"], q["precise"]) == (EXPECTED["citations"], EXPECTED["correct"], EXPECTED["precise"])
+    assert ((q["citations"], q["correct"], q["precise"])
+            == (EXPECTED["citations"], EXPECTED["correct"], EXPECTED["precise"]))
     assert (q["gold_triples"], q["gold_hit"]) == (EXPECTED["gold_triples"], EXPECTED["gold_hit"])
     assert q["correctness"] == pytest.approx(30 / 31)
     assert q["precision_micro"] == pytest.approx(10 / 31)
@@ -200,7 +201,8 @@ def test_compressed_answers_file(tmp_path):
 def test_gold_files(tmp_path):
     path = tmp_path / "gold.jsonl.gz"
     with gzip.open(path, "wt") as handle:
-        handle.write(json.dumps({"id": "q1", "gold": [["Q1", "p", "v"], {"subject": "Q1", "label": "q", "value": "w"}]}) + "\n")
+        handle.write(
+            json.dumps({"id": "q1", "gold": [["Q1", "p", "v"], {"subject": "Q1", "label": "q", "value": "w"}]}) + "\n")
     assert load_gold(path) == {"q1": [("Q1", "p", "v"), ("Q1", "q", "w")]}
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "q1", "gold": [["Q1", "p"]]}\n')

@@ -34,7 +34,8 @@ def test_alignment_orders_clear_cases(nli):
     answer = ("Crane attended Syracuse University and played for the Syracuse Orange baseball team [Q206534, alma "
               "mater: Syracuse University, member of sports team: Syracuse Orange baseball, mother: Mary Helen Peck "
               "Crane]. He died in Badenweiler [Q206534, place of death: Badenweiler].")
-    results = evaluate_records([record("clear", "Who was Stephen Crane?", answer, crane, name="Stephen Crane")], nli=nli)
+    results = evaluate_records(
+        [record("clear", "Who was Stephen Crane?", answer, crane, name="Stephen Crane")], nli=nli)
     cites = {c.prop: c.entailment for s in results.answers[0].sentences for c in s.citations}
     assert cites["member of sports team"] > cites["mother"] and cites["alma mater"] > cites["mother"]
     assert cites["place of death"] >= 0.5 and cites["mother"] < 0.5

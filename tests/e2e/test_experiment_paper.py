@@ -77,7 +77,8 @@ def test_table3_through_the_pipeline_and_resume(tmp_path, tmp_path_factory):
     again = strategies(load_questions(f"{BUILT}.questions.jsonl", limit=2), load_gold(f"{BUILT}.gold.jsonl"),
                        store=None, ner=None, load_llm=refuse,
                        settings=ExperimentSettings(out_dir=out / "table3", reuse_answers=True, plots=False),
-                       rows_of=[StrategySetting("smollm2-135m", "model"), StrategySetting("smollm2-135m", "attribute-first")],
+                       rows_of=[StrategySetting("smollm2-135m", "model"),
+                                StrategySetting("smollm2-135m", "attribute-first")],
                        nli=None)
     assert [r["answers"] for r in again["rows"]] == [2, 2]
 
@@ -85,7 +86,8 @@ def test_table3_through_the_pipeline_and_resume(tmp_path, tmp_path_factory):
 def test_results_page_carries_the_paper_questions_section(tmp_path):
     natural = tmp_path / "natural"
     natural.mkdir()
-    (natural / "README.md").write_text("| strategy | asked recall |\n|---|---|\n| grounded | 70.0 |\n", encoding="utf-8")
+    (natural / "README.md").write_text(
+        "| strategy | asked recall |\n|---|---|\n| grounded | 70.0 |\n", encoding="utf-8")
     text = results_markdown(tmp_path, tmp_path, natural=natural)
     assert "## The paper's own questions" in text and "| grounded | 70.0 |" in text
     assert "The paper's own questions" not in results_markdown(tmp_path, tmp_path)

@@ -70,7 +70,8 @@ def test_removal_takes_only_gold_triples_the_graph_holds():
     flt = RemovalFilter(GOLD, 3)
     shown, removed = flt({"id": "hertwig"}, retrieved_triples(HERTWIG))  # 3 of Table 1's 5 are Oscar Hertwig's
     assert labels(removed) == ["doctoral student", "occupation"]
-    assert flt.log["hertwig"] == {"gold": 5, "gold_in_graph": 2, "requested": 3, "removed_gold": 2, "removed_triples": 2}
+    assert (flt.log["hertwig"]
+            == {"gold": 5, "gold_in_graph": 2, "requested": 3, "removed_gold": 2, "removed_triples": 2})
     assert flt.summary()["questions_short"] == 1
 
 
@@ -201,7 +202,9 @@ def test_conscious_driver_reports_table5_on_answers_on_disk(tmp_path):
     files = {k: Path(v) for k, v in result["files"].items()}
     assert json.loads(files["json"].read_text())["rows"][3]["setting"] == 3
     md = files["markdown"].read_text()
-    assert "| Removed | answers | Align. (verifier) | Corr. | Prec. | Rec. | F1 |" in md and "| 3 | 2 | 78.6 | 57.1 |" in md  # alignment by the verifier: no NLI needed
+    # alignment by the verifier: no NLI needed
+    assert ("| Removed | answers | Align. (verifier) | Corr. | Prec. | Rec. | F1 |" in md
+            and "| 3 | 2 | 78.6 | 57.1 |" in md)
     # (11 of 14 since verifier 4 reads "his notable work, The Red Badge of Courage" as the records' notable works)
     assert files["plot_citation_quality"].read_bytes()[:4] == b"\x89PNG" and files["plot_na"].is_file()
     assert (tmp_path / "removed_2" / "evaluation" / "results.json").is_file()

@@ -83,7 +83,8 @@ ACCEPTED = [
     "Three marks [Q212657, occupation: painter] [NA] [Q367360, place of death: London] are the most.",
     "Same entity after words [Q212657, occupation: painter] and [Q212657, place of birth: Rome].",
     "Three pairs [Q212657, place of birth: Rome, occupation: painter, notable works: Love, Death: Robots].",
-    "A, B, A: the one repeat the grammar lets through [Q212657, occupation: painter, place of birth: Rome, occupation: painter].",
+    "A, B, A: the one repeat the grammar lets through [Q212657, occupation: painter, place of birth: Rome, "
+    "occupation: painter].",
     "Initials and titles: Samuel R. Delany read D. H. Lawrence with Dr. Smith [NA].",
     "Right after a mark [Q212657, occupation: painter][NA] is fine.",
     "J. R. R. Tolkien was born in Bloemfontein [NA]. U.S. Army records say so [NA].",
@@ -193,7 +194,8 @@ def test_attribute_first_sentences_may_begin_with_initials_but_are_never_one():
     J. R. R. Tolkien and C. S. Lewis (Table 3), with this test's graph's triple."""
     grammar = citation_grammar([ARTEMISIA, ORAZIO], TRIPLES, mode="attribute_first")
     checker = GrammarChecker.from_model_path()
-    assert checker.accepts(grammar, "[NA] J. R. R. Tolkien was born in Bloemfontein. [NA] C. S. Lewis taught at Oxford.")
+    assert checker.accepts(grammar,
+                           "[NA] J. R. R. Tolkien was born in Bloemfontein. [NA] C. S. Lewis taught at Oxford.")
     assert not checker.accepts(grammar, "[Q212657, place of birth: Rome] [NA] J..  [NA] C. [NA] J.")
 
 

@@ -48,7 +48,8 @@ def test_sampling_keeps_the_sampler_chain():
 
     llm = load_llm(None, n_ctx=2048, n_threads=1, seed=0)
     try:
-        out = llm.chat([{"role": "user", "content": "Yes or no?"}], GenerationParams(max_tokens=4, temperature=0.7, seed=3),
+        out = llm.chat([{"role": "user", "content": "Yes or no?"}],
+                       GenerationParams(max_tokens=4, temperature=0.7, seed=3),
                        grammar=llama_grammar('root ::= "yes" | "no"'))
         assert out.text in ("yes", "no") and llm.grammar_counts()["checks"] == 0
     finally:

@@ -115,13 +115,15 @@ def test_interrupted_run_resumes_after_its_checkpoint(store, tsv_sample):
 def test_tsv_reverse_relations_and_freebase_ids(store, tmp_path):
     wd = _write(tmp_path / "sq.txt", ["Q7358590\tP20\tQ1637790\tWhere did roger marquis die",
                                      "Q345494\tR86\tQ696855\twhich film did ryuichi sakamoto create the music for"])
-    fb = _write(tmp_path / "fb.txt", ["www.freebase.com/m/07f3jg\twww.freebase.com/people/person/place_of_birth\twww.freebase.com/m/0565d\twhere was sasha born",
+    fb = _write(tmp_path / "fb.txt", ["www.freebase.com/m/07f3jg\twww.freebase.com/people/person/place_of_birth\t"
+                                     "www.freebase.com/m/0565d\twhere was sasha born",
                                      "/m/07pd_j\t/film/film/genre\t/m/02l7c8"])
     assert detect_format(wd) == "tsv-wikidata" and detect_format(fb) == "tsv-freebase"
     ingest(store, [wd, fb])
     assert [(t.pid, t.object_id) for t in store.one_hop("Q696855")] == [("P86", "Q345494")]
     birth = store.one_hop("m.07f3jg")
-    assert [(t.pid, t.label, t.object_id) for t in birth] == [("people.person.place_of_birth", "place of birth", "m.0565d")]
+    assert ([(t.pid, t.label, t.object_id) for t in birth]
+            == [("people.person.place_of_birth", "place of birth", "m.0565d")])
     assert store.get_entity("m.0565d").kb == "freebase"
 
 

@@ -21,7 +21,8 @@ def _entities() -> dict[str, dict]:
 
 
 def _is_human(obj: dict) -> bool:
-    return any(c["mainsnak"].get("datavalue", {}).get("value", {}).get("id") == "Q5" for c in obj["claims"].get("P31", []))
+    return any(c["mainsnak"].get("datavalue", {}).get("value", {}).get("id") == "Q5"
+               for c in obj["claims"].get("P31", []))
 
 
 def _subjects(store, ids) -> set[str]:

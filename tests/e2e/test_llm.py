@@ -13,7 +13,8 @@ pytestmark = pytest.mark.slow
 
 MESSAGES = [
     {"role": "system", "content": "Answer in one sentence using only the knowledge given."},
-    {"role": "user", "content": "Where was Stephen Crane born? Knowledge: {qid: Q206534, name: Stephen Crane, place of birth: Newark}"},
+    {"role": "user",
+     "content": "Where was Stephen Crane born? Knowledge: {qid: Q206534, name: Stephen Crane, place of birth: Newark}"},
 ]
 
 
@@ -44,7 +45,8 @@ def test_generation_is_seeded_bounded_and_reports_truncation(llm):
 
 
 def test_next_token_logprobs_are_a_distribution_slice(llm):
-    prompt = llm.chat_prompt([{"role": "user", "content": "Rate the fluency of 'The cat sat.' from 1 to 5."}]) + "Score: "
+    prompt = (llm.chat_prompt([{"role": "user", "content": "Rate the fluency of 'The cat sat.' from 1 to 5."}])
+              + "Score: ")
     lps = llm.next_token_logprobs(prompt, ["1", "2", "3", "4", "5"])
     assert all(v < 0 for v in lps.values())
     assert 0 < sum(math.exp(v) for v in lps.values()) <= 1
@@ -52,7 +54,8 @@ def test_next_token_logprobs_are_a_distribution_slice(llm):
 
 
 def test_perplexity_prefers_the_true_continuation(llm):
-    assert llm.perplexity("Stephen Crane was born in", " Newark.") < llm.perplexity("Stephen Crane was born in", " purple banana.")
+    assert (llm.perplexity("Stephen Crane was born in", " Newark.")
+            < llm.perplexity("Stephen Crane was born in", " purple banana."))
 
 
 def test_batched_continuations_equal_one_call_each(llm):

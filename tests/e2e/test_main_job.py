@@ -45,7 +45,8 @@ def test_the_committed_dataset_is_complete_and_its_gold_is_in_the_graph(store):
     for e in entries:
         assert gold[e["id"]] == {(g["qid"], g["property"], g["value"]) for g in e["minimum_knowledge_set"]}
         assert e["general_question"].strip() and e["specific_question"].strip()
-        assert [g["round"] for g in e["minimum_knowledge_set"]] == sorted(g["round"] for g in e["minimum_knowledge_set"])
+        assert ([g["round"] for g in e["minimum_knowledge_set"]]
+                == sorted(g["round"] for g in e["minimum_knowledge_set"]))
     with open_store(store, read_only=True) as graph:
         subjects = sorted({t[0] for triples in gold.values() for t in triples})
         statements = {(t.subject, t.label, t.value) for hop in graph.one_hop_many(subjects).values() for t in hop}

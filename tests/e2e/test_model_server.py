@@ -159,7 +159,8 @@ def test_the_chat_template_comes_from_the_gguf_the_server_names(server, local):
         params = GenerationParams(max_tokens=16, temperature=0.0, seed=0)
         grammar = llama_grammar('root ::= [A-Za-z ]+ "."')
         local.reset()
-        assert remote.complete(prompt, params, grammar=grammar).text == local.complete(prompt, params, grammar=grammar).text
+        assert (remote.complete(prompt, params, grammar=grammar).text
+                == local.complete(prompt, params, grammar=grammar).text)
         with pytest.raises(LLMError, match="in-process"):
             remote.continuation_logprobs("Stephen Crane was", " a writer")
     finally:
@@ -302,9 +303,10 @@ def test_concurrent_requests_write_the_sequential_file(server, tmp_path, tmp_pat
     runs = {}
     for n in (1, 3):
         out = tmp_path / f"answers{n}.jsonl"
-        summary = json.loads(kg("answer", "--questions", str(questions), "--out", str(out), "--store", f"embedded:{store}",
-                                "--model", server, "--max-tokens", "24", "--no-progress", "--json",
-                                "--concurrency", str(n)).stdout)
+        summary = json.loads(
+            kg("answer", "--questions", str(questions), "--out", str(out), "--store", f"embedded:{store}",
+               "--model", server, "--max-tokens", "24", "--no-progress", "--json",
+               "--concurrency", str(n)).stdout)
         assert summary["written"] == 5 and summary["failed"] == []
         runs[n] = [_untimed(json.loads(line)) for line in out.read_text().splitlines()]
     assert [r["id"] for r in runs[3]] == [f"five:{i}" for i in range(5)]
@@ -330,7 +332,8 @@ def test_two_shards_merged_are_the_unsharded_run(server, tmp_path, tmp_path_fact
              for i, p in zip((1, 2), parts)]
     assert sum(sizes) == 5 and all(sizes)  # both shards hold some of the five
     merged = tmp_path / "merged.jsonl"
-    summary = json.loads(kg("merge", "--questions", str(questions), "--out", str(merged), *map(str, parts), "--json").stdout)
+    summary = json.loads(
+        kg("merge", "--questions", str(questions), "--out", str(merged), *map(str, parts), "--json").stdout)
     assert (summary["merged"], summary["missing"]) == (5, 0)
     assert answers(merged) == answers(whole)
     clash = kg("merge", "--questions", str(questions), "--out", str(tmp_path / "x.jsonl"), str(whole), str(parts[0]),
@@ -387,8 +390,8 @@ def test_geval_scores_through_a_server_equal_the_in_process_judge(server, local)
 
 
 def test_caqa_and_sck_llm_judges_keep_calls_in_flight_and_their_order(server, local):
-    """`caqa bench --concurrency 3` and `score --attribution-judge llm --concurrency 3` through a server: every label the
-    sequential in-process judge gives, in the samples' order."""
+    """`caqa bench --concurrency 3` and `score --attribution-judge llm --concurrency 3` through a server: every
+    label the sequential in-process judge gives, in the samples' order."""
     from kalma_graph.caqa.evaluators import make_evaluator
     from kalma_graph.caqa.model import Sample
 
@@ -418,7 +421,8 @@ def test_caqa_and_sck_llm_judges_keep_calls_in_flight_and_their_order(server, lo
             assert [(j.label, j.raw) for j in got] == [(j.label, j.raw) for j in want], name
         local.reset()
         want = LLMAttributionJudge(local, max_tokens=64).judge("Where was Stephen Crane born?", sentences)
-        got = LLMAttributionJudge(remote, max_tokens=64, concurrency=3).judge("Where was Stephen Crane born?", sentences)
+        got = LLMAttributionJudge(remote, max_tokens=64, concurrency=3).judge(
+            "Where was Stephen Crane born?", sentences)
         assert [(j.label, j.raw) for j in got] == [(j.label, j.raw) for j in want]
         assert len({j.raw for j in got}) > 1  # four sentences, not one answer repeated
     finally:

@@ -40,9 +40,11 @@ def _write_wheel(directory: Path, n: int, payload: bytes) -> Path:
     files = {
         f"{dist}/data/part{n:02d}.bin": payload,
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: kalmatest-part{n}\nVersion: {version}\n".encode(),
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: kalma-graph-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: kalma-graph-tests\nRoot-Is-Purelib: true\n"
+                         b"Tag: py3-none-any\n",
     }
-    record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in files.items()) + f"{info}/RECORD,,\n"
+    record = ("".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in files.items())
+              + f"{info}/RECORD,,\n")
     path = directory / f"{dist}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in files.items():
@@ -139,7 +141,8 @@ def test_smollm2_list_path_verify(data_dir):
     assert resolve_model_path("smollm2-135m") == SMOLLM2 == resolve_model_path(None)
     reg._memo.clear()
     assert reg.cached_sha256(SMOLLM2) == (result["sha256"], True)
-    assert json.loads((data_dir / "models" / reg.CACHE_NAME).read_text())[str(SMOLLM2.resolve())]["sha256"] == result["sha256"]
+    assert (json.loads((data_dir / "models" / reg.CACHE_NAME).read_text())[str(SMOLLM2.resolve())]["sha256"]
+            == result["sha256"])
 
 
 def test_unknown_name_lists_the_known_ones(data_dir):

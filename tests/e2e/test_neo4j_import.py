@@ -44,7 +44,8 @@ def _two_line_entity(path: Path) -> Path:
     claim = {"mainsnak": {"snaktype": "value", "property": "P1559", "datavalue": {"value": "a\r\nb", "type": "string"}},
              "type": "statement", "rank": "normal"}
     entity = {"type": "item", "id": "Q99999901", "labels": {"en": {"language": "en", "value": "Two-line entity"}},
-              "descriptions": {"en": {"language": "en", "value": "first line\nsecond line"}}, "claims": {"P1559": [claim]}}
+              "descriptions": {"en": {"language": "en", "value": "first line\nsecond line"}},
+              "claims": {"P1559": [claim]}}
     path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
     return path
 
@@ -89,7 +90,8 @@ def test_import_builds_the_graph_a_driver_ingest_writes(neo4j_store, tmp_path):
             again = ingest(imported, [WIKIDATA_JSON])
             assert again["files"][0]["status"] == "already-ingested"
             assert imported.stats().as_dict() == summary["stats"]
-            constraints = {r["name"] for r in imported._driver.execute_query("SHOW CONSTRAINTS", database_="neo4j").records}
+            constraints = {r["name"]
+                           for r in imported._driver.execute_query("SHOW CONSTRAINTS", database_="neo4j").records}
             assert {"entity_id", "value_id", "namekey_key", "meta_key"} <= constraints
         finally:
             imported.close()

@@ -779,6 +779,7 @@ def test_auth_after_a_no_auth_first_start(neo4j_home, tmp_path, monkeypatch):
     assert len(starts) == 3
     bolt = [int(m) for s in starts for m in re.findall(r"Bolt enabled on [^:\s]+:(\d+)", s)]
     assert len(bolt) == 3 and bolt[0] == int(first.uri.rsplit(":", 1)[1]) and bolt[2] == int(info.uri.rsplit(":", 1)[1])
-    assert bolt[1] not in (bolt[0], bolt[2], int(first.http_url.rsplit(":", 1)[1]), int(info.http_url.rsplit(":", 1)[1]))
+    assert (bolt[1]
+            not in (bolt[0], bolt[2], int(first.http_url.rsplit(":", 1)[1]), int(info.http_url.rsplit(":", 1)[1])))
     assert "HTTP enabled" not in starts[1]
     assert "HTTP enabled" in starts[0] and "HTTP enabled" in starts[2]

@@ -72,8 +72,9 @@ def test_real_pipeline_dedupes_repeated_names(ner):
 
 
 def test_real_pipeline_entity_types(ner):
-    pairs = _pairs(ner, "What were some of Stephen Crane's notable works, and what was the name of the sports team he was "
-                        "a member of at Syracuse University?")
+    pairs = _pairs(ner,
+                   "What were some of Stephen Crane's notable works, and what was the name of the sports team he was "
+                   "a member of at Syracuse University?")
     assert pairs == [("Stephen Crane", "PERSON"), ("Syracuse University", "ORG")]
 
 

@@ -17,26 +17,38 @@ from tests.conftest import NLI_MODEL as SHARED_MODEL
 REPO = Path(__file__).resolve().parents[2]
 
 NLI_ROWS = [
-    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "A man is playing an instrument.", "label": "entailment"},
-    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "A woman is sleeping in her bed.", "label": "contradiction"},
-    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "The man is a famous musician.", "label": "neutral"},
-    {"source": "toy2", "premise": "The cat sat on the mat.", "hypothesis": "The cat is sitting on the mat.", "label": "entailment"},
-    {"source": "toy2", "premise": "The cat sat on the mat.", "hypothesis": "No animal is on the mat.", "label": "contradiction"},
-    {"source": "toy2", "premise": "Stephen Crane was born on November 1, 1871, in Newark.", "hypothesis": "place of birth: Newark", "label": "entailment"},
+    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "A man is playing an instrument.",
+     "label": "entailment"},
+    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "A woman is sleeping in her bed.",
+     "label": "contradiction"},
+    {"source": "toy", "premise": "A man is playing a guitar on stage.", "hypothesis": "The man is a famous musician.",
+     "label": "neutral"},
+    {"source": "toy2", "premise": "The cat sat on the mat.", "hypothesis": "The cat is sitting on the mat.",
+     "label": "entailment"},
+    {"source": "toy2", "premise": "The cat sat on the mat.", "hypothesis": "No animal is on the mat.",
+     "label": "contradiction"},
+    {"source": "toy2", "premise": "Stephen Crane was born on November 1, 1871, in Newark.",
+     "hypothesis": "place of birth: Newark", "label": "entailment"},
 ]
 ATTR_ROWS = [  # AttributionBench format
     {"id": f"r{i}", "source": "toy", "question": "q", "claim": claim, "evidence": evidence, "label": label}
     for i, (claim, evidence, label) in enumerate([
-        ("Stephen Crane was born in Newark.", "Stephen Crane was born on November 1, 1871, in Newark. He wrote novels.", "attributable"),
-        ("Stephen Crane was born in Boston.", "Stephen Crane was born on November 1, 1871, in Newark. He wrote novels.", "not attributable"),
+        ("Stephen Crane was born in Newark.",
+         "Stephen Crane was born on November 1, 1871, in Newark. He wrote novels.", "attributable"),
+        ("Stephen Crane was born in Boston.", "Stephen Crane was born on November 1, 1871, in Newark. He wrote novels.",
+         "not attributable"),
         ("A man is playing an instrument.", "Title: Concert\n\nA man is playing a guitar on stage.", "attributable"),
         ("A woman is asleep.", "Title: Concert\n\nA man is playing a guitar on stage.", "not attributable"),
         ("The cat is on the mat.", "The cat sat on the mat. It was a sunny day.", "attributable"),
         ("No animal is on the mat.", "The cat sat on the mat. It was a sunny day.", "not attributable"),
-        ("Hertwig was employed by the University of Jena.", "Hertwig served as a professor at the University of Jena.", "attributable"),
-        ("Hertwig was employed by the University of Vienna.", "Hertwig served as a professor at the University of Jena.", "not attributable"),
-        ("Milira sings Go Outside in the Rain.", "\"Go Outside in the Rain\" is a R&B song by Milira released in 1990.", "attributable"),
-        ("Prince sings Go Outside in the Rain.", "\"Go Outside in the Rain\" is a R&B song by Milira released in 1990.", "not attributable"),
+        ("Hertwig was employed by the University of Jena.",
+         "Hertwig served as a professor at the University of Jena.", "attributable"),
+        ("Hertwig was employed by the University of Vienna.",
+         "Hertwig served as a professor at the University of Jena.", "not attributable"),
+        ("Milira sings Go Outside in the Rain.",
+         "\"Go Outside in the Rain\" is a R&B song by Milira released in 1990.", "attributable"),
+        ("Prince sings Go Outside in the Rain.", "\"Go Outside in the Rain\" is a R&B song by Milira released in 1990.",
+         "not attributable"),
     ])
 ]
 
@@ -69,7 +81,8 @@ def test_macro_f1_leaves_undefined_labels_out():
 
     gold, pred = ["entailment", "neutral"], ["entailment", "entailment"]
     # contradiction: no gold row, never predicted (0/0), so the mean is over the other two only
-    assert label_f1(gold, pred, THREE_WAY) == {"entailment": pytest.approx(2 / 3), "neutral": 0.0, "contradiction": None}
+    assert (label_f1(gold, pred, THREE_WAY)
+            == {"entailment": pytest.approx(2 / 3), "neutral": 0.0, "contradiction": None})
     assert macro_f1(gold, pred, THREE_WAY) == pytest.approx(1 / 3)
     assert macro_f1([], [], THREE_WAY) is None
 

@@ -60,7 +60,8 @@ def test_normalise_label(raw, expected):
 
 
 def test_resolve_labels_reads_config_order():
-    assert resolve_labels({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}) == ("contradiction", "neutral", "entailment")
+    assert (resolve_labels({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"})
+            == ("contradiction", "neutral", "entailment"))
     assert resolve_labels({"0": "entailment", "1": "not_entailment"}) == ("entailment", "not_entailment")
 
 
@@ -118,7 +119,8 @@ def test_fixed_cases(nli):
     assert newark > 0.5 > boston
     preds = nli.predict([p for p, _ in PAIRS], [h for _, h in PAIRS])
     assert [p.label for p in preds[4:9]] == ["entailment", "contradiction", "neutral", "entailment", "contradiction"]
-    harvard, yale = nli.entailment_prob([PAIRS[9][0]] * 2, ["alma mater: Harvard University", "alma mater: Yale University"])
+    harvard, yale = nli.entailment_prob([PAIRS[9][0]] * 2,
+                                        ["alma mater: Harvard University", "alma mater: Yale University"])
     assert harvard > yale
     for p in preds:
         assert set(p.probs) == set(nli.labels)
@@ -206,7 +208,8 @@ def test_two_way_model_with_generic_label_names(tmp_path):
     AutoTokenizer.from_pretrained(SHARED_MODEL).save_pretrained(tmp_path)
     with pytest.raises(ValueError, match="label_map"):
         load_nli(tmp_path, device="cpu", cache=None)
-    model = load_nli(tmp_path, device="cpu", cache=None, label_map={"LABEL_0": "not_entailment", "LABEL_1": "entailment"})
+    model = load_nli(tmp_path, device="cpu", cache=None,
+                     label_map={"LABEL_0": "not_entailment", "LABEL_1": "entailment"})
     assert model.labels == ("not_entailment", "entailment") and model.entailment_index == 1
     preds = model.predict([CRANE, HERTWIG], ["place of birth: Newark", "employer: University of Jena"])
     assert all(p.label in model.labels and 0 <= p.entailment_prob <= 1 for p in preds)

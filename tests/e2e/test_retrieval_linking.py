@@ -91,7 +91,8 @@ def test_type_map_is_valid_data_and_fits_the_sample_graph(sample_store):
     assert not tm.linkable("DATE") and not tm.linkable("CARDINAL")
     assert tm.classes("SOME_NEW_LABEL") is None and tm.linkable("SOME_NEW_LABEL")
     # The classes of the most frequent label groups really occur in the loaded sample graph.
-    for label, qid in [("PERSON", "Q5"), ("GPE", "Q515"), ("ORG", "Q3918"), ("WORK_OF_ART", "Q11424"), ("LANGUAGE", "Q34770")]:
+    for label, qid in [("PERSON", "Q5"), ("GPE", "Q515"), ("ORG", "Q3918"), ("WORK_OF_ART", "Q11424"),
+                       ("LANGUAGE", "Q34770")]:
         assert qid in tm.classes(label)
         assert sample_store.entity_ids_of_type(qid), (label, qid)
 
@@ -166,7 +167,8 @@ def test_non_entity_labels_are_reported_not_linked(sample_store, ner):
 
 
 def test_regnal_number_after_the_mention(sample_store, ner):
-    text = "What were the succession plans of Shapur II, and how did the reigns of Ardashir I and Shapur I impact the empire?"
+    text = ("What were the succession plans of Shapur II, and how did the reigns of Ardashir I and Shapur I "
+            "impact the empire?")
     linked = link_entities(sample_store, text, ner, type_policy="strict")
     shapur = [lm for lm in linked if lm.mention == "Shapur"]
     # spaCy leaves the "I" out of "Shapur I"; it is part of the name, so Shapur I (Q191455) is
@@ -218,7 +220,8 @@ def test_cambridge_by_neighbours_and_deterministic_tie(sample_store, ner):
         tie = _link(sample_store, ner, "What happened at Cambridge?", type_policy=policy)["Cambridge"]
         assert [(c.entity.id, c.score) for c in tie.candidates] == [("Q350", 0.0), ("Q49111", 0.0)]
         assert tie.reason.endswith("tie broken by more statements (prior)")
-    assert [_link(sample_store, ner, "What happened at Cambridge?")["Cambridge"].selected.id for _ in range(2)] == ["Q350"] * 2
+    assert ([_link(sample_store, ner, "What happened at Cambridge?")["Cambridge"].selected.id for _ in range(2)]
+            == ["Q350"] * 2)
 
 
 # --- partial names ---------------------------------------------------------------------------------
@@ -300,7 +303,8 @@ def test_linked_dict_has_the_output_schema(sample_store, ner):
 
 
 def test_leading_honorific_is_tried_when_the_full_mention_finds_nothing(sample_store, ner):
-    text = "What were some significant events and roles of General Tipu Sultan and Hyder Ali during the Anglo-Mysore Wars?"
+    text = ("What were some significant events and roles of General Tipu Sultan and Hyder Ali during the "
+            "Anglo-Mysore Wars?")
     linked = _link(sample_store, ner, text, type_policy="prefer")
     tipu = linked["General Tipu Sultan"]  # spaCy: ORG; the person passes only under the relaxed policy
     assert tipu.selected.id == "Q10088"

@@ -149,7 +149,8 @@ def test_a_name_the_ner_splits_is_found_whole(bundled, ner):
 
 @pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
 def test_possessive_is_stripped(bundled, ner, apostrophe):
-    text = f"What was the most significant influence that John Updike had on Henry James{apostrophe}s genre of Gothic literature?"
+    text = (f"What was the most significant influence that John Updike had on Henry James{apostrophe}s "
+            "genre of Gothic literature?")
     linked = _by_mention(bundled, ner, text)
     james = linked["Henry James"]
     assert james.selected.id == "Q170509"

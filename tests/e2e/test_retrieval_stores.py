@@ -25,18 +25,22 @@ SEEDS = {"Q350", "Q49111", "Q35794", "Q882", "Q2960839", "Q8646", "Q47120382", "
 
 # (policy, question, mention, selected, [(candidate, score)], source)
 CASES = [
-    ("graph", "Did Stephen Wolfram study in Cambridge?", "Cambridge", "Q49111", [("Q49111", 1.0), ("Q350", 0.0)], "ner+graph"),
+    ("graph", "Did Stephen Wolfram study in Cambridge?", "Cambridge", "Q49111",
+     [("Q49111", 1.0), ("Q350", 0.0)], "ner+graph"),
     ("graph", "What happened at Cambridge?", "Cambridge", "Q350", [("Q350", 0.0), ("Q49111", 0.0)], "ner+graph"),
-    ("graph", "Which reggae songs did Charlie Chaplin record for Trojan Records in Jamaica?", "Charlie Chaplin", "Q2960839",
-     [("Q2960839", 3.0), ("Q882", 0.0)], "ner+graph"),
+    ("graph", "Which reggae songs did Charlie Chaplin record for Trojan Records in Jamaica?",
+     "Charlie Chaplin", "Q2960839", [("Q2960839", 3.0), ("Q882", 0.0)], "ner+graph"),
     ("strict", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0)], "ner"),
     ("graph", "Who was born in Hong Kong?", "Hong Kong", "Q8646", [("Q8646", 0.0), ("Q47120382", 0.0)], "ner+graph"),
-    ("graph", "Who were the notable figures mentored by Ludwig and Richard von Mises?", "Ludwig", "Q84233", [("Q84233", 2.0)], "ner"),
+    ("graph", "Who were the notable figures mentored by Ludwig and Richard von Mises?", "Ludwig", "Q84233",
+     [("Q84233", 2.0)], "ner"),
     ("graph", "What is known about the lives of Miley Cyrus and Lil' Kim: record label?", "Lil' Kim", "Q229379",
      [("Q229379", 1.0)], "graph"),
-    ("graph", "What is known about the lives of Lady Liu and Cao Cao: ancestral home, military rank, conflict, relative?",
+    ("graph",
+     "What is known about the lives of Lady Liu and Cao Cao: ancestral home, military rank, conflict, relative?",
      "Cao Cao", "Q204077", [("Q204077", 1.0)], "graph"),
-    ("graph", "Who was Lady Liu and what is her relationship with Cao Cao?", "Cao Cao", "Q204077", [("Q204077", 1.0)], "ner+graph"),
+    ("graph", "Who was Lady Liu and what is her relationship with Cao Cao?", "Cao Cao", "Q204077",
+     [("Q204077", 1.0)], "ner+graph"),
 ]
 
 
@@ -69,7 +73,8 @@ def slice_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dump-slice")
     wikidata = folder / "wikidata_slice.jsonl"
     properties = [line for line in lines if '"type":"property"' in line.replace(" ", "")]
-    wikidata.write_text("\n".join(properties + [items[q][1] for q in sorted(keep) if q in items]) + "\n", encoding="utf-8")
+    wikidata.write_text("\n".join(properties + [items[q][1] for q in sorted(keep) if q in items])
+                        + "\n", encoding="utf-8")
     records = folder / "biokalma_slice.jsonl"
     with gzip.open(BIOKALMA_RECORDS, "rt", encoding="utf-8") as handle:
         kept = [line for line in handle if line.strip() and json.loads(line).get("qid") in keep]

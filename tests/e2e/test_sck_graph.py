@@ -308,7 +308,8 @@ def test_cli_score_end_to_end(tmp_path, monkeypatch):
     data = tmp_path / "in.csv"
     data.write_text('id,question,answer\nc1,Where was Stephen Crane born?,Stephen Crane was born in Boston.\n')
     monkeypatch.setenv("KALMA_NLI_CACHE", str(tmp_path / "nli.sqlite"))
-    args = ["score", "--in", str(data), "--out", str(tmp_path / "out"), "--store", f"embedded:{tmp_path / 'graph.lbdb'}",
+    args = ["score", "--in", str(data), "--out", str(tmp_path / "out"), "--store",
+            f"embedded:{tmp_path / 'graph.lbdb'}",
             "--nli", str(NLI_MODEL), "--intent", "rules", "--device", "cpu", "--json"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output

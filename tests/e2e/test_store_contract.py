@@ -23,7 +23,8 @@ def both(tmp_path_factory, neo4j_server):
     neo4j = open_neo4j(neo4j_server)
     neo4j.clear()
     # One batch size for both: the per-file counts (created vs updated) depend on where batches end.
-    summaries = {name: ingest(s, ALL_GRAPH_DUMPS, batch_size=20_000) for name, s in (("embedded", embedded), ("neo4j", neo4j))}
+    summaries = {name: ingest(s, ALL_GRAPH_DUMPS, batch_size=20_000)
+                 for name, s in (("embedded", embedded), ("neo4j", neo4j))}
     yield embedded, neo4j, summaries
     neo4j.clear()
     neo4j.close()
@@ -113,7 +114,8 @@ def test_statements_between_and_neighbours(both):
     ids = ["Q206534", "Q25395", "Q30", "Q5"]
     between = embedded.statements_between(ids)
     assert between == neo4j.statements_between(ids)
-    assert {(t.subject, t.pid, t.object_id) for t in between} >= {("Q206534", "P19", "Q25395"), ("Q206534", "P31", "Q5")}
+    assert ({(t.subject, t.pid, t.object_id) for t in between}
+            >= {("Q206534", "P19", "Q25395"), ("Q206534", "P31", "Q5")})
     assert all(t.subject in ids and t.object_id in ids for t in between)
     labels = embedded.neighbour_labels("Q206534")
     assert labels == neo4j.neighbour_labels("Q206534")

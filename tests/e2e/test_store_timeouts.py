@@ -44,8 +44,8 @@ def test_every_shipped_statement_is_classed_read_or_write():
     writes = {(name, backend) for name in queries.names() for backend in queries.BACKENDS
               if _has(name, backend) and is_write(queries.load(name, backend))}
     write_names = {name for name, _ in writes}
-    prefixes = ("copy_", "create_", "update_", "delete_", "meta_set", "meta_take", "meta_swap", "meta_drop", "run_copy_", "run_create_", "run_delete",
-                "run_schema", "schema")
+    prefixes = ("copy_", "create_", "update_", "delete_", "meta_set", "meta_take", "meta_swap", "meta_drop",
+                "run_copy_", "run_create_", "run_delete", "run_schema", "schema")
     assert write_names == {n for n in queries.names() if n.startswith(prefixes)}
     assert not is_write("// the deleted statements are left out\nMATCH (n) WHERE n.x = 'SET' RETURN n")
     assert is_write("MATCH (n) DETACH DELETE n") and is_write("copy Entity FROM $rows")
@@ -95,7 +95,8 @@ def test_embedded_write_past_its_timeout_is_stopped_and_leaves_nothing(tmp_path)
     store = EmbeddedStore(tmp_path / "g.lbdb", timeouts=Timeouts(write_s=TINY))
     try:
         store.bootstrap()
-        slow_write = SLOW_READ.replace("RETURN sum(a + b) AS s", "WITH sum(a + b) AS s CREATE (:Meta {key: 'k', value: 'v'})")
+        slow_write = SLOW_READ.replace("RETURN sum(a + b) AS s",
+                                       "WITH sum(a + b) AS s CREATE (:Meta {key: 'k', value: 'v'})")
         with pytest.raises(QueryTimeoutError, match=r"a write query ran past its 0.3 s timeout.*KALMA_WRITE_TIMEOUT_S"):
             store._execute(slow_write, {})
         assert store.get_meta("k") is None

@@ -38,7 +38,8 @@ def test_the_caqa_verifier_evaluator_reads_the_citation_triples_as_the_graph():
 
     def sample(statement: str, triples: list[list[str]]) -> Sample:
         return Sample.from_dict({"id": "s", "query_key": "k", "kb": "wikidata", "split": "test", "question": "q",
-                                 "extended_question": None, "answer": [], "answer_ids": [], "answer_statement": statement,
+                                 "extended_question": None, "answer": [], "answer_ids": [],
+                                 "answer_statement": statement,
                                  "citation": "", "category": "", "complexity": "single", "triples": triples,
                                  "facts": [], "query": {}, "group_size": 1})
 
@@ -62,7 +63,8 @@ def test_generated_pairs_have_every_kind_and_stage_one_mostly_agrees_with_them()
     pairs = verifier_pairs(records, split="test")
     assert {p.kind for p in pairs} == set(KINDS) and verifier_pairs(records, split="test") == pairs  # deterministic
     verifier = Verifier()
-    right = sum((verifier.verify(p.answer).sentences[0].citations[0].verdict == "supported") == bool(p.label) for p in pairs)
+    right = sum((verifier.verify(p.answer).sentences[0].citations[0].verdict == "supported")
+                == bool(p.label) for p in pairs)
     assert right / len(pairs) > 0.85, right / len(pairs)
 
 
@@ -75,11 +77,14 @@ def test_stage_two_loads_its_weights_for_the_model_they_were_fitted_for_and_refu
     nli = load_nli(NLI_MODEL, cache=None)
     try:
         calibrated = Verifier(calibrator=Calibrator.load(nli))
-        answer = AnswerInput(sentences=[("Friedrich Schiller was a poet.", [CitedTriple(subject="Q22670", relation="occupation", value="poet")]),
-                                        ("Friedrich Schiller was born in Jena.", [CitedTriple(subject="Q22670", relation="place of birth",
-                                                                                                value="Marbach am Neckar")])],
-                             shown=[GraphTriple(subject=t.subject, label=t.label, value=t.value, object_id=t.object_id) for t in SCHILLER],
-                             entities=[GraphEntity(id="Q22670", name="Friedrich Schiller")])
+        answer = AnswerInput(
+            sentences=[("Friedrich Schiller was a poet.",
+                        [CitedTriple(subject="Q22670", relation="occupation", value="poet")]),
+                       ("Friedrich Schiller was born in Jena.",
+                        [CitedTriple(subject="Q22670", relation="place of birth", value="Marbach am Neckar")])],
+            shown=[GraphTriple(subject=t.subject, label=t.label, value=t.value, object_id=t.object_id)
+                   for t in SCHILLER],
+            entities=[GraphEntity(id="Q22670", name="Friedrich Schiller")])
         cites = calibrated.verify(answer).citations
         assert [c.stage for c in cites] == ["model", "model"]
         assert cites[0].verdict == "supported" and cites[1].verdict == "unsupported" and "entailment" in cites[1].reason

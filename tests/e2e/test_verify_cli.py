@@ -16,14 +16,16 @@ DUMPS = Path(__file__).resolve().parents[2] / "dumps"
 def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     store = f"embedded:{tmp_path / 'graph.lbdb'}"
     runner = CliRunner()
-    loaded = runner.invoke(cli, ["ingest", str(DUMPS / "wikidata_sample.jsonl.gz"), str(DUMPS / "biokalma_records.jsonl.gz"),
-                                 "--store", store])
+    loaded = runner.invoke(cli,
+                           ["ingest", str(DUMPS / "wikidata_sample.jsonl.gz"), str(DUMPS / "biokalma_records.jsonl.gz"),
+                            "--store", store])
     assert loaded.exit_code == 0, loaded.output
     before = runner.invoke(cli, ["stats", "--store", store, "--json"]).output
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"question": "Who influenced Joyce Carol Oates?",
-                                   "answer": "Joyce Carol Oates was influenced by Franz Kafka, who was a German writer. "
-                                             "MATCH (n) DETACH DELETE n; {\"x\": '1'}"}) + "\n" + "\n", encoding="utf-8")
+                                   "answer": "Joyce Carol Oates was influenced by Franz Kafka, who was a German "
+                                             "writer. MATCH (n) DETACH DELETE n; {\"x\": '1'}"}) + "\n"
+                       + "\n", encoding="utf-8")
     result = runner.invoke(cli, ["verify", str(answers), "--store", store, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

@@ -258,7 +258,8 @@ def test_pool_candidates_and_blocks():
     assert [t.label for t in pool.candidates(taken)] == ["occupation", "place of birth", "date of birth"]
     assert [t.label for t in pool.candidates(taken, excluded_pids=["P19"])] == ["occupation", "date of birth"]
     assert pool.knowledge_blocks().startswith("{qid: Q47152, name: Mary Shelley, place of birth: London")
-    assert knowledge_text(pool.triples[1], "Mary Shelley") == "{qid: Q47152, name: Mary Shelley, place of birth: London}"
+    assert (knowledge_text(pool.triples[1], "Mary Shelley")
+            == "{qid: Q47152, name: Mary Shelley, place of birth: London}")
     assert pool.relations_of("Q47152") == {"P19", "P22", "P569"}
 
 
@@ -327,13 +328,15 @@ def test_side_files_load_with_evaluate_and_answer_readers(tmp_path):
     assert gold_module.load_gold(paths["gold"]) == {"biokalma-Q1-P22-Q2": [("Q1", "father", "B C")]}
     [question] = answer_module.load_questions(paths["questions"])
     assert question.id == "biokalma-Q1-P22-Q2" and question.reference_qids == ("Q1", "Q2")
-    assert (question.text_for("general"), question.text_for("specific")) == ("Who was B C?", "Who exactly was B C's child?")
+    assert ((question.text_for("general"), question.text_for("specific"))
+            == ("Who was B C?", "Who exactly was B C's child?"))
 
 
 def test_read_entries_cuts_a_torn_last_line(tmp_path):
     out = tmp_path / "bk.jsonl"
     assert read_entries(out) == []
-    done = json.dumps({"id": "e1"}) + "\n" + json.dumps({"id": "e2", "question": "Wer war Jürgen?"}, ensure_ascii=False) + "\n"
+    done = (json.dumps({"id": "e1"}) + "\n"
+            + json.dumps({"id": "e2", "question": "Wer war Jürgen?"}, ensure_ascii=False) + "\n")
     out.write_text(done + '{"id": "e3", "quest', encoding="utf-8")
     with pytest.warns(TornLineWarning, match="bk.jsonl:3"):
         assert [e["id"] for e in read_entries(out)] == ["e1", "e2"]

@@ -35,7 +35,9 @@ F_LON = Fact("Q84", "P17", "Q145", "London", "country", "United Kingdom", ("s4",
 
 PATH = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"), Hop("P36", "capital"))),))
 TREE = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"),)), Branch("Q84", "London", (Hop("P17", "country"),))))
-UNION = Query((Branch("Q350", "Cambridge", (Hop("P17", "country"),)), Branch("Q49111", "Cambridge", (Hop("P17", "country"),))), op="or")
+UNION = Query(
+    (Branch("Q350", "Cambridge", (Hop("P17", "country"),)), Branch("Q49111", "Cambridge", (Hop("P17", "country"),))),
+    op="or")
 REVERSE = Query((Branch("Q145", "United Kingdom", (Hop("P17", "country", reverse=True),)),))
 
 
@@ -149,7 +151,8 @@ def test_caqa_factscore_from_triples_before_and_after_deletion():
 
 def test_template_verbalisation():
     assert verbalise.template_question(PATH) == "What is the capital of the country of Cambridge?"
-    assert verbalise.template_question(TREE) == "Which entity is both the country of Cambridge and the country of London?"
+    assert (verbalise.template_question(TREE)
+            == "Which entity is both the country of Cambridge and the country of London?")
     assert verbalise.template_question(UNION) == "What is the country of Cambridge?"  # namesakes share the question
     assert verbalise.template_question(REVERSE) == "What is the entity whose country is United Kingdom?"
     assert verbalise.template_answer_statement(PATH, ["London"]) == "The capital of the country of Cambridge is London."

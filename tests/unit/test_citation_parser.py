@@ -144,7 +144,8 @@ def test_table_13_demonstration():
 def test_counts_and_offsets():
     text = "A [Q1, p: v][Q1, p: v] [na]. B [qid: Q2, q: w] [Q3]."
     parsed = parse_answer(text)
-    assert (parsed.n_citations, parsed.n_sloppy, parsed.n_na, parsed.n_na_sloppy, parsed.n_entity_only) == (3, 1, 1, 1, 1)
+    assert ((parsed.n_citations, parsed.n_sloppy, parsed.n_na, parsed.n_na_sloppy, parsed.n_entity_only)
+            == (3, 1, 1, 1, 1))
     for sentence in parsed.sentences:
         assert text[sentence.span[0]:sentence.span[1]] == sentence.text
     assert parsed.sentences[0].citations[0].raw == "[Q1, p: v]"

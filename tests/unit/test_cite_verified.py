@@ -37,7 +37,8 @@ def test_states_value(sentence, value, stated):
     ("A German citizen [Q1, ethnic group: Germans, instance of: human, ethnic group: Germans].",
      "A German citizen [Q1, ethnic group: Germans]."),
     # two entities' marks: each triple judged on its own
-    ("Born in Rome [Q1, place of birth: Rome] [Q2, place of birth: Paris].", "Born in Rome [Q1, place of birth: Rome]."),
+    ("Born in Rome [Q1, place of birth: Rome] [Q2, place of birth: Paris].",
+     "Born in Rome [Q1, place of birth: Rome]."),
 ])
 def test_keep_stated(answer, verified):
     assert keep_stated(answer) == verified
@@ -48,4 +49,5 @@ def test_keep_stated_reads_a_label_with_a_comma_whole_given_the_shown_labels():
     assert keep_stated(answer, {"languages spoken, written or signed", "occupation"}) == \
         "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin]."
     pairs = {"Q1": {("languages spoken, written or signed", "Latin"), ("occupation", "poet")}}
-    assert keep_stated(answer, None, pairs) == "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin]."
+    assert (keep_stated(answer, None, pairs)
+            == "Julia Maesa spoke Latin [Q1, languages spoken, written or signed: Latin].")

@@ -1,5 +1,5 @@
-"""Issue 35: one CLI option registry (`kalma_graph/cli/options.py`): a flag that names a model, a store or a run setting is
-defined once and means the same in every command."""
+"""Issue 35: one CLI option registry (`kalma_graph/cli/options.py`): a flag that names a model, a store or a
+run setting is defined once and means the same in every command."""
 
 from __future__ import annotations
 

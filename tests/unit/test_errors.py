@@ -86,7 +86,8 @@ def test_the_built_in_bases_are_kept():
     from kalma_graph.models.nli import NLIModelNotFound
     from kalma_graph.prompts import PromptError
 
-    for name, base in [("kalma_graph.lines.InputError", ValueError), ("kalma_graph.files.CorruptJsonlError", ValueError),
+    for name, base in [("kalma_graph.lines.InputError", ValueError),
+                       ("kalma_graph.files.CorruptJsonlError", ValueError),
                        ("kalma_graph.store.base.StoreError", RuntimeError),
                        ("kalma_graph.experiments.filters.FilterError", LookupError),
                        ("kalma_graph.neo4j_server.errors.Neo4jServerError", RuntimeError)]:

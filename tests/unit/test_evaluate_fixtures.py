@@ -159,7 +159,8 @@ def answer_records() -> list[dict]:
     return [
         record("crane-table19", TABLE19_QUESTION, TABLE19_ANSWER, crane, name="Stephen Crane"),
         record("crane-table20", TABLE19_QUESTION, TABLE20_ANSWER, crane, name="Stephen Crane"),
-        record("hertwig-907", complex_question(907), HERTWIG_ANSWER, retrieved_triples(HERTWIG), name="Richard Hertwig"),
+        record("hertwig-907", complex_question(907), HERTWIG_ANSWER, retrieved_triples(HERTWIG),
+               name="Richard Hertwig"),
         record("crane-no-citation", complex_question(0), NO_CITATION_ANSWER, crane, name="Stephen Crane"),
         record("crane-removed", complex_question(0), REMOVED_ANSWER, crane, removed, name="Stephen Crane"),
     ]

@@ -40,14 +40,16 @@ def test_an_evaluation_round_trips_and_writes_only_the_keys_it_has():
     assert list(dumped) == ["kind", "version", "header", "summary", "metrics", "skipped", "notes", "timings",
                             "throughput", "per_answer"]
     assert "evaluated_at" not in dumped["header"] and "gold" not in dumped["header"]
-    assert list(dumped["metrics"]) == ["citation_quality", "alignment", "answer_descriptives"]  # the parts that ran (the verifier needs no model)
+    # the parts that ran (the verifier needs no model)
+    assert list(dumped["metrics"]) == ["citation_quality", "alignment", "answer_descriptives"]
     again = EvaluationResult.model_validate(dumped)
     assert again.model_dump(mode="json") == dumped and again.summary == result.summary
     assert again.per_answer == result.per_answer
 
     result.run_id = "r"
     result.header = result.header.model_copy(update={"evaluated_at": "now", "answers": None, "gold": None})
-    result.store = RunWritten(uri="embedded:x", run_id="r", answers=5, sentences=9, cites=31, citations_without_entity=0)
+    result.store = RunWritten(uri="embedded:x", run_id="r", answers=5, sentences=9, cites=31,
+                              citations_without_entity=0)
     dumped = result.model_dump(mode="json")
     assert list(dumped)[-2:] == ["run_id", "store"] and "files" not in dumped
     assert list(dumped["header"])[:3] == ["evaluated_at", "answers", "gold"] and dumped["header"]["gold"] is None

@@ -22,7 +22,8 @@ def test_what_a_question_asks_is_a_named_persons_named_relation_the_graph_holds(
     shown = [Triple("Q5879", "P19", "place of birth", "Frankfurt"), Triple("Q5879", "P106", "occupation", "poet"),
              Triple("Q22670", "P69", "educated at", "University of Jena"),
              Triple("Q22670", "P19", "place of birth", "Marbach am Neckar")]
-    asked = asked_facts("Where was Johann Wolfgang von Goethe born, and where did Friedrich Schiller study?", entities, shown)
+    asked = asked_facts(
+        "Where was Johann Wolfgang von Goethe born, and where did Friedrich Schiller study?", entities, shown)
     assert asked == {("Q5879", "place of birth"), ("Q22670", "educated at")}
     assert asked_facts("Tell me a story.", entities, shown) == set()
 
@@ -87,7 +88,8 @@ def test_who_stands_in_a_relation_to_a_person_is_asked_of_its_value():
 def test_a_relation_named_by_its_label_outranks_one_that_only_shares_a_cue_word():
     entities = [Entity("Q5921", name="Chuck Berry"), Entity("Q5928", name="Jimi Hendrix")]
     shown = [Triple("Q5921", "P264", "record label", "Chess Records"), Triple("Q5921", "P1303", "instrument", "guitar"),
-             Triple("Q5928", "P264", "record label", "Reprise Records"), Triple("Q5928", "P1303", "instrument", "guitar")]
+             Triple("Q5928", "P264", "record label", "Reprise Records"),
+             Triple("Q5928", "P1303", "instrument", "guitar")]
     question = "Which two record labels did Chuck Berry play for, and which record label did Jimi Hendrix play for?"
     assert asked_in_order(question, entities, shown) == [("Q5921", "record label"), ("Q5928", "record label")]
     assert asked_in_order("What did Chuck Berry play?", entities, shown) == [("Q5921", "instrument")]

@@ -93,7 +93,8 @@ def test_imports_follow_the_layers(path):
     if package == "__init__":
         return
     wrong = _imports(path) - ALLOWED[package] - {package}
-    assert not wrong, f"{path.relative_to(ROOT.parent)} imports {sorted(wrong)}; {package} may import {sorted(ALLOWED[package])}"
+    assert not wrong, (f"{path.relative_to(ROOT.parent)} imports {sorted(wrong)}; "
+                       f"{package} may import {sorted(ALLOWED[package])}")
 
 
 

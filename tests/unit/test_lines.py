@@ -62,8 +62,9 @@ def test_a_truncated_archive_is_an_input_error_naming_the_last_good_line(tmp_pat
     path = tmp_path / "rows.jsonl.gz"
     whole = gzip.compress(b"".join(json.dumps({"n": i}).encode() + b"\n" for i in range(2000)))
     path.write_bytes(whole[: len(whole) // 2])
-    with pytest.raises(InputError, match=rf"^{re.escape(str(path))} ends before its compressed stream does .*last complete line "
-                                         r"read was line \d+$"):
+    with pytest.raises(InputError,
+                       match=rf"^{re.escape(str(path))} ends before its compressed stream does .*last complete line "
+                             r"read was line \d+$"):
         list(numbered_lines(path))
 
 

@@ -37,11 +37,13 @@ def test_an_evaluation_writes_exactly_the_registry_fields():
     assert list(row) == [f.name for f in PER_ANSWER if not f.each_aspect]
     # the values are the metric parts' own: the registry only says where they are
     quality = result.metrics.citation_quality
-    assert summary["f1_micro"] == quality["f1_micro"] and summary["claims_absent"] == result.metrics.alignment["claims"]["absent"]
+    assert (summary["f1_micro"] == quality["f1_micro"]
+            and summary["claims_absent"] == result.metrics.alignment["claims"]["absent"])
 
 
 def test_read_fields_leaves_out_what_did_not_run_and_writes_none_for_what_found_nothing():
-    fields = (Field("a", INT, "p"), Field("b", FLOAT, "q", "x.y"), Field("c", INT, "q", when=lambda parts: "r" in parts),
+    fields = (Field("a", INT, "p"), Field("b", FLOAT, "q", "x.y"),
+              Field("c", INT, "q", when=lambda parts: "r" in parts),
               Field("d", INT, "p", default=0), Field("g_{aspect}", FLOAT, "g", "{aspect}.score", each_aspect=True))
     assert read_fields(fields, {"p": {"a": 1, "d": None}, "q": {"x": {"y": 0.5}}}) == {"a": 1, "b": 0.5, "d": 0}
     assert read_fields(fields, {"r": {}}) == {"a": None, "b": None, "c": None, "d": 0}

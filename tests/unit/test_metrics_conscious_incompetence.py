@@ -43,8 +43,9 @@ CASES = [
     ("gold not cited, case differs, normalized", [NACase(["S1"], citations=[("Q1", "P", "K2")], gold=[k(2)])],
      {"absent_set": "gold_not_cited", "matching": "normalized"}, {"absent_triples": 0, "precision": 0.0,
                                                                    "recall": None}),
-    ("from a parsed answer", [NACase.from_parsed(parse_answer("S1 [Q1, p: k1][NA]. S2 [Q1, p: k3][NA]. S3 [Q1, p: k6]."),
-                                                 absent=[k(2), k(4), k(5)])], {},
+    ("from a parsed answer",
+     [NACase.from_parsed(parse_answer("S1 [Q1, p: k1][NA]. S2 [Q1, p: k3][NA]. S3 [Q1, p: k6]."),
+                         absent=[k(2), k(4), k(5)])], {},
      {"na_sentences": 2, "precision": 0.5, "recall": 1 / 3}),
     ("no answers", [], {}, {"answers": 0, "precision": None, "recall": None}),
 ]

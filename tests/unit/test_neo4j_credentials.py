@@ -17,4 +17,5 @@ def test_a_generated_password_never_starts_with_a_dash(monkeypatch):
 
 def test_a_generated_password_is_long_and_url_safe():
     password = credentials.generate_password()
-    assert len(password) == 32 and set(password) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert (len(password) == 32
+            and set(password) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"))

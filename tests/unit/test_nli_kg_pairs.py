@@ -148,9 +148,13 @@ def test_detokenise():
 def test_nli_portions_never_overlap():
     rows = []
     for i in range(400):
-        rows.append({"source": "mnli(TaxiNLI)", "split": "dev", "premise": f"P{i} .", "hypothesis": f"H{i}", "label": "neutral"})
-        rows.append({"source": "anli", "split": "r1_dev", "premise": f"A{i}", "hypothesis": f"B{i}", "label": "entailment"})
-        rows.append({"source": "snli(e-SNLI)", "split": "dev", "premise": f"P{i}.", "hypothesis": f"H{i}", "label": "neutral"})
+        rows.append(
+            {"source": "mnli(TaxiNLI)", "split": "dev", "premise": f"P{i} .", "hypothesis": f"H{i}",
+             "label": "neutral"})
+        rows.append(
+            {"source": "anli", "split": "r1_dev", "premise": f"A{i}", "hypothesis": f"B{i}", "label": "entailment"})
+        rows.append(
+            {"source": "snli(e-SNLI)", "split": "dev", "premise": f"P{i}.", "hypothesis": f"H{i}", "label": "neutral"})
     rows.append({"source": "rte", "split": "train", "premise": "x", "hypothesis": "y", "label": "not_entailment"})
     rows.append({"source": "breaking_nli", "split": "test", "premise": "x", "hypothesis": "z", "label": "entailment"})
     parts = nli_portions(rows)

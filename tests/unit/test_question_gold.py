@@ -16,7 +16,8 @@ def _entry(question: str, qids: list[str], names: list[str], gold: list[tuple[st
 
 BRADBURY = _entry("Who was Ray Bradbury influenced by, and where was Jules Verne born?", ["Q1", "Q2"],
                   ["Ray Bradbury", "Jules Verne"],
-                  [("Q1", "influenced by", "Jules Verne"), ("Q2", "place of birth", "Nantes"), ("Q2", "genre", "science fiction")])
+                  [("Q1", "influenced by", "Jules Verne"), ("Q2", "place of birth", "Nantes"),
+                   ("Q2", "genre", "science fiction")])
 
 
 def test_a_question_that_asks_what_its_gold_set_holds_is_consistent():
@@ -114,7 +115,8 @@ def test_question_rejection_truth_table():
     assert why("How did Jules Verne influence Ray Bradbury, and what did Jules Verne write?").startswith(
         "gold: names a person not once")
     assert why("How were Ray Bradbury and Jules Verne connected?") == "gold: asks nothing of the graph"
-    assert why("Where was Ray Bradbury born, and what was Jules Verne's genre?").startswith("gold: asks what its gold set lacks")
+    assert why("Where was Ray Bradbury born, and what was Jules Verne's genre?").startswith(
+        "gold: asks what its gold set lacks")
     assert why("Who was Ray Bradbury influenced by, and is Jules Verne famous?") == "gold: asks 1 of 3 gold triples"
     assert why("Who was Ray Bradbury's primary influence, and what were Jules Verne's place of birth and genre?") == (
         "gold: asks a judgement no triple holds: primary")
@@ -136,7 +138,8 @@ def test_a_name_inside_the_other_s_asks_nothing_of_its_own():
     """"Gaius Laelius Sapiens's father" asks the son's father, not Gaius Laelius's too."""
     entry = _entry("What were Gaius Laelius Sapiens's father and date of death, and Gaius Laelius's child?",
                    ["Q1", "Q2"], ["Gaius Laelius Sapiens", "Gaius Laelius"],
-                   [("Q1", "father", "Gaius Laelius"), ("Q1", "date of death", "-0147"), ("Q2", "child", "Gaius Laelius Sapiens")])
+                   [("Q1", "father", "Gaius Laelius"), ("Q1", "date of death", "-0147"),
+                    ("Q2", "child", "Gaius Laelius Sapiens")])
     row = question_gold(entry)
     assert row["consistent"] and row["unheld"] == [] and row["gold_asked"] == 3
 
@@ -159,7 +162,8 @@ def test_a_general_question_against_its_gold_set_is_refused():
 
     assert why("How did Alexander Pushkin's romanticism influence John Keats's struggles with tuberculosis?") == (
         "gold: asks what its gold set lacks: Q2 influenced by")
-    assert why("Which two individuals were influenced by Keats and Pushkin?").startswith("gold: names a person not once")
+    assert why("Which two individuals were influenced by Keats and Pushkin?").startswith(
+        "gold: names a person not once")
     assert why("What is the relationship between Alexander Pushkin and John Keats?") is None
     assert why("How was Alexander Pushkin influenced by John Keats?") is None
 

@@ -151,7 +151,8 @@ def test_a_relation_named_by_its_label_that_the_graph_lacks_is_an_unanswered_par
              Triple("Q2", "", "member of", "American Academy of Arts and Letters")]
     names = {"Q1": "Henry James", "Q2": "John Updike"}
     # the built questions' style: relations by label; James's employer was withheld from the graph shown
-    asks = question_asks("What were John Updike's influences and memberships, and Henry James's employer?", entities, shown)
+    asks = question_asks(
+        "What were John Updike's influences and memberships, and Henry James's employer?", entities, shown)
     assert [p["lead"] for p in unanswered_parts(asks, shown, names)] == ["Henry James's employer"]
     # the verb "influence" names no relation: nothing to mark [NA] ("influences" would)
     asks = question_asks("How did Henry James influence John Updike's writing?", entities, shown)
@@ -207,8 +208,10 @@ SERETSE_FACTS = [Triple("Q219962", "", label, value) for label, value in (
 def test_a_person_reached_through_a_relative_known_only_by_name():
     # complex_question_graph:29: the graph holds Ian Khama only as Seretse Khama's child (linking brings
     # Seretse Khama); "Ian Khama's father" is he, and "his career and education" are his
-    question = "Who was Ian Khama's father and how did his career and education influence Ian's path to military leadership?"
+    question = ("Who was Ian Khama's father and how did his career and education influence Ian's path to "
+                "military leadership?")
     plan = plan_answer(question, SERETSE, SERETSE_FACTS)
     planned = {t.label for target in plan.asked for t in target}
     assert {"child", "occupation", "alma mater"} <= planned
-    assert plan.unanswered == []  # the military path is Ian's, of whom the graph knows no facts: no [NA] part for his father
+    # the military path is Ian's, of whom the graph knows no facts: no [NA] part for his father
+    assert plan.unanswered == []

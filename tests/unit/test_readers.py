@@ -33,7 +33,8 @@ def test_time_values_render_as_the_records_show_them(raw, precision, expected):
 
 def _claim(rank, qid):
     return {"rank": rank, "mainsnak": {"snaktype": "value", "property": "P106",
-                                       "datavalue": {"type": "wikibase-entityid", "value": {"entity-type": "item", "numeric-id": int(qid[1:])}}}}
+                                       "datavalue": {"type": "wikibase-entityid",
+                                                     "value": {"entity-type": "item", "numeric-id": int(qid[1:])}}}}
 
 
 def _claims(*claims):
@@ -42,7 +43,8 @@ def _claims(*claims):
 
 
 def test_truthy_prefers_preferred_and_drops_deprecated():
-    normal, preferred, deprecated = _claims(_claim("normal", "Q1"), _claim("preferred", "Q2"), _claim("deprecated", "Q3"))
+    normal, preferred, deprecated = _claims(_claim("normal", "Q1"), _claim("preferred", "Q2"),
+                                            _claim("deprecated", "Q3"))
     assert truthy([normal, preferred, deprecated]) == [preferred]
     assert truthy([normal, deprecated]) == [normal]
     assert truthy([deprecated]) == []
@@ -65,7 +67,8 @@ def test_entity_lines_decode_only_what_they_need_and_report_bad_shapes():
     assert (entity.name, entity.description, entity.aliases, entity.types) == ("One", None, (), ("Q5",))
     assert WikidataJsonReader(language="de").parse_line(line, 3).entities[0].name == "Eins"
     assert reader.parse_line('{"id": "Q1", "claims": ', 4).reason.startswith("invalid JSON")
-    assert reader.parse_line('{"id": 1}', 5).reason == "not a Wikidata entity object: Expected `str`, got `int` - at `$.id`"
+    assert (reader.parse_line('{"id": 1}', 5).reason
+            == "not a Wikidata entity object: Expected `str`, got `int` - at `$.id`")
     item_as_text = json.dumps({"id": "Q2", "claims": {"P31": [{"mainsnak": {"snaktype": "value", "datavalue": {
         "type": "wikibase-entityid", "value": "Q5"}}}]}})
     assert reader.parse_line(item_as_text, 6).reason.startswith("not a Wikidata entity object: AttributeError")
@@ -74,7 +77,9 @@ def test_entity_lines_decode_only_what_they_need_and_report_bad_shapes():
 def test_wikidata_entity_line_parses_to_records():
     with gzip.open(WIKIDATA_JSON, "rt", encoding="utf-8") as handle:
         crane = next(json.loads(line) for line in handle if '"id":"Q206534"' in line)
-    crane["claims"]["P106"].append({**_claim("deprecated", "Q999999"), "mainsnak": {**_claim("deprecated", "Q999999")["mainsnak"], "property": "P106"}})
+    crane["claims"]["P106"].append(
+        {**_claim("deprecated", "Q999999"),
+         "mainsnak": {**_claim("deprecated", "Q999999")["mainsnak"], "property": "P106"}})
     crane["claims"]["P999999"] = [{"rank": "normal", "mainsnak": {"snaktype": "somevalue", "property": "P999999"}}]
     parsed = WikidataJsonReader().parse_line(json.dumps(crane), 7)
     (entity,) = parsed.entities
@@ -91,7 +96,8 @@ def test_property_labels():
     assert wikidata_label("P99999999", {"P99999999": "learned"}) == "learned"
     assert wikidata_label("P99999999") == "P99999999"
     assert freebase_label("people.person.place_of_birth") == "place of birth"
-    assert freebase_label("film.film.release_date_s./film/film_regional_release_date/film_release_region") == "film release region"
+    assert (freebase_label("film.film.release_date_s./film/film_regional_release_date/film_release_region")
+            == "film release region")
 
 
 @pytest.mark.parametrize("path", [WIKIDATA_NT, FREEBASE_NT])
@@ -122,7 +128,9 @@ def test_ntriples_fast_path_agrees_with_rdflib(path):
 
 
 def test_ntriples_fast_path_handles_escapes_and_declines_the_unusual():
-    s, p, o = fast_parse('<http://www.wikidata.org/entity/Q1> <http://www.w3.org/2000/01/rdf-schema#label> "a \\"b\\", \\u00e9\\n"@en-gb .')
+    s, p, o = fast_parse(
+        '<http://www.wikidata.org/entity/Q1> <http://www.w3.org/2000/01/rdf-schema#label> "a \\"b\\", '
+        '\\u00e9\\n"@en-gb .')
     assert str(o) == 'a "b", é\n' and o.language == "en-gb"
     assert fast_parse("<http://a> <http://b> .") is None
     assert fast_parse('<http://a> <http://b> "unterminated .') is None

@@ -37,7 +37,8 @@ def test_csv_cells():
 
 
 def test_number_formats():
-    assert (pct(None), pct(0.5), pct(1 / 3), num(None), num(4.1049), num(3)) == ("n/a", "50.0", "33.3", "n/a", "4.10", "3")
+    assert ((pct(None), pct(0.5), pct(1 / 3), num(None), num(4.1049), num(3))
+            == ("n/a", "50.0", "33.3", "n/a", "4.10", "3"))
 
 
 def test_markdown_names_choices_before_numbers_and_never_invents_zeros(results):

@@ -26,7 +26,8 @@ def test_a_second_strategy_s_runs_stand_beside_the_headline_s_with_both_alignmen
     _experiment(tmp_path / "paper-grounded", "table5", [new], cite="grounded")
     page = results_markdown(root, tmp_path)
     section = page[page.index("## Table 5"):page.index("## Figure 5")]
-    rows = [line for line in section.splitlines() if line.startswith("| attribute-first") or line.startswith("| grounded")]
+    rows = [line for line in section.splitlines() if line.startswith("| attribute-first")
+            or line.startswith("| grounded")]
     assert rows[0].startswith("| attribute-first | 0 | 40 | — | 53.1 | n/a |")  # scored before the verifier: NLI only
     assert rows[1].startswith("| grounded | 0 | 40 | 100.0 | 79.0 | 85.0 |")
     assert "`grounded`: N = 40 questions" in section

@@ -76,7 +76,8 @@ def test_directories_join_their_answers_and_unite_their_caches(tmp_path):
     _cache(two / "removed_0" / "evaluation" / "cache" / "geval.sqlite", "geval", [("k2", "b"), ("k3", "c")])
     summary = shards.merge_directories(["q0", "q1", "q2"], [one, two], tmp_path / "merged")
     merged = tmp_path / "merged"
-    assert [json.loads(x)["id"] for x in (merged / "removed_0" / "answers.jsonl").read_text().splitlines()] == ["q0", "q1", "q2"]
+    assert ([json.loads(x)["id"] for x in (merged / "removed_0" / "answers.jsonl").read_text().splitlines()]
+            == ["q0", "q1", "q2"])
     assert {r["answers"]: r["missing"] for r in summary["answers"]} == {"removed_0/answers.jsonl": 0,
                                                                          "removed_1/answers.jsonl": 2}
     with sqlite3.connect(merged / "removed_0" / "evaluation" / "cache" / "geval.sqlite") as conn:
@@ -94,7 +95,8 @@ def test_directories_join_their_answers_and_unite_their_caches(tmp_path):
 def _build_shard(tmp_path, name, plan, entries, dropped=()):
     out = tmp_path / f"{name}.jsonl"
     out.write_text("".join(json.dumps({"id": i, "specific_question": f"about {i}?"}) + "\n" for i in entries))
-    (tmp_path / f"{name}.dropped.jsonl").write_text("".join(json.dumps({"id": i, "dropped": "x"}) + "\n" for i in dropped))
+    (tmp_path / f"{name}.dropped.jsonl").write_text(
+        "".join(json.dumps({"id": i, "dropped": "x"}) + "\n" for i in dropped))
     (tmp_path / f"{name}.plan.json").write_text(json.dumps(plan))
     return out
 

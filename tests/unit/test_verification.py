@@ -38,8 +38,10 @@ def check(sentence: str, *cited: tuple[str, str, str], previous: str = "", quest
 
 # (sentence, cited triple, expected verdict): the failures, and what must still pass
 CASES = [
-    ("Lee Hsien Loong's son, Lee Kuan Yew, served in the Singapore Army.", ("Q57643", "father", "Lee Kuan Yew"), "unsupported"),
-    ("Lee Hsien Loong's father, Lee Kuan Yew, served in the Singapore Army.", ("Q57643", "father", "Lee Kuan Yew"), "supported"),
+    ("Lee Hsien Loong's son, Lee Kuan Yew, served in the Singapore Army.",
+     ("Q57643", "father", "Lee Kuan Yew"), "unsupported"),
+    ("Lee Hsien Loong's father, Lee Kuan Yew, served in the Singapore Army.",
+     ("Q57643", "father", "Lee Kuan Yew"), "supported"),
     ("Lee Hsien Loong is the son of Lee Kuan Yew.", ("Q57643", "father", "Lee Kuan Yew"), "supported"),
     ("Joyce Carol Oates was influenced by Doris Lessing, who was an English novelist and poet.",
      ("Q217557", "occupation", "poet"), "unsupported"),
@@ -48,7 +50,8 @@ CASES = [
     ("Joyce Carol Oates influenced Doris Lessing.", ("Q217557", "influenced by", "Doris Lessing"), "unsupported"),
     ("Joyce Carol Oates is an American poet.", ("Q217557", "occupation", "poet"), "supported"),
     ("Virginia Woolf taught at King's College London.", ("Q40909", "educated at", "King's College London"), "partial"),
-    ("Virginia Woolf studied at King's College London.", ("Q40909", "educated at", "King's College London"), "supported"),
+    ("Virginia Woolf studied at King's College London.",
+     ("Q40909", "educated at", "King's College London"), "supported"),
     ("Kim Jong-il was a North Korean leader.", ("Q10665", "instance of", "human"), "unsupported"),
     ("Kim Jong-il was a human being.", ("Q10665", "instance of", "human"), "supported"),
     ("Kim Jong-il wrote about human nature.", ("Q10665", "instance of", "human"), "unsupported"),
@@ -60,7 +63,8 @@ CASES = [
     # "both" before names is their determiner, not "the two" persons spoken of before
     ("Joyce Carol Oates was influenced by both Doris Lessing and Virginia Woolf.",
      ("Q217557", "influenced by", "Virginia Woolf"), "supported"),
-    ("Joyce Carol Oates was a Jewish writer.", ("Q217557", "religion", "Judaism"), "supported"),  # a religion's adjective
+    # a religion's adjective
+    ("Joyce Carol Oates was a Jewish writer.", ("Q217557", "religion", "Judaism"), "supported"),
 ]
 
 
@@ -167,8 +171,9 @@ def test_the_verifier_separates_annotated_citations_on_the_dev_set():
 
 def test_a_cue_shared_by_relations_contradicts_only_the_relation_the_value_fits():
     shown = SHOWN + [GraphTriple(subject="Q22670", label="cause of death", value="tuberculosis", object_id="Q12204")]
-    answer = AnswerInput(sentences=[("Friedrich Schiller died in Weimar.", []), ("Friedrich Schiller died of cholera.", [])],
-                         shown=shown, entities=ENTITIES)
+    answer = AnswerInput(
+        sentences=[("Friedrich Schiller died in Weimar.", []), ("Friedrich Schiller died of cholera.", [])],
+        shown=shown, entities=ENTITIES)
     first, second = Verifier().verify(answer).sentences
     assert [c.status for c in first.claims if c.text == "Weimar"] == ["absent"]  # no place of death is held
     assert [c.status for c in second.claims if c.text == "cholera"] == ["contradicted"]
@@ -219,7 +224,8 @@ def test_the_relation_named_between_subject_and_of_value_is_its_inverse(sentence
 def test_a_symmetric_relation_reads_the_same_both_ways():
     shown = [GraphTriple(subject="Q1", label="cohabitant", value="Caracalla", object_id="Q2")]
     answer = AnswerInput(question="", sentences=[("Julia Avita Mamaea was the cohabitant of Caracalla.",
-                                                  [CitedTriple(subject="Q1", relation="cohabitant", value="Caracalla")])],
+                                                  [CitedTriple(subject="Q1", relation="cohabitant",
+                                                               value="Caracalla")])],
                          shown=shown, entities=[GraphEntity(id="Q1", name="Julia Avita Mamaea"),
                                                 GraphEntity(id="Q2", name="Caracalla")])
     result = Verifier().verify(answer).sentences[0].citations[0]
@@ -325,7 +331,8 @@ def test_a_nation_adjective_before_a_value_holds_nothing():
     shown = [GraphTriple(subject="Q365544", label="occupation", value="painter", object_id="Q1028181"),
              GraphTriple(subject="Q365544", label="languages spoken, written or signed", value="Norwegian",
                          object_id="Q9043")]
-    claims = _claims("Adolph Tidemand was a Norwegian painter.", shown, [GraphEntity(id="Q365544", name="Adolph Tidemand")])
+    claims = _claims("Adolph Tidemand was a Norwegian painter.", shown,
+                     [GraphEntity(id="Q365544", name="Adolph Tidemand")])
     assert claims["painter"] == "supported_uncited"
 
 
@@ -367,4 +374,5 @@ def test_a_near_relation_is_partial(sentence, cited, verdict):
     shown = [GraphTriple(subject="Q30812", label="unmarried partner", value="Radek Meidl", object_id="Q1"),
              GraphTriple(subject="Q30812", label="country of citizenship", value="Czech Republic", object_id="Q213"),
              GraphTriple(subject="Q30812", label="place of birth", value="Bílovec", object_id="Q2")]
-    assert _one(sentence, shown, [GraphEntity(id="Q30812", name="Petra Kvitová")], cited).citations[0].verdict == verdict
+    assert (_one(sentence, shown, [GraphEntity(id="Q30812", name="Petra Kvitová")], cited).citations[0].verdict
+            == verdict)

@@ -1,6 +1,7 @@
 """Attribution evaluators behind one interface (`base.Evaluator`): NLI (2-way, 3-way), LLM judges
 (zero-shot, few-shot), chain-of-thought decomposition (LLM or NLI per sub-fact), a fine-tuned
-4-way classifier, and every shared attribution evaluator (`kalma_graph.attribution`: the verifier). `make_evaluator` builds one by name from already-loaded models."""
+4-way classifier, and every shared attribution evaluator (`kalma_graph.attribution`: the verifier).
+`make_evaluator` builds one by name from already-loaded models."""
 
 from __future__ import annotations
 
@@ -111,4 +112,5 @@ def make_evaluator(name: str, *, nli: Any = None, llm: Any = None, demos: list[d
                               constrained=constrained, concurrency=concurrency, argument=argument))
 
 
-__all__ = ["EVALUATORS", "REGISTRY", "Evaluator", "Judgement", "final_label", "make_evaluator", "parse_label", "parse_true_false"]
+__all__ = ["EVALUATORS", "REGISTRY", "Evaluator", "Judgement", "final_label", "make_evaluator",
+           "parse_label", "parse_true_false"]

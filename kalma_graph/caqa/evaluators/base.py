@@ -48,7 +48,8 @@ class Evaluator(Protocol):
 # --- label parsing ------------------------------------------------------------------------------
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (PARTIAL, re.compile(r"\bpartial(?:ly)?[\s_-]*(?:support\w*|attribut\w*)?|\binsufficient\b|\bincomplete\b|\bmissing\b")),
+    (PARTIAL,
+     re.compile(r"\bpartial(?:ly)?[\s_-]*(?:support\w*|attribut\w*)?|\binsufficient\b|\bincomplete\b|\bmissing\b")),
     (CONTRADICTORY, re.compile(r"\bcontradict\w*|\bconflict\w*|\boppos\w*")),
     (IRRELEVANT, re.compile(r"\birrelevan\w*|\bextrapolatory\b|\bunrelated\b|\bnot relevant\b")),
     (SUPPORTIVE, re.compile(r"\b(?:supportive|attributable|fully support\w*|supports?|supported)\b")),

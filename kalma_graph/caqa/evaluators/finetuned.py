@@ -18,7 +18,8 @@ from kalma_graph.caqa.model import CATEGORIES, SUPPORTIVE, Sample
 class FineTunedEvaluator:
     labels = CATEGORIES
 
-    def __init__(self, path: str | Path, *, device: str | None = None, batch_size: int = 32, max_length: int | None = None) -> None:
+    def __init__(self, path: str | Path, *, device: str | None = None, batch_size: int = 32,
+                 max_length: int | None = None) -> None:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -36,7 +37,8 @@ class FineTunedEvaluator:
             raise ValueError(f"{self.path} is not a 4-way CAQA classifier (labels {sorted(id2label.values())})")
         self.id2label = id2label
         metrics = self.path / "train_metrics.json"
-        self.max_length = max_length or (json.loads(metrics.read_text())["config"]["max_length"] if metrics.exists() else 256)
+        self.max_length = (max_length
+                           or (json.loads(metrics.read_text())["config"]["max_length"] if metrics.exists() else 256))
         self.batch_size = batch_size
         self.model_hash = model_files_hash(self.path)
         self._torch = torch

@@ -75,7 +75,8 @@ class LLMJudge:
         return {
             "evaluator": self.name,
             "llm": self.llm.header(),
-            "prompt": {"name": self.prompt["name"], "version": self.prompt.get("version"), "sha256": self.prompt["sha256"]},
+            "prompt": {"name": self.prompt["name"], "version": self.prompt.get("version"),
+                       "sha256": self.prompt["sha256"]},
             "demos": [d.get("id", f"built-in:{d['category']}") for d in self.demos],
             "generation": {"max_tokens": self.params.max_tokens, "temperature": 0.0, "seed": self.params.seed},
             "constrained": self.constrained,
@@ -86,8 +87,9 @@ class LLMJudge:
         p = self.prompt
         fields = {"question": sample.claim_question, "answer": sample.answer_statement, "citation": sample.citation}
         if self.few_shot:
-            demos = "\n\n".join(p["demo_template"].format(n=i + 1, **{**d, "label": p["labels"].get(d["category"], d["label"])})
-                                for i, d in enumerate(self.demos))
+            demos = "\n\n".join(
+                p["demo_template"].format(n=i + 1, **{**d, "label": p["labels"].get(d["category"], d["label"])})
+                for i, d in enumerate(self.demos))
             return p["template"].format(instruction=p["instruction"], demos=demos, **fields)
         return p["template"].format(instruction=p["instruction"], **fields)
 
@@ -99,7 +101,8 @@ class LLMJudge:
         return out
 
     def judge_one(self, sample: Sample) -> Judgement:
-        completion = self.llm.chat([{"role": "user", "content": self.render(sample)}], self.params, grammar=self._grammar)
+        completion = self.llm.chat([{"role": "user", "content": self.render(sample)}], self.params,
+                                   grammar=self._grammar)
         text = completion.text.strip()
         label = parse_label(text)
         rationale = text.split("\n", 1)[1].strip() if "\n" in text else None

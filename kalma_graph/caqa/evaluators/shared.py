@@ -42,9 +42,11 @@ class SharedEvaluator:
 
 
 def statement_case(sample: Sample) -> StatementCase:
-    shown = tuple(GraphTriple(subject=s, label=r, value=o) for s, r, o in (t[:3] for t in sample.triples) if s and r and o)
+    shown = tuple(GraphTriple(subject=s, label=r, value=o)
+                  for s, r, o in (t[:3] for t in sample.triples) if s and r and o)
     names = sorted({t.subject for t in shown})
-    return StatementCase(sample.question, sample.answer_statement, shown, tuple(GraphEntity(id=n, name=n) for n in names))
+    return StatementCase(sample.question, sample.answer_statement, shown,
+                         tuple(GraphEntity(id=n, name=n) for n in names))
 
 
 def category(case: StatementCase, verdict: Verdict) -> Judgement:

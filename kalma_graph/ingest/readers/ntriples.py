@@ -136,7 +136,8 @@ class _NTriplesReader:
         raise NotImplementedError
 
     def _english(self, o) -> str | None:
-        if isinstance(o, Literal) and (o.language in (None, self.language) or (o.language or "").startswith(self.language + "-")):
+        if (isinstance(o, Literal)
+            and (o.language in (None, self.language) or (o.language or "").startswith(self.language + "-"))):
             return str(o)
         return None
 

@@ -153,13 +153,15 @@ def _statement(subject: str, pid: str, label: str, snak: _Snak) -> StatementReco
     if kind == "string":
         return StatementRecord(subject, pid, label, value=str(value), datatype="string")
     if kind == "time":
-        return StatementRecord(subject, pid, label, value=format_time(value["time"], value.get("precision", 11)), datatype="time")
+        return StatementRecord(subject, pid, label,
+                               value=format_time(value["time"], value.get("precision", 11)), datatype="time")
     if kind == "quantity":
         return StatementRecord(subject, pid, label, value=format_amount(value["amount"]), datatype="quantity")
     if kind == "monolingualtext":
         return StatementRecord(subject, pid, label, value=value["text"], datatype="monolingualtext")
     if kind == "globecoordinate":
-        return StatementRecord(subject, pid, label, value=f"{value['latitude']},{value['longitude']}", datatype="globe-coordinate")
+        return StatementRecord(subject, pid, label, value=f"{value['latitude']},{value['longitude']}",
+                               datatype="globe-coordinate")
     return None
 def _entity_id(value: dict[str, Any]) -> str:
     prefix = {"item": "Q", "property": "P", "lexeme": "L"}[value["entity-type"]]
