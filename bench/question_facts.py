@@ -161,9 +161,13 @@ def _key(qid: str, relation: str, value: str) -> tuple[str, str, str]:
     return qid, relation.casefold(), " ".join(value.casefold().split())
 
 
-def score(folder: Path, answers: Path) -> dict[str, Any]:
-    """An answers file against the settled labels (see the module docstring)."""
+def score(folder: Path, answers: Path, same_as: Path | None = None) -> dict[str, Any]:
+    """An answers file against the settled labels (see the module docstring); with `same_as`, only the questions
+    that answers file holds too (two runs compared on the questions both answered)."""
     items = read_items(folder)
+    if same_as is not None:
+        kept = {json.loads(line).get("id") for line in same_as.read_text(encoding="utf-8").splitlines() if line.strip()}
+        items = {k: v for k, v in items.items() if k in kept}
     settled = {r["id"]: r for r in map(json.loads, (folder / "settled.jsonl").read_text(encoding="utf-8").splitlines())}
     rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines() if line.strip()]
     by_id = {r.get("id") or r.get("question_id"): r for r in rows}
@@ -293,6 +297,7 @@ def main() -> None:
     sc.add_argument("folder", type=Path)
     sc.add_argument("--answers", type=Path, required=True)
     sc.add_argument("--out", type=Path)
+    sc.add_argument("--same-as", type=Path, help="score only the questions this answers file holds too")
     tb = sub.add_parser("table", help="the runs' figures as a Markdown table (docs/results.md)")
     tb.add_argument("folder", type=Path)
     qs = sub.add_parser("questions", help="the items' questions as JSON lines for `kalma-graph answer --questions`")
@@ -320,7 +325,7 @@ def main() -> None:
             args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         result = {k: v for k, v in result.items() if k != "per_item"}
     else:
-        result = score(args.folder, args.answers)
+        result = score(args.folder, args.answers, args.same_as)
         if args.out:
             args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         result = {k: v for k, v in result.items() if k != "per_item"}
