@@ -24,7 +24,7 @@ The metric parts under `metrics` stay loose dicts: they are the metric functions
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, create_model, model_serializer
 
@@ -106,7 +106,7 @@ class GEvalSummary(BaseModel):
 
 def _record_fields(fields: tuple[metric_fields.Field, ...], required: frozenset[str]) -> dict[str, Any]:
     """pydantic field definitions for the registry's fields (metric_fields.py), in its order."""
-    python = {INT: int, FLOAT: Number, BOOL: bool, STRING: str}
+    python: dict[str, Any] = {INT: int, FLOAT: Number, BOOL: bool, STRING: str}  # kind -> a type or a union
     return {f.name: (python[f.kind], ...) if f.name in required else (python[f.kind] | None, f.default)
             for f in declared(fields)}
 
@@ -147,20 +147,29 @@ class _PerAnswerFields(_Result):
     _ONLY_WHEN_SET = _only_when_set(PER_ANSWER)
 
 
-ResultSummary = create_model(
-    "ResultSummary", __base__=_SummaryFields, __module__=__name__,
-    __doc__="""The headline figures: the fields of `metric_fields.SUMMARY`, in its order (None where a part
-    did not run: never a silent zero). G-Eval adds `geval_<aspect>`, `geval_<aspect>_missing` and
-    `geval_<aspect>_mass` per judged aspect (a run's choice, so extra keys, read with `geval()`).""",
-    **_record_fields(SUMMARY, frozenset({"answers", "citations"})),
-)
+if TYPE_CHECKING:
+    # The fields are the registry's (metric_fields.py), made at import time: for mypy each is an attribute of
+    # any type, and the pydantic API (model_dump, model_extra, ...) comes from the base class.
+    class ResultSummary(_SummaryFields):
+        def __getattr__(self, name: str) -> Any: ...
 
-PerAnswerRow = create_model(
-    "PerAnswerRow", __base__=_PerAnswerFields, __module__=__name__,
-    __doc__="""One row of per_answer.csv: the fields of `metric_fields.PER_ANSWER`, in its order; G-Eval
-    adds `geval_<aspect>` (the aspect's score) at the end.""",
-    **_record_fields(PER_ANSWER, frozenset({"id"})),
-)
+    class PerAnswerRow(_PerAnswerFields):
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    ResultSummary = create_model(
+        "ResultSummary", __base__=_SummaryFields, __module__=__name__,
+        __doc__="""The headline figures: the fields of `metric_fields.SUMMARY`, in its order (None where a part
+        did not run: never a silent zero). G-Eval adds `geval_<aspect>`, `geval_<aspect>_missing` and
+        `geval_<aspect>_mass` per judged aspect (a run's choice, so extra keys, read with `geval()`).""",
+        **_record_fields(SUMMARY, frozenset({"answers", "citations"})),
+    )
+
+    PerAnswerRow = create_model(
+        "PerAnswerRow", __base__=_PerAnswerFields, __module__=__name__,
+        __doc__="""One row of per_answer.csv: the fields of `metric_fields.PER_ANSWER`, in its order; G-Eval
+        adds `geval_<aspect>` (the aspect's score) at the end.""",
+        **_record_fields(PER_ANSWER, frozenset({"id"})),
+    )
 
 
 class CitationVerdicts(_Result):

@@ -385,7 +385,7 @@ class JsonlAppender:
                  default: Callable[[Any], Any] | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._dumps = {"ensure_ascii": ensure_ascii, "default": default}
+        self._dumps: dict[str, Any] = {"ensure_ascii": ensure_ascii, "default": default}  # json.dumps' keywords
         self.records: list[dict] = []
         self.torn: TornLine | None = None
         if resume:

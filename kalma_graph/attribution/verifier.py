@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from kalma_graph.verification import AnswerInput, Verifier
 
-from .base import StatementCase, Verdict
+from .base import Label, StatementCase, Verdict
 
 
 class VerifierAttribution:
@@ -35,6 +35,7 @@ class VerifierAttribution:
         claims = tuple(check.sentences[0].claims)
         verdict = Verdict("unsupported", claims)
         held = verdict.facts("held")
+        label: Label
         if verdict.facts("contradicted"):
             label = "contradicted"
         elif held and len(held) == len(verdict.facts()):

@@ -40,7 +40,7 @@ from kalma_graph.files import (
     refuse_other_settings,
 )
 from kalma_graph.models.calls import in_order
-from kalma_graph.models.protocols import Entailer, Generator
+from kalma_graph.models.protocols import Entailer
 from kalma_graph.prompts import load_prompt
 from kalma_graph.shards import ShardError
 from kalma_graph.store.base import GraphStore
@@ -130,6 +130,7 @@ def plan_dataset(store: GraphStore, options: BuildOptions) -> Plan:
             statuses["duplicate"] += 1
             continue
         seen.add(found.entry_id)
+        assert found.a_id is not None and found.b_id is not None  # resolved: both persons found
         pool = knowledge_pool(store, found.a_id, found.b_id)
         if (len({t.pid for t in pool.candidates(pool.link_triples(found), options.evolve.excluded_pids)})
             < MIN_RELATIONS):
@@ -190,7 +191,7 @@ def _comparable(settings: dict) -> dict:
 
 
 def build_biokalma(
-    store: GraphStore, llm: Generator, out: str | Path, options: BuildOptions = BuildOptions(), *,
+    store: GraphStore, llm: LanguageModel, out: str | Path, options: BuildOptions = BuildOptions(), *,
     scorer_llm: LanguageModel | None = None, nli: Entailer | None = None, progress: Progress | None = None,
 ) -> dict:
     """Build (or resume) the dataset into `out`; returns the run summary with the quality checks.

@@ -52,7 +52,7 @@ def question_gold(entry: dict, graph: Sequence[Triple] = (), kind: str = "specif
     readings = asked_readings(question, persons, probes)
     asked = {(t.subject, t.label, t.value) for t, _ in readings}
     loose = sorted({(t.subject, t.label) for t, by_label in readings if not by_label})
-    facts = []
+    facts: list[tuple[str, str, str | None]] = []
     for subject, label, value in sorted(asked):
         if value == "?":
             facts.append((subject, label, None))
@@ -98,7 +98,7 @@ def _unshared(tokens: Sequence[Any], facts: Sequence[tuple], gold: Sequence[Trip
         return []
     labels = {label for subject, label, value in facts if value is None and subject == persons[0]} & \
         {label for subject, label, value in facts if value is None and subject == persons[1]}
-    values = {(g.subject, g.label): set() for g in gold}
+    values: dict[tuple[str, str], set[str]] = {(g.subject, g.label): set() for g in gold}
     for g in gold:
         values[(g.subject, g.label)].add(g.object_id or g.value)
     return sorted(label for label in labels

@@ -554,6 +554,8 @@ class _Entry:
         self.chosen: list[Triple] = []
         self.gold: list[dict] = []
         self.rounds: list[dict] = []
+        assert resolution.a_id is not None and resolution.b_id is not None  # only resolved pairs are evolved
+        self.ids = (resolution.a_id, resolution.b_id)
         self.names = (pool.name_of(resolution.a_id), pool.name_of(resolution.b_id))
         self.questions: dict[str, str] = {}
         self.question_info: dict[str, dict] = {}
@@ -645,13 +647,15 @@ class _Entry:
         subject = self.pool.name_of(triple.subject)
         fields = {"paragraph": self.paragraph, "knowledge": knowledge_text(triple, subject), "fact": template,
                   "subject": subject}
-        out = self.ask("biokalma/extend", f"extend-{round_no}", **fields)
+        # (mypy reads **fields as possibly holding `temperature`; they are the prompt's text fields)
+        out = self.ask("biokalma/extend", f"extend-{round_no}", **fields)  # type: ignore[arg-type]
         sentence = clean_sentence(out.text, self.paragraph)
         source = "llm"
         if not _states(sentence, triple.value, subject, self.config.require_mention, self.names) \
                 and "repair" in load_prompt("biokalma/extend"):
             # One second try in the same conversation: say what the sentence lacked.
-            out = self.ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text, **fields)
+            out = self.ask("biokalma/extend", f"extend-{round_no}-repair", repair=out.text,
+                           **fields)  # type: ignore[arg-type]
             sentence = clean_sentence(out.text, self.paragraph)
             source = "llm-repaired"
             self.stats.repaired_sentences += 1
@@ -664,7 +668,7 @@ class _Entry:
         """The general and the specific question: the model's until one passes the gold check, else the template
         question (and when even that fails, the entry is dropped)."""
         resolution, names, gold, stats = self.resolution, self.names, self.gold, self.stats
-        ids = {resolution.a_id: names[0], resolution.b_id: names[1]}
+        ids = {self.ids[0]: names[0], self.ids[1]: names[1]}
         facts = prompt_facts(ids, [(g["qid"], g["property"]) for g in gold])
         view = {"id": resolution.entry_id, "qids": [resolution.a_id, resolution.b_id], "names": list(names),
                 "minimum_knowledge_set": gold}

@@ -60,6 +60,7 @@ def prompt_facts(names: dict[str, str], facts: list[tuple[str, str]]) -> str:
     if not by_person:
         return f"how {name_a} and {name_b} were connected"
     body = asked_facts_phrase(names, facts)
+    assert body is not None  # some person has a relation named by a noun (by_person)
     if len(by_person) == 1:
         other = b if next(iter(by_person)) == a else a
         return f"{body}, and how {names[other]} was connected to this person"

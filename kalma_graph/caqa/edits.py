@@ -129,6 +129,7 @@ def irrelevant(view: GraphView, grounding: Grounding, support: Edit, all_answers
     exclude_pids = set(pids_of(support.facts)) | set(query.pids)
     exclude_ids = (entities_of(support.facts) | set(all_answers)) - {subject}
     directions = tuple(h.reverse for h in query.branches[0].hops)
+    shapes: list[tuple[str, int | tuple[bool, ...]]]  # (shape, its size or its hops' directions)
     if query.structure == "union":
         shapes = [("star", len(grounding.chains))]
     elif query.structure == "tree":

@@ -56,7 +56,7 @@ def facts_from_hops(rows: Iterable[Mapping[str, Any]], direction: str) -> list[F
             if direction == "out":
                 pid = f"{r['pid']}{CVT_JOIN}{r['pid2']}"
                 label = cvt_label(r["label"], r["label2"])
-                sids = (r["sid"], r["sid2"])
+                sids: tuple[str, ...] = (r["sid"], r["sid2"])
             else:  # o -r2-> cvt -r-> anchor
                 pid = f"{r['pid2']}{CVT_JOIN}{r['pid']}"
                 label = cvt_label(r["label2"], r["label"])

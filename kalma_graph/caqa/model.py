@@ -157,7 +157,7 @@ class Grounding:
         return tuple(dict.fromkeys(_chain_end(b, c) for b, c in zip(self.query.branches, self.chains)))
 
     def answer_names(self) -> list[str]:
-        names = {}
+        names: dict[str, str] = {}
         for b, chain in zip(self.query.branches, self.chains):
             last, hop = chain[-1], b.hops[-1]
             end, name = (last.subject, last.subject_name) if hop.reverse else (last.object, last.object_name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 from rich.console import Console
@@ -213,8 +213,8 @@ def status_cmd(home: Path | None, as_json: bool) -> None:
 @json_option
 @_friendly_errors
 def import_cmd(sources: tuple[str, ...], home: Path | None, database: str, fmt: str | None,
-               subset_rules: tuple[str, ...], on_error: str, overwrite: bool, bolt_port: int, http_port: int,
-               no_auth: bool, as_json: bool) -> None:
+               subset_rules: tuple[str, ...], on_error: Literal["skip", "fail"], overwrite: bool, bolt_port: int,
+               http_port: int, no_auth: bool, as_json: bool) -> None:
     """Create a new database from dumps with neo4j-admin (offline, server stopped), then start the
     server and create the constraints and indexes. Far faster than `ingest` into a running server."""
     from kalma_graph.ingest import IngestInterrupted, parse_subset

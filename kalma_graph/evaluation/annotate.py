@@ -466,7 +466,7 @@ def inter_annotator(labels: Mapping[str, Mapping[str, str]]) -> dict | None:
     names = list(labels)
     if len(names) < 2:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             common = [pid for pid in labels[a] if pid in labels[b]]

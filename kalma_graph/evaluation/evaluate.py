@@ -203,6 +203,7 @@ def evaluate_records(
     if na_reason:
         skipped["na_quality"] = na_reason
     else:
+        assert entail is not None  # _na_skip_reason gives a reason when there is no NLI model
         metrics["na_quality"] = timed("na_quality", lambda: na_part(answers, gold_for, eligible, entail, options))
         notes += na_notes(len(eligible), len(answers), options)
 
@@ -220,7 +221,8 @@ def evaluate_records(
     details = [answer_detail(a, v, options.threshold) for a, v in zip(answers, verdicts)]
 
     self_scored = _self_scored(answers, nli) if options.alignment == "nli" else _verifier_self_scored(answers, verifier)
-    if self_scored and options.alignment == "verifier" and any(filtered_by_verifier(a.record) for a in answers):
+    if (self_scored and options.alignment == "verifier" and verifier is not None
+            and any(filtered_by_verifier(a.record) for a in answers)):
         notes += _before_filter(answers, verifier, subject_names, timed, metrics["alignment"])
     summary = _summary(metrics, answers, self_scored if "alignment" in metrics else None)
     if self_scored:
@@ -367,7 +369,9 @@ def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier,
     citations were written before the verifier chose."""
     from kalma_graph.verification.verifier import from_scored
 
-    raw, sources, left_out = [], Counter(), Counter()
+    raw: list[AnswerRecord] = []
+    sources: Counter[str] = Counter()
+    left_out: Counter[str] = Counter()
     for a in answers:
         if not filtered_by_verifier(a.record):
             continue
@@ -531,7 +535,7 @@ def answer_detail(a: ScoredAnswer, v: AnswerVerdicts, threshold: float) -> Score
     na_flags = v.na["sentence_correct"] if v.na else []
     sentences, k, na_index = [], 0, 0
     for position, s in enumerate(a.parsed.sentences):
-        citations = []
+        citations: list[CitationVerdicts] = []
         for c in s.citations:
             p = probs[k] if k < len(probs) else None
             judged = checked[position].citations[len(citations)] if position < len(checked) else None
@@ -620,7 +624,7 @@ def evaluate_file(
                              "evaluation of the merged directory, not from a shard")
         if options.alignment_first_n is not None:
             raise ValueError("--alignment-first counts answers from the file's start: not with --shard")
-        population = [r.id for r in file.records]
+        population = [str(r.id) for r in file.records]  # as the answers' ids: a number read from the file too
         file = replace(file, records=shard.select(file.records))
     gold_sets, gold_info = _gold_source(gold)
     earlier = None

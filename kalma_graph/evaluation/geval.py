@@ -52,9 +52,6 @@ class GEvalError(BadInputError, RuntimeError):
     """The judge cannot score at all (e.g. the score tokens are not single tokens of its vocabulary)."""
 
 
-    def header(self) -> dict[str, Any]: ...
-
-
 @dataclass(frozen=True)
 class GEvalInput:
     id: str
@@ -256,8 +253,7 @@ def summarise(scores: Iterable[GEvalScore], items: Sequence[GEvalInput], aspects
         "aspects": {},
     }
     for aspect in aspects:
-        got = [by_item.get(item.id, {}).get(aspect) for item in items]
-        got = [s for s in got if s is not None]
+        got = [s for s in (by_item.get(item.id, {}).get(aspect) for item in items) if s is not None]
         scored = [s.score for s in got if s.score is not None]
         reasons = {r: sum(1 for s in got if s.reason == r) for r in MISSING_REASONS}
         result["aspects"][aspect] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Callable, Literal, Union
+from typing import TYPE_CHECKING, Callable, Literal, Union, cast
 
 if TYPE_CHECKING:
     from kalma_graph.kg.citation_marks import Citation
@@ -61,9 +61,11 @@ def triple_parts(item: TripleLike) -> tuple[str, str, str]:
             raise TypeError(f"a triple has 3 parts, got {len(item)}: {item!r}")
         return (str(item[0]), str(item[1]), str(item[2]))
     if hasattr(item, "qid"):
-        return (item.qid, item.prop, item.value)
+        cited = cast("Citation", item)  # duck-typed: anything with qid, prop and value
+        return (cited.qid, cited.prop, cited.value)
     if hasattr(item, "subject") and hasattr(item, "label"):
-        return (item.subject, item.label, item.value)
+        stored = cast("Triple", item)
+        return (stored.subject, stored.label, stored.value)
     raise TypeError(f"not a triple: {item!r}")
 
 

@@ -32,7 +32,7 @@ def read_items(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
         raise VerifyInputError(f"{path}: no such file")
-    items = []
+    items: list[dict[str, Any]] = []
     if path.suffix.lower() in (".csv", ".tsv"):
         with path.open(encoding="utf-8", newline="") as f:
             reader = csv.DictReader(f, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")

@@ -58,9 +58,15 @@ class ExperimentError(BadInputError, RuntimeError):
 class Components:
     """What the answer pipeline needs, loaded once by the caller."""
 
-    store: GraphStore
-    llm: Generator = None
-    ner: MentionDetector = None
+    store: GraphStore | None  # None: answers are reused and no run is written into a graph
+    llm: Generator | None = None
+    ner: MentionDetector | None = None
+
+    def graph(self) -> GraphStore:
+        """The store, for a stage that reads the graph."""
+        if self.store is None:
+            raise ExperimentError("this experiment reads the graph: give a store")
+        return self.store
 
 
 @dataclass
@@ -228,10 +234,10 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
     entities' one-hop graphs (seeded; nested across levels)."""
     ids = [question_key(q) for q in questions]
     if not settings.reuse_answers and pool is None:
-        pool = irrelevant_pool(components.store, pool_type)
+        pool = irrelevant_pool(components.graph(), pool_type)
         if not pool:
             raise ExperimentError(
-                f"no entities of type {pool_type} in {components.store.uri} to draw irrelevant graphs from")
+                f"no entities of type {pool_type} in {components.graph().uri} to draw irrelevant graphs from")
     rows, first = [], None
     for accuracy in accuracies:
         if not 0 <= accuracy <= 100:
@@ -239,7 +245,7 @@ def retrieval(questions: Sequence[Any], *, components: Components, settings: Exp
         name = f"accuracy_{accuracy}"
         replaced = choose_replaced(ids, (100 - accuracy) / 100, settings.seed)
         flt = None if settings.reuse_answers else IrrelevantGraphFilter(
-            components.store, replaced, pool or [], seed=settings.seed, by_text=_by_text(questions))
+            components.graph(), replaced, pool or [], seed=settings.seed, by_text=_by_text(questions))
         path = answer_setting(name, questions, flt, components, settings, answer_fn=answer_fn, progress=progress)
         results = evaluate_setting(name, path, settings, components, gold=gold, nli=nli, judge=judge, progress=progress)
         first = first or results

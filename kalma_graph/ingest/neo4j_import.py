@@ -68,8 +68,10 @@ def import_files(
         # the ten million staged records again and again while the entities were written (18.3 s
         # instead of 7.2 s at 10M statements), and one collection at the end replaces two.
         with no_cycle_collection():
-            staged = ingest(staging, paths, fmt=fmt, on_error=on_error, batch_size=FRESH_BATCH_SIZE, subset=subset,
-                            on_line_error=on_line_error, read_ahead=read_ahead)
+            # a store for what ingest() calls of one (loading, meta, the queries it asks), not a whole GraphStore
+            staged = ingest(staging, paths, fmt=fmt, on_error=on_error,  # type: ignore[arg-type]
+                            batch_size=FRESH_BATCH_SIZE, subset=subset, on_line_error=on_line_error,
+                            read_ahead=read_ahead)
             csv = staging.finish()
         t_import = time.perf_counter()
         imported = import_full(layout.home, csv.admin_arguments(), database, overwrite=overwrite)

@@ -24,7 +24,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Sequence
+from types import FrameType
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 from kalma_graph.errors import BadInputError, RunInterrupted
 from kalma_graph.kg.triples import Entity
@@ -146,7 +147,7 @@ def ingest(
             reports.append(report)
             _ingest_file(store, path, file_format, report, on_error, batch_size, force, progress, on_line_error,
                          interrupt, subset, written, read_ahead)
-        if subset is not None:
+        if subset is not None and subset_report is not None:
             subset_report["labelled_objects"] = _label_objects(store, files, formats, subset, batch_size, force)
     summary = _summary(store, reports, time.perf_counter() - started)
     summary["fresh_load"] = written is not None
@@ -455,7 +456,7 @@ class _GracefulInterrupt:
 
     def __init__(self) -> None:
         self.requested = False
-        self._previous = None
+        self._previous: Callable[[int, FrameType | None], Any] | int | None = None  # signal.signal's
 
     def __enter__(self) -> "_GracefulInterrupt":
         if threading.current_thread() is threading.main_thread():

@@ -148,7 +148,8 @@ def _send(stream: IO[bytes], data: bytes) -> None:
 def _in_line_order(lines: list[ParsedLine], errors: list[LineError]) -> Iterator[ParsedLine | LineError]:
     if not errors:
         return iter(lines)
-    return iter(sorted([*lines, *errors], key=lambda item: item.line))
+    both: list[ParsedLine | LineError] = [*lines, *errors]
+    return iter(sorted(both, key=lambda item: item.line))
 
 
 def read_into(out: IO[bytes], file_format: str, path: Path) -> None:
@@ -164,7 +165,8 @@ def read_into(out: IO[bytes], file_format: str, path: Path) -> None:
     def send() -> None:
         if lines or errors:
             _send(out, _encoder.encode(_Frame(lines, errors, sids, keys, bytes_read(path))))
-            lines.clear(), errors.clear(), sids.clear(), keys.clear()
+            for sent in (lines, errors, sids, keys):
+                sent.clear()
 
     try:
         for item in make_reader(file_format).read(path):

@@ -253,7 +253,9 @@ def read_mark(
         if not rest.strip():
             # Entity-only marks carry no triple, so their form is not counted as sloppy.
             return Mark(start, end, raw, entity_ids=(subject,))
-        first_separator = _SUBJECT_SEPARATOR_RE.match(rest).group()
+        separator = _SUBJECT_SEPARATOR_RE.match(rest)
+        assert separator is not None  # every part of the pattern is optional: it matches any text
+        first_separator = separator.group()
         bracket_sloppy |= first_separator != ", "
         pairs_text = rest
     else:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from kalma_graph.kg.citation_marks import (
     ISSUE_KINDS,
@@ -32,7 +32,7 @@ from kalma_graph.kg.citation_marks import (
     ParseIssue,
     locate_marks,
 )
-from kalma_graph.kg.triples import Entity, Triple
+from kalma_graph.kg.triples import Entity
 from kalma_graph.text.sentences import sentence_spans
 
 __all__ = [
@@ -50,6 +50,21 @@ __all__ = [
 ]
 
 NA_MARK = "[NA]"
+
+
+class ShownTriple(Protocol):
+    """What the knowledge blocks show of a statement: a store `Triple`, or the verifier's `GraphTriple`."""
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def value(self) -> str: ...
+
+
 _PUNCTUATION_AFTER_MARK = ".,;:!?\u2026)"
 _LAST_TERMINATOR_RE = re.compile(r"[.!?]+[\"')\u201d\u2019]*$")
 _LIST_MARKER_RE = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s+")  # a bullet is not part of the claim
@@ -178,7 +193,7 @@ def _clean_text(text: str, start: int, end: int, marks: list[Mark]) -> str:
     return _LIST_MARKER_RE.sub("", " ".join(out.split()), count=1)
 
 
-def known_props(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[str]]:
+def known_props(entities: Sequence[Entity], triples: Sequence[ShownTriple]) -> dict[str, set[str]]:
     """Property labels per entity for the citation parser, with the pseudo-property `name` that the
     knowledge block shows for every entity."""
     out: dict[str, set[str]] = {e.id: {"name"} for e in entities}
@@ -187,7 +202,7 @@ def known_props(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[s
     return out
 
 
-def known_pairs(entities: Sequence[Entity], triples: Sequence[Triple]) -> dict[str, set[tuple[str, str]]]:
+def known_pairs(entities: Sequence[Entity], triples: Sequence[ShownTriple]) -> dict[str, set[tuple[str, str]]]:
     """The `(label, value)` pairs per entity that the knowledge blocks show (and the citation grammar
     allows), with each entity's `name` pair: the citation parser reads a pair written so whole."""
     out: dict[str, set[tuple[str, str]]] = {e.id: {("name", e.name)} if e.name else set() for e in entities}

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterable, Iterator, TypeVar
+from functools import partial
+from typing import Callable, Generator, Iterable, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def in_order(fn: Callable[[T], R], items: Iterable[T], concurrency: int = 1) -> Iterator[tuple[T, Callable[[], R]]]:
+def in_order(fn: Callable[[T], R], items: Iterable[T],
+             concurrency: int = 1) -> Generator[tuple[T, Callable[[], R]], None, None]:
     """`(item, result)` for each item in order, `result()` returning `fn(item)` or raising what it raised.
 
     With `concurrency` 1 nothing runs ahead: `result()` makes the call. Closing the iterator early (a consumer's
@@ -31,7 +33,7 @@ def in_order(fn: Callable[[T], R], items: Iterable[T], concurrency: int = 1) -> 
         raise ValueError("concurrency must be at least 1")
     if concurrency == 1:
         for item in items:
-            yield item, (lambda item=item: fn(item))
+            yield item, partial(fn, item)
         return
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="model-call")
     in_flight: deque[tuple[T, Future]] = deque()

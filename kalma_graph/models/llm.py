@@ -95,7 +95,8 @@ def _compiled_grammar(text: str) -> Any:
     from llama_cpp import LlamaGrammar
 
     compiled = LlamaGrammar.from_string(text, verbose=False)
-    compiled.kalma_text = text  # what `grammar_first.GrammarFirstLlama` builds its own sampler from
+    # what `grammar_first.GrammarFirstLlama` builds its own sampler from: our attribute on llama.cpp's object
+    compiled.kalma_text = text  # type: ignore[attr-defined]
     return compiled
 
 
@@ -239,8 +240,9 @@ class LocalLLM:
         with self._lock:
             if not self.reuse_prefix:
                 self._llm.reset()
-            out = self._llm.create_chat_completion(messages=list(messages), grammar=_llama_grammar(grammar),
-                                                  **sampling_args(params))
+            # the role/content dicts that llama.cpp's message TypedDicts describe; one response (no stream), as JSON
+            out: Any = self._llm.create_chat_completion(messages=list(messages),  # type: ignore[arg-type]
+                                                       grammar=_llama_grammar(grammar), **sampling_args(params))
         return completion_of(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(),
@@ -249,7 +251,8 @@ class LocalLLM:
         with self._lock:
             if not self.reuse_prefix:
                 self._llm.reset()
-            out = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar), **sampling_args(params))
+            out: Any = self._llm.create_completion(prompt=prompt, grammar=_llama_grammar(grammar),  # one response
+                                                  **sampling_args(params))
         return completion_of(out, out["choices"][0]["text"], params)
 
     def chat_template(self) -> tuple[str, str, str]:

@@ -26,6 +26,8 @@ class Generator(Protocol):
 
     def header(self) -> dict[str, Any]: ...
 
+    def close(self) -> None: ...
+
 
 @runtime_checkable
 class Judge(Protocol):
@@ -40,6 +42,8 @@ class Judge(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    def header(self) -> dict[str, Any]: ...
+
 
 @runtime_checkable
 class PerplexityScorer(Protocol):
@@ -52,6 +56,7 @@ class PerplexityScorer(Protocol):
 class Entailer(Protocol):
     """An NLI model: alignment, [NA] quality, post-hoc citations, the verifier's stage two."""
 
+    name_or_path: str
     model_hash: str
 
     def entailment_prob(self, premises: Sequence[str], hypotheses: Sequence[str], **kw: Any) -> Any: ...
@@ -62,3 +67,5 @@ class MentionDetector(Protocol):
     """A NER pipeline: the mentions of a question that retrieval links to the graph."""
 
     def mentions(self, text: str) -> list[Any]: ...
+
+    def header(self) -> dict[str, Any]: ...

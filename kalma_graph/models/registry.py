@@ -580,6 +580,8 @@ def pull(
             say(f"the present file is not the pinned one, pulling again ({exc})")
     failures: list[tuple[str, ModelError]] = []
     for source in spec.sources:
+        if isinstance(source, PackageSource):  # none: spec.package is None
+            continue
         if isinstance(source, HuggingFaceSource) and _hub_offline():
             say(f"skipping {source.describe()}: HF_HUB_OFFLINE is set")
             continue

@@ -29,7 +29,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -62,7 +62,7 @@ def rows_fingerprint(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def mix_training_rows(
-    parts: dict[str, Sequence[dict[str, Any]]],
+    parts: Mapping[str, Sequence[dict[str, Any]]],
     sizes: dict[str, int | None],
     *,
     seed: int = 0,

@@ -147,7 +147,7 @@ def fit_calibration(pairs: Sequence[VerifierPair], nli: Any, *, l2: float = 1.0)
 
     verifier = Verifier()
     outcomes = [verifier.verify(p.answer).sentences[0].citations[0].outcome for p in pairs]
-    names = {e.id: e.name for p in pairs for e in p.answer.entities}
+    names = {e.id: e.name for p in pairs for e in p.answer.entities if e.name is not None}
     probs = [float(x) for x in nli.entailment_prob([p.sentence for p in pairs],
                                                    [the_of_sentence(names.get(p.cited[0], p.cited[0]),
                                                                     p.cited[1], p.cited[2])

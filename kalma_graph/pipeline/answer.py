@@ -210,7 +210,7 @@ def open_answers(path: str | os.PathLike, *, resume: bool = True) -> tuple[Jsonl
     return writer, {r.get("id") for r in writer.records}
 
 
-def _versions() -> dict[str, str]:
+def _versions() -> dict[str, str | None]:
     from kalma_graph import __version__
 
     return {"kalma_graph": __version__, "python": platform.python_version(),
@@ -487,6 +487,7 @@ class _Tally:
         summary["with_citation"] += any(s.citations for s in record.sentences or [])
         summary["truncated"] += bool(record.truncated)
         summary["n_sloppy"] += record.n_sloppy or 0
+        assert record.timings is not None  # every record this pipeline writes is timed (generate_one)
         summary["retrieval_s"] += record.timings["retrieval_s"]
         summary["generation_s"] += record.timings["generation_s"]
         if self.progress:

@@ -138,6 +138,7 @@ class Posthoc(CiteStrategy):
         return Generated(q.llm.chat(q.messages, q.params))
 
     def finish(self, generated: Generated, q: Prompted) -> Cited:
+        assert q.nli is not None  # traits.needs_nli: the pipeline refuses to start without one
         answer, placements = place_citations(generated.completion.text, q.shown_entities, q.shown,
                                              q.nli.entailment_prob)
         return Cited(answer, placements)
@@ -192,6 +193,7 @@ class Grounded(AttributeFirst):
                                       first_grammar=grammar("attribute_first_one"),
                                       text_grammar=grammar("attribute_first_text"),
                                       known_props=q.props, known_pairs=q.pairs)
+        assert q.n_prompt is not None  # counted whenever the prompt was rendered
         completion = Completion(text=grounding.raw, finish_reason=grounding.finish_reason, prompt_tokens=q.n_prompt,
                                 completion_tokens=grounding.completion_tokens)
         return Generated(completion, grounding)

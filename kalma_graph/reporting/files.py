@@ -84,7 +84,7 @@ def per_sentence_rows(answers: Sequence[ScoredAnswerDetail]) -> list[dict[str, A
     return rows
 
 
-def per_answer_csv(rows: list[Mapping[str, Any]]) -> str:
+def per_answer_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     """CSV text with a header of every column any row has (first-seen order); None is empty."""
     import io
 

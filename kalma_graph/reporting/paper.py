@@ -205,8 +205,9 @@ def caveats(root: Path, traits: Traits | None = None) -> list[str]:
     for who, t5 in _parts(root, "table5"):
         lines += _na_caveat(who, t5, traits.get(who, {}))
     covered = {v: _two_person_share(root / "table7" / v / "answers.jsonl") for v in ("general", "specific")}
-    if all(covered.values()):
-        (g, gn), (sp, sn) = covered["general"], covered["specific"]
+    general, specific = covered["general"], covered["specific"]
+    if general is not None and specific is not None:
+        (g, gn), (sp, sn) = general, specific
         lines.append(f"- **Table 7 is confounded by retrieval**: the general questions' retrieved graph covers two or "
                      f"more persons in {g} of {gn} cases, the specific ones' in {sp} of {sn}, "
                      "so part of the difference is what the model was shown.")
@@ -275,7 +276,7 @@ def _extra_roots(root: Path) -> list[tuple[str, Path]]:
 
 def _parts(root: Path, part: str) -> list[tuple[str, Mapping[str, Any]]]:
     """(strategy, experiment.json) of `part` in `root` (the headline strategy) and in each extra root."""
-    out = []
+    out: list[tuple[str, Mapping[str, Any]]] = []
     main = _load(root, part)
     if main:
         out.append((_headline(main), main))

@@ -268,9 +268,9 @@ def link_question(
                 continue
             found, how = _partial_candidates(store, m, found_mentions, anchors, scorer.one_hop)
             if found:
-                linked = _decide_partial(m, found, how, anchors, type_map, scorer)
-                if linked is not None:
-                    results[index] = linked
+                decided = _decide_partial(m, found, how, anchors, type_map, scorer)
+                if decided is not None:
+                    results[index] = decided
     holders = _value_holders(store, results, type_map)
     if holders:
         notes.append("held only as a family value: " + ", ".join(f"{m} ({e.name or e.id})" for m, e in holders))

@@ -43,7 +43,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import AbstractSet, Any, Iterable, Sequence
 
 from kalma_graph.kg.triples import Entity
 from kalma_graph.store.base import name_key
@@ -316,7 +316,7 @@ _CONNECTORS = frozenset(
 _EDGE_PUNCT = "\"'`\u2018\u2019\u201c\u201d()[]{},;:.!?\u00ab\u00bb"
 
 
-def _name_like_chunk(text: str, chunk: tuple[int, int], honorifics: set[str] = frozenset()) -> bool:
+def _name_like_chunk(text: str, chunk: tuple[int, int], honorifics: AbstractSet[str] = frozenset()) -> bool:
     """A whitespace-delimited chunk that reads as part of a name: it has a capital (`Jong-il`,
     `al-Badr`, `IV,`), is not a stop word or one of `honorifics`, and does not start a sentence."""
     core = text[chunk[0] : chunk[1]].strip(_EDGE_PUNCT)

@@ -32,11 +32,12 @@ WEIGHTS_RESOURCE = "sck_intent_weights.json"
 def weighted_sum(parts: Mapping[str, float | None], weights: Mapping[str, float]) -> tuple[float | None, list[str]]:
     """Σ w·x over the defined parts, weights rescaled to sum to 1; (None, []) when nothing is defined
     or the defined parts weigh nothing."""
-    used = [k for k, v in parts.items() if v is not None and weights.get(k, 0) > 0]
+    defined = {k: v for k, v in parts.items() if v is not None and weights.get(k, 0) > 0}
+    used = list(defined)
     total = sum(weights[k] for k in used)
     if not used or total <= 0:
         return None, []
-    return sum(weights[k] * float(parts[k]) for k in used) / total, used  # type: ignore[arg-type]
+    return sum(weights[k] * float(defined[k]) for k in used) / total, used
 
 
 def check_weights(weights: Mapping[str, float], names: tuple[str, ...]) -> dict[str, float]:

@@ -363,7 +363,8 @@ def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list
         if label is None:
             return None, "", [], f"unknown decision {raw_label!r}"
         rationale = str(next((obj[k] for k in obj if str(k).casefold() in ("rationale", "reason", "explanation")), ""))
-        numbers = next((obj[k] for k in obj if str(k).casefold() in ("relevant_triplets", "relevant", "triplets")), [])
+        numbers: Any = next((obj[k] for k in obj if str(k).casefold() in ("relevant_triplets", "relevant", "triplets")),
+                            [])  # the model's JSON: checked by _triplet_numbers
         relevant = _triplet_numbers(numbers, n_triplets)
         return label, rationale.strip(), relevant, None
     found = _DECISION_FIELD_RE.search(text)  # e.g. a `decision:` line, or JSON cut off at max_tokens

@@ -33,7 +33,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kalma_graph.errors import BadInputError
 from kalma_graph.files import (
@@ -91,8 +91,8 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[QARecord], list[str
     if path.suffix.lower() in (".csv", ".tsv"):
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
-            for line, row in enumerate(reader, start=2):
-                rows.append((line, row))
+            for line, csv_row in enumerate(reader, start=2):
+                rows.append((line, csv_row))
     else:
         # split on newlines only (str.splitlines would also cut a line at a U+2028 inside a JSON string)
         lines = list(numbered_lines(path))
@@ -280,9 +280,9 @@ def _mean(values: Iterable[float | None]) -> tuple[float | None, int]:
     return (sum(defined) / len(defined) if defined else None), len(defined)
 
 
-def summarise(rows: list[Mapping[str, Any]], sentence_rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+def summarise(rows: Sequence[Mapping[str, Any]], sentence_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Averages per intent (Table 5) and overall, over the defined values of each column."""
-    def block(subset: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def block(subset: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {"n": len(subset)}
         for column in SCORE_COLUMNS:
             mean, n = _mean(r.get(column) for r in subset)
@@ -328,7 +328,7 @@ def write_reports(out: Path, header: Mapping[str, Any], *, scored_now: int = 0, 
     return summary
 
 
-def _csv(rows: list[Mapping[str, Any]]) -> str:
+def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
     buffer = io.StringIO()
     if not rows:
         return ""

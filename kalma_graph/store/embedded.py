@@ -105,6 +105,7 @@ class EmbeddedStore(ReadOps):
                 if timeout_ms and str(exc).strip() == "Interrupted.":
                     raise QueryTimeoutError(timeout_message(BACKEND, seconds, write, text)) from exc
                 raise
+            assert not isinstance(result, list)  # one statement, one result
             rows = result.get_as_arrow().to_pylist() if result.get_num_tuples() else []
             result.close()
         return rows

@@ -92,8 +92,8 @@ def merge_records(records: Iterable[EntityRecord | Entity]) -> EntityRecord:
         return EntityRecord(id=first.id, kb=first.kb or "", name=first.name, aliases=tuple(sorted(aliases)),
                             description=first.description, types=tuple(sorted(types)), cvt=bool(first.cvt))
     kb = name = description = None
-    aliases: set[str] = set()
-    types: set[str] = set()
+    aliases = set()
+    types = set()
     cvt = False
     for rec in items:
         kb = kb or rec.kb
@@ -193,7 +193,7 @@ def plan_batch(
             if old is not None and old.kb:
                 continue
             records = [EntityRecord(id=ent_id, kb=default_kb)]
-        merged = merge_records(([old] if old else []) + records)  # type: ignore[list-item]
+        merged = merge_records([old, *records] if old else records)
         row = entity_row(merged)
         if old is None:
             plan.entities_new.append(row)

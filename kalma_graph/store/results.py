@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kalma_graph import metric_fields
 from kalma_graph.evaluation_result import EvaluationResult
@@ -167,7 +167,7 @@ def _claim_text(claim: Mapping[str, Any]) -> str:
 
 def _typed(row: Mapping[str, Any], columns: Sequence[tuple[str, str]]) -> dict:
     """The row with exactly the table's columns, each value converted to the column's type."""
-    convert = {I: int, F: float, B: bool, S: str, L: lambda v: [str(x) for x in v]}
+    convert: dict[str, Callable[[Any], Any]] = {I: int, F: float, B: bool, S: str, L: lambda v: [str(x) for x in v]}
     return {name: (None if row.get(name) is None else convert[kind](row[name])) for name, kind in columns}
 
 
@@ -180,6 +180,7 @@ def write_run(store: GraphStore, results: EvaluationResult) -> dict[str, Any]:
     cited = sorted({c["to"] for c in rows["cites"]})
     known = {e.id for e in store.get_entities(cited)} if cited else set()
     linked = [c for c in rows["cites"] if c["to"] in known]
+    assert results.run_id is not None  # run_rows refuses a result without one
     store.write_run_rows(results.run_id, rows, linked)  # each engine writes it its own way
     return {
         "run_id": results.run_id,

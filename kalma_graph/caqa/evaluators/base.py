@@ -33,7 +33,10 @@ class Judgement:
 @runtime_checkable
 class Evaluator(Protocol):
     name: str
-    labels: tuple[str, ...]  # the labels it can output
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels it can output (read-only: each evaluator narrows it)."""
 
     def describe(self) -> dict[str, Any]:
         """What a report header records: model file/hash, prompt versions, parameters."""
@@ -100,9 +103,10 @@ def parse_label(text: str | None, allowed: Sequence[str] = CATEGORIES) -> str | 
     heads = set()
     for line in lines:
         low = line.lower()
-        start = _LIST_ITEM.match(low).end()
-        mentions = [lab for pos, lab in _mentions(low) if pos == start and lab in allowed]
-        heads.update(mentions[:1])
+        item = _LIST_ITEM.match(low)
+        assert item is not None  # every part of the pattern is optional: it matches any line
+        leading = [lab for pos, lab in _mentions(low) if pos == item.end() and lab in allowed]
+        heads.update(leading[:1])
     if len(heads) >= 3:
         return None
     for scope in (lines[0], " ".join(lines)):

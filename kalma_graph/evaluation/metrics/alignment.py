@@ -34,7 +34,7 @@ Output
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kalma_graph.evaluation.matching import TripleLike
 from kalma_graph.evaluation.metrics.entailment import (
@@ -73,7 +73,7 @@ def alignment(
     evaluated = list(answers if first_n_answers is None else answers[:first_n_answers])
     scores = pair_scores(entail, [pair for pairs in evaluated for pair in pairs], hypothesis_format, subject_names,
                          threshold)
-    rows = []
+    rows: list[dict[str, Any]] = []  # one JSON row per answer
     for pairs in evaluated:
         probabilities = [next(scores) for _ in pairs]
         hits = sum(p >= threshold for p in probabilities)

@@ -40,9 +40,9 @@ Example (Figure 3): S1 [k1][NA], S2 [k3][k6][NA], S3 [k6][k9]; absent {k2, k4, k
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Literal, Mapping, Sequence
+from typing import Any, Collection, Literal, Mapping, Sequence
 
-from kalma_graph.evaluation.matching import MatchMode, TripleLike, key_function
+from kalma_graph.evaluation.matching import MatchMode, TripleKey, TripleLike, key_function
 from kalma_graph.evaluation.metrics.entailment import (
     EntailFn,
     HypothesisFormat,
@@ -89,7 +89,7 @@ def absent_triples(case: NACase, absent_set: AbsentSet = "removed", matching: Ma
         excluded = {key(c) for c in case.citations}
     else:
         raise ValueError(f"unknown absent set {absent_set!r}; expected one of {ABSENT_SETS}")
-    unique = {}
+    unique: dict[TripleKey, TripleLike] = {}
     for triple in candidates:
         unique.setdefault(key(triple), triple)
     return [t for k, t in unique.items() if k not in excluded]
@@ -110,7 +110,7 @@ def na_quality(
     pairs = [(sentence, triple) for case, absent in zip(cases, absents) for sentence in case.na_sentences
              for triple in absent]
     scores = pair_scores(entail, pairs, hypothesis_format, subject_names, threshold)
-    rows = []
+    rows: list[dict[str, Any]] = []  # one JSON row per answer
     for case, absent in zip(cases, absents):
         probabilities = [[next(scores) for _ in absent] for _ in case.na_sentences]  # sentence x triple
         grid = [[p >= threshold for p in row] for row in probabilities]

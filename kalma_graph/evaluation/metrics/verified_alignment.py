@@ -42,7 +42,7 @@ METHOD = "verifier"
 def verified_alignment(checks: Sequence[Any], *, first_n_answers: int | None = None,
                        describe: dict | None = None) -> dict:
     evaluated = list(checks if first_n_answers is None else checks[:first_n_answers])
-    rows = []
+    rows: list[dict[str, Any]] = []  # one JSON row per answer
     totals = {"supported": 0, "partial": 0, "unsupported": 0}
     claims = {"supported": 0, "supported_uncited": 0, "absent": 0, "contradicted": 0}
     sentences = fully = 0

@@ -98,9 +98,10 @@ def parse_record(record: dict[str, Any], position: int) -> ParsedLine:
     curated_pids, linked = record.get(_CURATED, ({}, {}))
     by_label = {**wikidata_pid_by_label(), **curated_pids}
     props = wikidata_properties()
-    for key, pid in _DATES.items():
+    for key, date_pid in _DATES.items():
         if record.get(key):
-            statements.append(StatementRecord(qid, pid, props[pid][0], value=str(record[key]), datatype="time"))
+            statements.append(StatementRecord(qid, date_pid, props[date_pid][0], value=str(record[key]),
+                                              datatype="time"))
     for label, value in sorted((k, v) for k, v in record.items() if k != _CURATED):
         if label in _NOT_FACTS or value in (None, ""):
             continue

@@ -16,6 +16,7 @@ from typing import Iterator
 from rdflib import BNode, Literal, URIRef
 from rdflib.exceptions import ParserError
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
+from rdflib.term import Identifier
 
 from ...store.base import EntityRecord, StatementRecord, digest
 from ..properties import freebase_label, wikidata_label
@@ -71,6 +72,7 @@ def fast_parse(line: str) -> tuple | None:
         return None
     s_iri, s_blank, pred, o_iri, o_blank, lit, lang, dtype = m.groups()
     subject = URIRef(s_iri) if s_iri is not None else BNode(s_blank)
+    obj: Identifier
     if o_iri is not None:
         obj = URIRef(o_iri)
     elif o_blank is not None:
@@ -104,7 +106,8 @@ class _NTriplesReader:
 
     def read(self, path: Path) -> Iterator[ParsedLine | LineError]:
         sink = _Collect()
-        parser = W3CNTriplesParser(sink, bnode_context=_KeepLabels())
+        # rdflib types the sink as one of its own classes; any object with a `triple` method will do
+        parser = W3CNTriplesParser(sink, bnode_context=_KeepLabels())  # type: ignore[arg-type]
         # Blank-node labels are file-scoped: qualify them by the file so two files never collide.
         self._scope = digest(base_name(path))[:8]
         for number, line in checked_lines(path):

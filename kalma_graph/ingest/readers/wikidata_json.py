@@ -76,7 +76,7 @@ class WikidataJsonReader:
     def __init__(self, language: str = "en") -> None:
         self.language = language
         self.learned_labels: dict[str, str] = {}  # property labels met in the dump itself
-        self._decoder = msgspec.json.Decoder(_entity_type(language))
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_entity_type(language))  # a struct made here
 
     def read(self, path: Path) -> Iterator[ParsedLine | LineError]:
         for number, line in checked_lines(path):
