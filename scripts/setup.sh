@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install kalma-graph with every extra, at the versions in constraints.txt.
+# Create .venv and install kalma-graph with every extra, at the versions in constraints.txt (the `lint`
+# extra brings ruff and mypy, which scripts/lint.sh runs).
 # Idempotent and quick when nothing changed. llama-cpp-python compiles from source the first
 # time (~11 min on 2 cores); pip keeps the built wheel in its cache for later runs.
 set -euo pipefail
