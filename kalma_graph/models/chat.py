@@ -1,21 +1,53 @@
 """What in-process models (`models.llm.LocalLLM`) and model servers (`models.server.ServerLLM`) share: the error
 they raise, the sampling parameters of a call, a completion, the chat-template helpers, and what names a server
-(`is_endpoint`). A leaf of `models/`: it imports nothing of kalma_graph, so llm, server and registry all build on
-it without importing one another in a circle.
+(`is_endpoint`), and how a call is cancelled from another thread (`cancellable`). A leaf of `models/`: it imports
+nothing of kalma_graph but its errors, so llm, server and registry all build on it without importing one another in
+a circle.
 """
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-from kalma_graph.errors import BadInputError
+from kalma_graph.errors import BadInputError, KalmaError
 
 LLM_ENV = "KALMA_LLM"
 
 
 class LLMError(BadInputError, RuntimeError):
     """The model file is missing or unusable; the message says what to do."""
+
+
+class GenerationCancelled(KalmaError, RuntimeError):
+    """A model call stopped before its end because its caller cancelled it (`kalma-graph serve`'s
+    --request-timeout, or a client gone)."""
+
+
+_cancel = threading.local()
+
+
+@contextmanager
+def cancellable(event: threading.Event) -> Iterator[None]:
+    """Model calls of this thread inside the block stop with `GenerationCancelled` once `event` is set: checked
+    before each prompt evaluation and each sampled token (`grammar_first.GrammarFirstLlama`, the in-process
+    decoding; a `LocalLLM(grammar_first=False)` call runs to its end). Between the checks nothing changes, so a
+    call that is never cancelled decodes exactly as without the block."""
+    outer = getattr(_cancel, "event", None)
+    _cancel.event = event
+    try:
+        yield
+    finally:
+        _cancel.event = outer
+
+
+def check_cancelled() -> None:
+    """Raise `GenerationCancelled` when the calling thread's model call was cancelled (`cancellable`)."""
+    event = getattr(_cancel, "event", None)
+    if event is not None and event.is_set():
+        raise GenerationCancelled("the model call was cancelled")
 
 
 @dataclass(frozen=True)

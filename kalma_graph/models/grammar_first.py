@@ -7,6 +7,10 @@ llama.cpp's own samplers check the token they would pick first and filter the vo
 refuses it. For greedy decoding this picks the same token: the most likely token is the most likely *allowed*
 one whenever it is allowed, and ties go to the lower id both ways. `GrammarFirstLlama` does that at temperature
 0 with no penalties and no logits processors; anything else goes through llama-cpp-python's chain unchanged.
+
+It is also where a call is cancelled (`chat.cancellable`, `kalma-graph serve --request-timeout`): before each
+prompt evaluation and each sampled token. llama-cpp-python's own hook, `stopping_criteria`, is dropped by its
+chat handlers and ends a call as if it had finished, so it is not used.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any
 
 import numpy as np
 from llama_cpp import Llama, llama_cpp
+
+from .chat import check_cancelled
 
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
 
@@ -41,7 +47,12 @@ class GrammarFirstLlama(Llama):
             raise ValueError("llama.cpp could not parse the grammar")
         return super()._init_sampler(*args, grammar=None, **kwargs)  # the chain without it: greedy only
 
+    def eval(self, tokens: Any) -> None:
+        check_cancelled()
+        super().eval(tokens)
+
     def sample(self, *args: Any, idx: int | None = None, **kwargs: Any) -> int:
+        check_cancelled()
         grammar = self._kalma_grammar
         if grammar is None or self._sampler is None:
             return super().sample(*args, idx=idx, **kwargs)

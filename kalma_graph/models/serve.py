@@ -1,4 +1,5 @@
-"""`kalma-graph serve`: one GGUF behind an OpenAI-compatible endpoint, decoded exactly as in-process (issue 34).
+"""`kalma-graph serve`: one GGUF behind an OpenAI-compatible endpoint, decoded exactly as in-process (issue 34),
+on FastAPI + uvicorn with the bounds a shared server needs (issue 46).
 
 A client machine (or several processes on one) then shares one loaded model: `--model http://HOST:PORT/v1`. What
 differs from llama-cpp-python's own server (`python -m llama_cpp.server`):
@@ -12,22 +13,47 @@ differs from llama-cpp-python's own server (`python -m llama_cpp.server`):
 
 Endpoints: `GET /v1/models`, `GET /props`, `POST /v1/chat/completions`, `POST /v1/completions` (fields: max_tokens,
 temperature, top_p, seed, stop, grammar — GBNF text, llama.cpp's field), `POST /extras/tokenize/count`,
-`POST /kalma/call`. One model, so calls are served one at a time (`LocalLLM`'s lock); a connection waits, it is
-never refused. Anything else gets a 4xx naming what it does not do — never a silent default.
+`POST /kalma/call`. Anything else gets a 4xx naming what it does not do — never a silent default.
+
+Bounds (`Limits`; every refusal is a JSON `{"error": {"message", "type"}}`, never a traceback, and the server goes
+on), checked in this order by `_Guard`, an ASGI layer round the FastAPI app:
+
+1. **API key** (`--api-key`, `KALMA_API_KEY`): `Authorization: Bearer <key>` on every request, compared in constant
+   time, else 401. Required to listen anywhere but a loopback address (`check_settings`, exit 2).
+2. **body size** (`--max-body-bytes`): a POST whose Content-Length says more is refused (413) before a byte of its
+   body is read; a body without one (chunked) is counted as it arrives and refused once it passes the bound. What
+   the client still sends after the 413 is discarded by uvicorn as it arrives (never stored), so that the client
+   reads the 413: closing at once would reset the connection and lose the answer (the load test saw it). A body
+   declared over `Limits.drain_bytes` is not waited for: the 413 closes the connection.
+3. **requests in flight** (`--max-in-flight`): a POST beyond it gets 503 with `Retry-After` at once, never a queue.
+   The model itself serves one call at a time (`LocalLLM`'s lock): the others admitted wait for it.
+4. **time** (`--request-timeout`): from admission (body read, waiting for the model, the call) to the answer; past it
+   504. The call runs on a worker thread and is cancelled there (`chat.cancellable`: before the next token or prompt
+   evaluation); its slot stays counted until the worker has stopped, so the bound holds for the model's work, not
+   only for the answers sent. A client that disconnects cancels its call the same way.
+
+GET requests (`/v1/models`, `/props`) take no slot: uvicorn's `limit_concurrency` (`Limits.max_connections`) bounds
+connections and tasks altogether, with a plain 503.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hmac
+import ipaddress
 import json
+import logging
+import socket
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from kalma_graph import __version__
 from kalma_graph.errors import BadInputError
 
+from .chat import GenerationCancelled, cancellable
 from .llm import GenerationParams, Grammar, LLMError, LocalLLM
 
 #: `LocalLLM` methods `/kalma/call` runs, and whether they need every position's logits (`serve --scoring`).
@@ -40,10 +66,63 @@ SCORING: dict[str, bool] = {
 }
 _SAMPLING = {"max_tokens", "temperature", "top_p", "seed", "stop"}
 _IGNORED = {"model", "stream", "n", "user", "messages", "prompt", "grammar", "repeat_penalty"}
+API_KEY_ENV = "KALMA_API_KEY"
+_logger = logging.getLogger(__name__)
 
 
 class BadRequest(BadInputError, ValueError):
     """A request this server will not run as asked (HTTP 400, the message says why)."""
+
+
+class ServeSettingsError(BadInputError, ValueError):
+    """`kalma-graph serve` options it will not serve with (exit 2): no API key on a non-loopback address, a bound
+    that is not positive."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one server admits (module docstring: the order they are checked in)."""
+
+    api_key: str | None = None
+    max_body_bytes: int = 1 << 20
+    max_in_flight: int = 4
+    request_timeout: float = 300.0
+    retry_after: int = 1  # seconds, the 503's Retry-After
+
+    @property
+    def drain_bytes(self) -> int:
+        """A declared body up to this size is discarded after its 413 (the connection kept); beyond it, closed."""
+        return 16 * self.max_body_bytes
+
+    @property
+    def max_connections(self) -> int:
+        """uvicorn's `limit_concurrency`: connections (and tasks) beyond it get uvicorn's plain 503."""
+        return max(64, 8 * self.max_in_flight)
+
+
+def is_loopback(host: str) -> bool:
+    """Is `host` a loopback address (127.0.0.0/8, ::1, localhost)? '' and 0.0.0.0 listen on every interface."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to any interface
+
+
+def check_settings(host: str, limits: Limits) -> None:
+    """Refuse (exit 2, before the model loads) what `serve` will not run with."""
+    if not limits.api_key and not is_loopback(host):
+        raise ServeSettingsError(
+            f"--host {host or '(every interface)'} is not a loopback address: an API key is required there. Pass "
+            f"--api-key KEY or set {API_KEY_ENV}=KEY (clients send it as `Authorization: Bearer KEY`; kalma-graph's "
+            f"own --model http://… clients read {API_KEY_ENV}), or listen on 127.0.0.1")
+    if limits.api_key is not None and (not limits.api_key.strip() or any(c.isspace() for c in limits.api_key)):
+        raise ServeSettingsError("--api-key: a non-empty key without spaces")
+    for name, value in (("--max-body-bytes", limits.max_body_bytes), ("--max-in-flight", limits.max_in_flight),
+                        ("--request-timeout", limits.request_timeout)):
+        if not value > 0:
+            raise ServeSettingsError(f"{name} must be positive, got {value}")
 
 
 class ModelService:
@@ -103,6 +182,17 @@ class ModelService:
             raise BadRequest(f"{method}: {exc}") from None
         return {"method": method, "result": result}
 
+    def routes(self) -> dict[tuple[str, str], Callable[[Mapping[str, Any]], dict]]:
+        """(method, path) -> the function of the request body that answers it."""
+        return {
+            ("GET", "/v1/models"): lambda _: self.models(),
+            ("GET", "/props"): lambda _: self.props(),
+            ("POST", "/v1/chat/completions"): self.chat_completions,
+            ("POST", "/v1/completions"): self.completions,
+            ("POST", "/extras/tokenize/count"): self.tokenize_count,
+            ("POST", "/kalma/call"): self.call,
+        }
+
 
 def _field(body: Mapping[str, Any], name: str, kind: type) -> Any:
     value = body.get(name)
@@ -118,15 +208,19 @@ def _params(body: Mapping[str, Any]) -> GenerationParams:
                          "and grammar (GBNF text)")
     if body.get("stream"):
         raise BadRequest("stream: not served (answers are returned whole)")
-    if float(body.get("repeat_penalty", 1.0)) != 1.0:
-        raise BadRequest("repeat_penalty: only 1.0 (the in-process decoding's) is served")
-    stop = body.get("stop") or ()
-    stop = (stop,) if isinstance(stop, str) else tuple(stop)
     try:
+        if float(body.get("repeat_penalty", 1.0)) != 1.0:
+            raise BadRequest("repeat_penalty: only 1.0 (the in-process decoding's) is served")
+        stop = body.get("stop") or ()
+        stop = (stop,) if isinstance(stop, str) else tuple(stop)
+        if not all(isinstance(s, str) for s in stop):
+            raise BadRequest("stop: a string or a list of strings")
         return GenerationParams(max_tokens=int(body.get("max_tokens") or 256),
                                 temperature=float(body.get("temperature", 0.0)),
                                 top_p=float(body.get("top_p", 1.0)), seed=int(body.get("seed", 0)), stop=stop)
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, BadRequest):
+            raise
         raise BadRequest(f"sampling fields: {exc}") from None
 
 
@@ -146,66 +240,385 @@ def _response(kind: str, model: str, done: Any, content: dict) -> dict:
                       "total_tokens": done.prompt_tokens + done.completion_tokens}}
 
 
-def make_server(service: ModelService, host: str = "127.0.0.1", port: int = 8080,
-                log: Callable[[str], None] | None = None) -> ThreadingHTTPServer:
-    """An HTTP server (not yet serving) routing to `service`; each connection on its own thread."""
-    routes: dict[tuple[str, str], Callable[[Mapping[str, Any]], dict]] = {
-        ("GET", "/v1/models"): lambda _: service.models(),
-        ("GET", "/props"): lambda _: service.props(),
-        ("POST", "/v1/chat/completions"): service.chat_completions,
-        ("POST", "/v1/completions"): service.completions,
-        ("POST", "/extras/tokenize/count"): service.tokenize_count,
-        ("POST", "/kalma/call"): service.call,
-    }
+def error_answer(exc: BaseException) -> tuple[int, dict]:
+    """The HTTP status and JSON body of an exception a route raised (the request's fault, the model's, or ours)."""
+    if isinstance(exc, GenerationCancelled):  # the server stops
+        status, kind = 503, "cancelled"
+    elif isinstance(exc, (BadRequest, json.JSONDecodeError)):
+        status, kind = 400, "invalid_request_error"
+    elif isinstance(exc, (LLMError, ValueError)):  # llama.cpp's ValueError: a prompt too long for the context, say
+        status, kind = 400, "model_error"
+    else:  # the client gets a 500 naming it; the server goes on
+        return 500, _error(f"{type(exc).__name__}: {exc}", "server_error")
+    return status, _error(str(exc), kind)
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
 
-        def _answer(self, method: str) -> None:
-            route = routes.get((method, self.path.split("?", 1)[0].rstrip("/") or "/"))
-            started = time.perf_counter()
-            status, data = 200, None
+def _error(message: str, kind: str) -> dict:
+    return {"error": {"message": message, "type": kind}}
+
+
+# --- admission: slots, the guard round the app ---------------------------------------------------
+class _Gate:
+    """`max_in_flight` slots. A slot is held by its request and by the worker running its call; it is free when
+    both are done (a timed-out call's worker still holds it)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_flight = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> "_Slot | None":
+        with self._lock:
+            if self.in_flight >= self.limit:
+                return None
+            self.in_flight += 1
+        return _Slot(self)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Slot:
+    def __init__(self, gate: _Gate) -> None:
+        self._gate = gate
+        self._holders = 1
+        self._lock = threading.Lock()
+
+    def hold(self) -> None:
+        with self._lock:
+            self._holders += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            free = self._holders == 0
+        if free:
+            self._gate._leave()
+
+
+_TOO_LARGE, _GONE = "too large", "gone"  # what `_read_body` says instead of a body
+Send = Callable[[dict], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict]]
+
+
+async def _send_json(send: Send, status: int, data: dict, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | str:
+    """The request body; `_TOO_LARGE` as soon as more than `limit` bytes have arrived, `_GONE` if the client left."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return _GONE
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return _TOO_LARGE
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+class _Guard:
+    """ASGI layer round the app: API key, body size, slots (module docstring), and one log line per request."""
+
+    def __init__(self, app: Any, limits: Limits, gate: _Gate, log: Callable[[str], None] | None) -> None:
+        self.app = app
+        self.limits = limits
+        self.gate = gate
+        self.log = log
+        self._key = limits.api_key.encode("utf-8") if limits.api_key else None
+
+    async def __call__(self, scope: dict, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), [0]
+
+        async def tracked(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self._admit(scope, receive, tracked)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: a 500 naming it if none was sent, and the server goes on
+            _logger.error("%s %s failed", scope["method"], scope["path"], exc_info=exc)
+            if not status[0]:
+                await _send_json(tracked, *error_answer(exc))
+        finally:
+            if self.log is not None:
+                self.log(f"{scope['method']} {scope['path']} {status[0] or 'dropped'} "
+                         f"{time.perf_counter() - started:.2f}s")
+
+    @staticmethod
+    def _authorized(header: bytes | None, key: bytes) -> bool:
+        scheme, _, token = (header or b"").partition(b" ")
+        # compare_digest over the whole token: its time does not depend on where a wrong key differs
+        return hmac.compare_digest(token.strip() if scheme.lower() == b"bearer" else b"", key)
+
+    async def _admit(self, scope: dict, receive: Receive, send: Send) -> None:
+        limits = self.limits
+        headers = dict((name.lower(), value) for name, value in scope["headers"])
+        if self._key is not None and not self._authorized(headers.get(b"authorization"), self._key):
+            await _send_json(send, 401, _error("a valid API key is required: send `Authorization: Bearer KEY` (the "
+                                               f"server's --api-key; kalma-graph clients read {API_KEY_ENV})",
+                                               "authentication_error"),
+                             [(b"www-authenticate", b'Bearer realm="kalma-graph"')])
+            return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        too_large = _error(f"the request body exceeds {limits.max_body_bytes} bytes (--max-body-bytes)",
+                           "request_too_large")
+        try:
+            declared = int(headers.get(b"content-length", b"0"))
+        except ValueError:
+            declared = 0  # h11 refuses a malformed Content-Length before it gets here
+        if declared > limits.max_body_bytes:
+            await _send_json(send, 413, too_large,
+                             [(b"connection", b"close")] if declared > limits.drain_bytes else [])
+            return
+        slot = self.gate.enter()
+        if slot is None:
+            await _send_json(send, 503, _error(f"the server has its {limits.max_in_flight} request(s) in flight "
+                                               "(--max-in-flight); retry after Retry-After seconds", "server_busy"),
+                             [(b"retry-after", str(limits.retry_after).encode())])
+            return
+        try:
+            deadline = time.monotonic() + limits.request_timeout
             try:
-                if route is None:
-                    raise LookupError(f"{method} {self.path}: not served here")
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}") if method == "POST" else {}
+                body = await asyncio.wait_for(_read_body(receive, limits.max_body_bytes), limits.request_timeout)
+            except asyncio.TimeoutError:
+                await _send_json(send, 408, _error("the request body did not arrive within --request-timeout "
+                                                   f"({limits.request_timeout:g} s)", "timeout"),
+                                 [(b"connection", b"close")])
+                return
+            if body is _TOO_LARGE:
+                await _send_json(send, 413, too_large)
+                return
+            if body is _GONE:
+                return
+            replayed = False
+
+            async def replay() -> dict:
+                # the body read here, then the connection's own messages (its disconnect, awaited by `_Calls.run`)
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            scope["kalma.slot"], scope["kalma.deadline"] = slot, deadline
+            await self.app(scope, replay, send)
+        finally:
+            slot.release()
+
+
+class _Calls:
+    """Runs route functions on worker threads: one thread per admitted call (so at most `max_in_flight` POST
+    calls, GET metadata aside), each cancellable (`chat.cancellable`), cancelled on timeout, disconnect or
+    shutdown."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._running: set[threading.Event] = set()
+        self._lock = threading.Lock()
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            for event in self._running:
+                event.set()
+
+    async def run(self, fn: Callable[[Mapping[str, Any]], dict], body: Mapping[str, Any], scope: dict,
+                  receive: Receive) -> tuple[int, dict]:
+        loop = asyncio.get_running_loop()
+        outcome: asyncio.Future = loop.create_future()
+        cancel = threading.Event()
+        slot: _Slot | None = scope.get("kalma.slot")
+        deadline = scope.get("kalma.deadline") or time.monotonic() + self.limits.request_timeout
+
+        def settle(result: Any, exc: BaseException | None) -> None:
+            if outcome.done():
+                return
+            if exc is None:
+                outcome.set_result(result)
+            else:
+                outcome.set_exception(exc)
+
+        def work() -> None:
+            result, error = None, None
+            try:
+                with cancellable(cancel):
+                    result = fn(body)
+            except BaseException as exc:  # noqa: BLE001 - handed to the request, which answers it
+                error = exc
+            finally:
+                with self._lock:
+                    self._running.discard(cancel)
+                if slot is not None:
+                    slot.release()
+            try:
+                loop.call_soon_threadsafe(settle, result, error)
+            except RuntimeError:  # the loop is closed: the server has stopped, nobody waits
+                pass
+
+        with self._lock:
+            self._running.add(cancel)
+        if slot is not None:
+            slot.hold()
+        threading.Thread(target=work, name="kalma-serve-call", daemon=True).start()
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            done, _ = await asyncio.wait({outcome, gone}, timeout=max(0.0, deadline - time.monotonic()),
+                                         return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the server shuts down
+            cancel.set()
+            raise
+        finally:
+            gone.cancel()
+        if outcome in done:
+            exc = outcome.exception()
+            return (200, outcome.result()) if exc is None else error_answer(exc)
+        cancel.set()
+        outcome.add_done_callback(lambda f: f.cancelled() or f.exception())  # an abandoned call's error: not logged
+        if gone in done:
+            return 499, _error("the client disconnected; its call was cancelled", "client_closed")
+        return 504, _error(f"no answer within --request-timeout ({self.limits.request_timeout:g} s); the call "
+                           "was cancelled", "timeout")
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[str], None] | None = None) -> Any:
+    """The ASGI app: FastAPI routes for `service.routes()` inside `_Guard`. Its `.calls` cancels calls in flight."""
+    from fastapi import FastAPI
+    from starlette.exceptions import HTTPException
+    from starlette.responses import Response
+
+    def reply(data: dict, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+        # json.dumps as before: -Infinity stays a log-probability (Starlette's JSONResponse refuses non-finite floats)
+        return Response(json.dumps(data, ensure_ascii=False), status, headers, media_type="application/json")
+
+    app = FastAPI(title="kalma-graph serve", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    calls = _Calls(limits)
+
+    def endpoint(fn: Callable[[Mapping[str, Any]], dict], method: str) -> Callable[[Any], Awaitable[Response]]:
+        async def answer(request: Any) -> Response:
+            body: Any = {}
+            if method == "POST":
+                raw = await request.body()
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError as exc:  # malformed JSON, or not UTF-8
+                    return reply(_error(f"the body is not JSON: {exc}", "invalid_request_error"), 400)
                 if not isinstance(body, dict):
-                    raise BadRequest("the body must be a JSON object")
-                data = route(body)
-            except LookupError as exc:
-                status, data = 404, {"error": {"message": str(exc), "type": "not_found"}}
-            except (BadRequest, json.JSONDecodeError) as exc:
-                status, data = 400, {"error": {"message": str(exc), "type": "invalid_request_error"}}
-            except (LLMError, ValueError) as exc:  # llama.cpp's ValueError: a prompt too long for the context, say
-                status, data = 400, {"error": {"message": str(exc), "type": "model_error"}}
-            except Exception as exc:  # noqa: BLE001 - the client gets a 500 naming it; the server goes on
-                status, data = 500, {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error"}}
-            payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-            if log is not None:
-                log(f"{method} {self.path} {status} {time.perf_counter() - started:.2f}s")
+                    return reply(_error("the body must be a JSON object", "invalid_request_error"), 400)
+            status, data = await calls.run(fn, body, request.scope, request.receive)
+            return reply(data, status)
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            self._answer("GET")
+        return answer
 
-        def do_POST(self) -> None:  # noqa: N802
-            self._answer("POST")
+    for (method, path), fn in service.routes().items():
+        # Starlette routes (a function of the request): the body is validated by ModelService, with its messages
+        app.add_route(path, endpoint(fn, method), methods=[method], include_in_schema=False)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the one line per call is ours
-            pass
+    async def not_served(request: Any, exc: Exception) -> Response:  # 404, 405
+        status = getattr(exc, "status_code", 404)
+        kind = "method_not_allowed" if status == 405 else "not_found"
+        return reply(_error(f"{request.method} {request.url.path}: not served here", kind), status,
+                     getattr(exc, "headers", None))
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    return server
+    async def failed(request: Any, exc: Exception) -> Response:  # a bug of ours: a 500 naming it
+        status, data = error_answer(exc)
+        return reply(data, status)
+
+    app.add_exception_handler(HTTPException, not_served)
+    app.add_exception_handler(Exception, failed)
+
+    guarded = _Guard(app, limits, _Gate(limits.max_in_flight), log)
+    guarded.calls = calls  # type: ignore[attr-defined]
+    return guarded
 
 
-def serve_in_thread(service: ModelService, host: str = "127.0.0.1", port: int = 0) -> tuple[ThreadingHTTPServer, str]:
-    """Start serving on a background thread (port 0: a free one); returns the server and its `/v1` URL."""
-    server = make_server(service, host, port)
-    threading.Thread(target=server.serve_forever, name="kalma-serve", daemon=True).start()
-    return server, f"http://{host}:{server.server_address[1]}/v1"
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (port 0: a free one), not yet listening (uvicorn listens when it serves, so a
+    client is refused, not kept waiting, while the model loads); `OSError` when the address cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say TCP, and without it the answer's
+    # body waits behind its headers for the client's delayed ACK (40 ms on Linux)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class Server:
+    """A uvicorn server for `make_app(service, limits)` on a socket of `bind`: `run()` blocks (Ctrl-C stops it),
+    `start()` serves on a daemon thread (tests), `stop()` ends either."""
+
+    def __init__(self, service: ModelService, sock: socket.socket, limits: Limits = Limits(),
+                 log: Callable[[str], None] | None = None) -> None:
+        import uvicorn
+
+        self.sock = sock
+        self.app = make_app(service, limits, log)
+        self.port = sock.getsockname()[1]
+        host = sock.getsockname()[0]
+        self.url = f"http://{f'[{host}]' if ':' in host else host}:{self.port}/v1"
+        config = uvicorn.Config(self.app, http="h11", lifespan="off", log_config=None, log_level="warning",
+                                access_log=False, limit_concurrency=limits.max_connections, timeout_keep_alive=5,
+                                timeout_graceful_shutdown=5, server_header=False)
+        calls = self.app.calls
+
+        class Uvicorn(uvicorn.Server):
+            async def shutdown(self, sockets: Any = None) -> None:
+                calls.cancel_all()  # calls in flight stop at their next token: their requests end at once
+                await super().shutdown(sockets)
+
+        self.uvicorn = Uvicorn(config)
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        try:
+            self.uvicorn.run(sockets=[self.sock])
+        finally:
+            self.app.calls.cancel_all()
+            self.sock.close()
+
+    def start(self, wait: float = 10.0) -> "Server":
+        self._thread = threading.Thread(target=self.run, name="kalma-serve", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + wait
+        while not self.uvicorn.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("kalma-graph serve did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.app.calls.cancel_all()
+        self.uvicorn.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=15)
+
+
+def serve_in_thread(service: ModelService, host: str = "127.0.0.1", port: int = 0,
+                    limits: Limits = Limits()) -> tuple[Server, str]:
+    """Start serving on a background thread (port 0: a free one); returns the server (`.stop()`) and its `/v1` URL."""
+    server = Server(service, bind(host, port), limits).start()
+    return server, server.url

@@ -13,7 +13,11 @@ llama.cpp's `llama-server`, llama-cpp-python's server (`python -m llama_cpp.serv
 - **next-token log-probabilities** (G-Eval's 1–5 scores) from `/v1/completions` with `logprobs`;
 - **robustness** — every request has a timeout and bounded retries with backoff on a refused connection, a
   timeout or a 5xx; what still fails, or answers with malformed JSON, raises `LLMError` naming the endpoint.
+  A 503 with `Retry-After` (a server at its bound of requests in flight: `kalma-graph serve --max-in-flight`) is
+  waited for as it says, for up to the request timeout, without using up the retries.
   The callers' run files are resumable, so the finished answers are kept and a re-run goes on.
+- **API key** — `KALMA_API_KEY`, when set, is sent as `Authorization: Bearer KEY` (`kalma-graph serve --api-key`,
+  llama.cpp's and vLLM's `--api-key`).
 
 - **the chat template's text** (`chat_prompt`: `--cite grounded` continues the assistant's turn, G-Eval reads the
   next token after it) from llama.cpp's `/props`, else from the GGUF named after `#` when it is here.
@@ -27,6 +31,7 @@ next-token log-probabilities exactly, where other servers give their top N.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -35,8 +40,12 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from . import chat
-from .chat import Completion, GenerationParams, LLMError
-from .chat import is_endpoint  # noqa: F401 - where callers have found it
+from .chat import (
+    Completion,
+    GenerationParams,
+    LLMError,
+    is_endpoint,  # noqa: F401 - where callers have found it
+)
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -45,6 +54,7 @@ GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
     ("structured_outputs", lambda text: {"structured_outputs": {"grammar": text}}),  # vLLM >= 0.11
 )
 _PROBE_WORD = "kalmagraphprobe"
+API_KEY_ENV = "KALMA_API_KEY"
 
 
 class ServerRefused(LLMError):
@@ -95,7 +105,8 @@ class ServerLLM:
     several in flight (`--concurrency`)."""
 
     def __init__(self, spec: str, *, seed: int = 0, timeout: float = 300.0, retries: int = 3,
-                 backoff: float = 0.5, connections: int = 8, serves: str | None = None) -> None:
+                 backoff: float = 0.5, connections: int = 8, serves: str | None = None,
+                 api_key: str | None = None) -> None:
         import httpx
 
         self.endpoint = Endpoint.parse(spec)
@@ -103,7 +114,9 @@ class ServerLLM:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
-        self._client = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=connections))
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        headers = {"Authorization": f"Bearer {key.strip()}"} if key.strip() else {}
+        self._client = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=connections), headers=headers)
         self._lock = threading.Lock()
         self._grammar_style: str | None = None
         self._template: tuple[str, str, str] | None = None  # chat template, BOS text, EOS text
@@ -127,19 +140,30 @@ class ServerLLM:
         import httpx
 
         last = ""
-        for attempt in range(self.retries + 1):
+        attempt, busy_until = 0, time.monotonic() + self.timeout
+        while attempt <= self.retries:
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             try:
                 response = self._client.request(method, url, json=body)
             except httpx.TransportError as exc:  # refused, reset, timed out, cut off
                 last = f"{type(exc).__name__}: {exc}"
+                attempt += 1
+                continue
+            wait = _retry_after(response)
+            if wait is not None and time.monotonic() + wait < busy_until:  # busy: come back as it says
+                time.sleep(wait)
                 continue
             if response.status_code >= 500:
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
+                attempt += 1
                 continue
+            if response.status_code == 401:
+                raise ServerRefused(f"model server {url} refused the request: HTTP 401 (an API key is required): set "
+                                    f"{API_KEY_ENV} to the server's key: {response.text[:200]}")
             if response.status_code >= 400:
-                raise ServerRefused(f"model server {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
+                raise ServerRefused(f"model server {url} refused the request: HTTP {response.status_code}: "
+                                    f"{response.text[:300]}")
             try:
                 data = response.json()
             except ValueError:
@@ -196,7 +220,8 @@ class ServerLLM:
             text = (self._choice(data, url).get("message") or {}).get("content") or ""
             if text.strip() == _PROBE_WORD:
                 return name
-        raise LLMError(f"model server {self.endpoint.base} ignores grammars (tried {', '.join(n for n, _ in GRAMMAR_STYLES)}); "
+        tried = ", ".join(n for n, _ in GRAMMAR_STYLES)
+        raise LLMError(f"model server {self.endpoint.base} ignores grammars (tried {tried}); "
                        "a run that needs the citation grammar cannot use it")
 
     # --- metadata ------------------------------------------------------------------------------
@@ -228,7 +253,8 @@ class ServerLLM:
         }
 
     def device_line(self) -> str:
-        return f"{self.model} at {self.endpoint.base} (model server; grammar field: {self._grammar_style or 'not probed yet'})"
+        return (f"{self.model} at {self.endpoint.base} (model server; grammar field: "
+                f"{self._grammar_style or 'not probed yet'})")
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` by the server's tokenizer: llama-cpp-python's `/extras/tokenize/count`, else
@@ -245,13 +271,15 @@ class ServerLLM:
     def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = GenerationParams(),
              grammar: Any | None = None) -> Completion:
         url = f"{self.endpoint.base}/chat/completions"
-        body = {"model": self.model, "messages": list(messages), **_request_sampling(params), **self._grammar_fields(grammar)}
+        body = {"model": self.model, "messages": list(messages), **_request_sampling(params),
+                **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
         choice = self._choice(data, url)
         return chat.completion_of({"choices": [choice], "usage": data.get("usage")},
                            (choice.get("message") or {}).get("content"), params)
 
-    def complete(self, prompt: str, params: GenerationParams = GenerationParams(), grammar: Any | None = None) -> Completion:
+    def complete(self, prompt: str, params: GenerationParams = GenerationParams(),
+                 grammar: Any | None = None) -> Completion:
         url = f"{self.endpoint.base}/completions"
         body = {"model": self.model, "prompt": prompt, **_request_sampling(params), **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
@@ -259,7 +287,8 @@ class ServerLLM:
         return chat.completion_of({"choices": [choice], "usage": data.get("usage")}, choice.get("text"), params)
 
     # --- scoring -------------------------------------------------------------------------------
-    def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20, wider: int = 1000) -> dict[str, float]:
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str], top: int = 20,
+                            wider: int = 1000) -> dict[str, float]:
         """Log-probability of each candidate as the first token after `prompt`, from the server's `top` most likely
         next tokens; when a candidate is not among them, asked once more for the `wider` most likely (a weak judge
         puts little mass on "1".."5" and they rank low). A candidate outside those gets -inf (it weighs nothing); a
@@ -303,7 +332,8 @@ class ServerLLM:
         return [float(x) for x in self._call("continuation_logprobs", prefix, continuation)]
 
     def continuation_logprobs_many(self, prefix: str, continuations: Sequence[str]) -> list[list[float]]:
-        return [[float(x) for x in row] for row in self._call("continuation_logprobs_many", prefix, list(continuations))]
+        rows = self._call("continuation_logprobs_many", prefix, list(continuations))
+        return [[float(x) for x in row] for row in rows]
 
     def scored_extensions(self, prefix: str, continuations: Sequence[str]) -> tuple[list[float], list[list[float]]]:
         own, rows = self._call("scored_extensions", prefix, list(continuations))
@@ -329,12 +359,23 @@ class ServerLLM:
         path = self._local
         if path is None:
             raise LLMError(f"model server {self.endpoint.base} does not serve its chat template (llama.cpp's /props) "
-                           f"and {self.model!r} is no GGUF file or registry model here; --cite grounded and G-Eval need "
-                           "it: name the model as http://HOST:PORT/v1#NAME with NAME a registry model or GGUF path")
+                           f"and {self.model!r} is no GGUF file or registry model here; --cite grounded and G-Eval "
+                           "need it: name the model as http://HOST:PORT/v1#NAME with NAME a registry model or GGUF "
+                           "path")
         return gguf_chat_template(path)
 
     def close(self) -> None:
         self._client.close()
+
+
+def _retry_after(response: Any) -> float | None:
+    """Seconds a 503 says to wait (`Retry-After` in seconds, at most a minute); None for any other answer."""
+    if response.status_code != 503:
+        return None
+    try:
+        return min(60.0, max(0.0, float(response.headers.get("retry-after", ""))))
+    except ValueError:
+        return None
 
 
 def _find(ranked: Mapping[str, float], candidate: str) -> list[float]:
