@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from .lexicon import Lexicon, load_lexicon
-from .records import AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck, evidence_text
+from .records import (AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck, evidence_text,
+                      evidence_triple)
 from .structure import (
     MAX_SENTENCE_CHARS,
     Context,
@@ -198,8 +199,42 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         used.update(range(*span))
         claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
                             reason=reason))
+    claims += _compared(ctx, claims, graph)
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
+
+
+def _compared(ctx: Context, claims: Sequence[Claim], graph: "_UncitedJudge") -> list[Claim]:
+    """"Like his father Kim Il-sung, Kim Jong-un received the title Hero of the Republic" states the held values
+    of the sentence's subject of the person compared too: each such value the graph does not hold for that person
+    is a claim of its own, absent (contradicted where the relation is single-valued and the graph holds another
+    value)."""
+    tokens = ctx.tokens
+    if not tokens or tokens[0].norm != "like":
+        return []
+    comma = next((i for i, t in enumerate(tokens) if t.text == ","), len(tokens))
+    compared = next((m for m in ctx.mentions if m.kind == "entity" and 0 < m.start < comma and m.ids), None)
+    if compared is None:
+        return []
+    other = compared.ids[0]
+    held = {(fold(t.label), fold(t.value)) for t in graph.triples(other)}
+    opening = span_text(tokens, (0, comma))  # "Like his father Kim Jong-il": what it says is not compared
+    out = []
+    for claim in claims:
+        if claim.status not in ("supported", "supported_uncited") or not claim.relation or claim.about == other \
+                or claim.text in opening:
+            continue
+        triple = evidence_triple(claim.evidence)
+        value = triple[2] if triple else claim.text
+        if (fold(claim.relation), fold(value)) in held:
+            continue
+        single = ctx.lexicon.relation(claim.relation).single and any(fold(t.label) == fold(claim.relation)
+                                                                       for t in graph.triples(other))
+        out.append(Claim(text=f"{compared.text}: {claim.text}", kind="relation", about=other, relation=claim.relation,
+                         status="contradicted" if single else "absent",
+                         reason=f"'Like {compared.text}' says {claim.relation} '{value}' of "
+                                f"{ctx.view.label(other)} too, which the graph does not hold"))
+    return out
 
 
 def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention]) -> str | None:

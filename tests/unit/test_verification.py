@@ -376,3 +376,22 @@ def test_a_near_relation_is_partial(sentence, cited, verdict):
              GraphTriple(subject="Q30812", label="place of birth", value="Bílovec", object_id="Q2")]
     assert (_one(sentence, shown, [GraphEntity(id="Q30812", name="Petra Kvitová")], cited).citations[0].verdict
             == verdict)
+
+
+def test_a_comparison_states_the_value_of_the_person_compared_too():
+    # issue 44's class "comparisons": held for one person only, the other's claim is absent
+    shown = [GraphTriple(subject="Q56226", label="award received", value="Hero of the Republic", object_id="Q8"),
+             GraphTriple(subject="Q56226", label="father", value="Kim Jong-il", object_id="Q10665"),
+             GraphTriple(subject="Q10665", label="occupation", value="politician", object_id="Q82955")]
+    people = [GraphEntity(id="Q56226", name="Kim Jong-un"), GraphEntity(id="Q10665", name="Kim Jong-il")]
+    answer = AnswerInput(question="", sentences=[("Like his father Kim Jong-il, Kim Jong-un received the title Hero "
+                                                  "of the Republic.", [CitedTriple(subject="Q56226",
+                                                                                   relation="award received",
+                                                                                   value="Hero of the Republic")])],
+                         shown=shown, entities=people)
+    sentence = Verifier().verify(answer).sentences[0]
+    compared = [c for c in sentence.claims if c.about == "Q10665" and c.relation == "award received"]
+    assert compared and compared[0].status == "absent" and not sentence.fully_supported
+    shown.append(GraphTriple(subject="Q10665", label="award received", value="Hero of the Republic", object_id="Q8"))
+    again = Verifier().verify(AnswerInput(question="", sentences=answer.sentences, shown=shown, entities=people))
+    assert not [c for c in again.sentences[0].claims if c.about == "Q10665" and c.status == "absent"]
