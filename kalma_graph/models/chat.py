@@ -92,7 +92,9 @@ def render_chat(template: str, bos: str, eos: str, messages: Sequence[dict[str, 
     """A chat template applied as llama-cpp-python applies it, ending where the assistant speaks."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(messages=list(messages)).prompt
+    formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+    # the role/content dicts that llama-cpp-python's message TypedDicts describe
+    return formatter(messages=list(messages)).prompt  # type: ignore[arg-type]
 
 
 def sampling_args(params: GenerationParams) -> dict[str, Any]:

@@ -39,13 +39,14 @@ class GrammarFirstLlama(Llama):
         plain = (kwargs.get("temp", 0.80) == 0.0 and kwargs.get("repeat_penalty", 1.0) == 1.0
                  and kwargs.get("frequency_penalty", 0.0) == 0.0 and kwargs.get("presence_penalty", 0.0) == 0.0
                  and kwargs.get("logits_processor") is None and kwargs.get("mirostat_mode", 0) == 0)
+        # (the grammar goes in with the keywords: mypy reads *args as maybe holding it)
         if text is None or not plain:
-            return super()._init_sampler(*args, grammar=grammar, **kwargs)
+            return super()._init_sampler(*args, **{**kwargs, "grammar": grammar})
         self._kalma_grammar = llama_cpp.llama_sampler_init_grammar(
             llama_cpp.llama_model_get_vocab(self.model), text.encode("utf-8"), b"root")
         if not self._kalma_grammar:
             raise ValueError("llama.cpp could not parse the grammar")
-        return super()._init_sampler(*args, grammar=None, **kwargs)  # the chain without it: greedy only
+        return super()._init_sampler(*args, **{**kwargs, "grammar": None})  # the chain without it: greedy only
 
     def eval(self, tokens: Any) -> None:
         check_cancelled()
@@ -55,7 +56,7 @@ class GrammarFirstLlama(Llama):
         check_cancelled()
         grammar = self._kalma_grammar
         if grammar is None or self._sampler is None:
-            return super().sample(*args, idx=idx, **kwargs)
+            return super().sample(*args, **{**kwargs, "idx": idx})
         ridx = idx - self.n_tokens if idx is not None else -1
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.ctx, ridx), shape=(self.n_vocab(),))
         token = int(np.argmax(logits))
@@ -78,7 +79,7 @@ class GrammarFirstLlama(Llama):
 
 def _allowed(grammar: Any, token: int, logit: float) -> bool:
     one = (llama_cpp.llama_token_data * 1)()
-    one[0].id, one[0].logit, one[0].p = token, logit, 0.0
+    one[0].id, one[0].logit, one[0].p = token, logit, 0.0  # type: ignore[assignment]  # ctypes converts the int
     array = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
     llama_cpp.llama_sampler_apply(grammar, ctypes.byref(array))
     return bool(np.isfinite(one[0].logit))
