@@ -1,11 +1,11 @@
 """What a question asks of the graph: the (person, relation) facts it names, in its order, with their direction.
 
 `asked_triples(question, entities, shown)` reads a question clause by clause ("…, and …"): a person it names
-and a relation it names there — by its label (or its noun, "influences" for `influenced by`), else by a cue word of `relation_cues.json`, kinship by its words
-("parents" asks father and mother) — that the given triples hold for that person. A relation named by its
-label outranks one that only shares a cue word ("which record label did he play for" asks no `instrument`);
-"who was influenced by X" and "which philosopher did X influence" ask the triples whose *value* is X. The
-grounded cite strategy plans its answer from it; the BioKaLMA build checks a question against its gold set
+and a relation it names there — by its label (or its noun, "influences" for `influenced by`), else by a cue word
+of `relation_cues.json`, kinship by its words ("parents" asks father and mother) — that the given triples hold for that
+person. A relation named by its label outranks one that only shares a cue word ("which record label did he play for"
+asks no `instrument`); "who was influenced by X" and "which philosopher did X influence" ask the triples whose *value*
+is X. The grounded cite strategy plans its answer from it; the BioKaLMA build checks a question against its gold set
 with it.
 """
 
@@ -63,14 +63,17 @@ def asked_readings(question: str, entities: Sequence[Entity], shown: Sequence[Tr
                         for span in find_phrase(tokens, words)]
             spans = by_label + [span for cue in rel.cues for span in find_stem(tokens, cue)]
             # kinship is named by its words, whole ("parents" asks father and mother; "son" is no "song")
-            spans += [span for word in lexicon.kin_words.get(rel.kin or "", ()) for span in find_phrase(tokens, (word,))]
+            spans += [span for word in lexicon.kin_words.get(rel.kin or "", ())
+                      for span in find_phrase(tokens, (word,))]
             spans = [span for span in spans if not _noun_lives(tokens, span[0])]
             if not spans:
                 continue
             start, end = min(spans)
             value_person = t.object_id if t.object_id in people else names.get(t.value.casefold())
-            if t.label.endswith(" by") and value_person in people and _inverse(tokens, start, end, people[value_person]):
-                hits[t] = (bool(by_label), (start, end))  # asked of the person who is its value: "who was influenced by X"
+            if (t.label.endswith(" by") and value_person in people
+                and _inverse(tokens, start, end, people[value_person])):
+                # asked of the person who is its value: "who was influenced by X"
+                hits[t] = (bool(by_label), (start, end))
             elif t.subject in (people or everyone) and not (
                     t.label.endswith(" by") and _inverse(tokens, start, end, people.get(t.subject, -1))):
                 hits[t] = (bool(by_label), (start, end))
@@ -107,7 +110,7 @@ def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, i
         if not people and last is not None and any(t.norm in singular for t in tokens):
             people = {last: -1}  # named before this clause: never after a relation's words in it
         elif people:
-            last = max(people, key=people.get)
+            last = max(people, key=people.__getitem__)
         out.append(people)
     return out
 

@@ -38,7 +38,8 @@ def features(outcome: str, nli: float) -> list[float]:
     return row + [nli, nli if outcome.startswith("supported") else 0.0]
 
 
-def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int], *, l2: float = 1.0, steps: int = 50) -> list[float]:
+def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int], *, l2: float = 1.0,
+                 steps: int = 50) -> list[float]:
     """Weights (bias last) of an L2-regularised logistic regression, by Newton's method (numpy)."""
     import numpy as np
 
@@ -81,7 +82,8 @@ class Calibrator:
         given = getattr(nli, "model_hash", None)
         if fitted_for and given and fitted_for != given:
             raise CalibrationError(f"the calibration was fitted for NLI weights sha256 {fitted_for[:12]}…, not "
-                                   f"{given[:12]}…: refit it for this model (python bench/verifier_calibrate.py --nli MODEL)")
+                                   f"{given[:12]}…: refit it for this model "
+                                   "(python bench/verifier_calibrate.py --nli MODEL)")
         return cls(data["weights"], nli, {k: v for k, v in data.items() if k != "weights"})
 
     def describe(self) -> dict[str, Any]:

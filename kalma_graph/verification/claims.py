@@ -6,8 +6,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from .lexicon import Lexicon, load_lexicon
-from .records import (AnswerCheck, AnswerInput, CitedTriple, Claim, GraphTriple, SentenceCheck, evidence_text,
-                      evidence_triple)
+from .records import (
+    AnswerCheck,
+    AnswerInput,
+    CitedTriple,
+    Claim,
+    GraphTriple,
+    SentenceCheck,
+    evidence_text,
+    evidence_triple,
+)
 from .structure import (
     MAX_SENTENCE_CHARS,
     Context,
@@ -88,7 +96,8 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         claims = sentence_claims(ctx, values, accounted, store_triples or {})
         about = list(dict.fromkeys(i for m in mentions if m.subject for i in m.ids))
         sentences.append(SentenceCheck(position=position, text=text, citations=checks, claims=claims,
-                                       fully_supported=all(c.status == "supported" for c in claims) and bool(text.strip()),
+                                       fully_supported=all(c.status == "supported" for c in claims)
+                                       and bool(text.strip()),
                                        about=about))
         subjects_here = [m.ids[0] for m in mentions if m.kind == "entity" and m.subject]
         leading = next((m for m in mentions if m.subject), None)
@@ -183,13 +192,15 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
                 return  # a name the question itself gives: restating the premise
             else:
-                reason = "the graph shown holds no such statement" + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else "")
+                reason = ("the graph shown holds no such statement"
+                          + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
         elif status == "supported_uncited":
             reason = "held by the graph but not cited"
         used.update(range(*span))
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
-                            evidence=evidence_text(evidence.subject, evidence.label, evidence.value) if evidence else None,
+                            evidence=evidence_text(evidence.subject, evidence.label, evidence.value)
+                            if evidence else None,
                             reason=reason))
 
     for span, kind in _claim_spans(ctx, values, leading):
@@ -304,7 +315,8 @@ def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:
     tokens, claims = ctx.tokens, []
     for cue in ctx.lexicon.evaluative:
         for span in find_stem(tokens, tuple(w for w in cue), 0, len(tokens)):
-            if any(k in used for k in range(*span)) or all(t.norm in ctx.question_words for t in tokens[span[0]:span[1]]):
+            if (any(k in used for k in range(*span))
+                or all(t.norm in ctx.question_words for t in tokens[span[0]:span[1]])):
                 continue
             if len(cue) == 1 and tokens[span[0]].norm != cue[0] and not tokens[span[0]].norm.startswith(cue[0] + "l"):
                 continue  # a stem inside another word ("greatest" is kept by "great"; "keyboard" is not "key")

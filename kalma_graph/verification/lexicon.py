@@ -41,7 +41,8 @@ class RelationCues:
     naming: bool = False  # a name, not a fact: stated only when the sentence speaks of the name
     active_inverts: bool = False  # "S influenced V" states the inverse of "S influenced by V"
     demonym: bool = False
-    nouns: tuple[str, ...] = ()  # the relation as a noun where its label is none ("influences"): names it like its label
+    # the relation as a noun where its label is none ("influences"): names it like its label
+    nouns: tuple[str, ...] = ()
     not_words: tuple[str, ...] = ()  # family words that state another relation ("married" is no unmarried partner)
     not_as_region: bool = False  # a value written as where a place lies ("in Indore, India") is not this relation
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .lexicon import Lexicon, RelationCues
 from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple, evidence_text
@@ -184,7 +184,8 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
     n = len(tokens)
     while i < n:
         t = tokens[i]
-        if not (t.word and t.capital and i not in taken) or t.norm in demonym_words or (t.norm in stop and t.norm not in ("may",)):
+        if (not (t.word and t.capital and i not in taken) or t.norm in demonym_words
+            or (t.norm in stop and t.norm not in ("may",))):
             i += 1
             continue
         j = i + 1
@@ -207,7 +208,8 @@ _DEMONYM_WORDS: dict[str, frozenset[str]] = {}  # per lexicon (by its sha256)
 def _demonym_words(lexicon: Lexicon) -> frozenset[str]:
     """Nation adjectives ("German", "American") are not names of someone the sentence speaks of."""
     if lexicon.sha256 not in _DEMONYM_WORDS:
-        _DEMONYM_WORDS[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values() for d in ws for w in d.split())
+        _DEMONYM_WORDS[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values()
+                                                   for d in ws for w in d.split())
     return _DEMONYM_WORDS[lexicon.sha256]
 
 
@@ -221,8 +223,8 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
             continue  # "influenced by both Poe and Dickens": a determiner of the names after it, not "the two"
         if t.norm in singular or t.norm in plural:
             out.append(Mention(i, i + 1, "pronoun", (), t.text))
-        elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (i + 1 >= len(tokens) or not tokens[i + 1].word
-                                                                             or tokens[i + 1].norm in copulas):
+        elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (
+                i + 1 >= len(tokens) or not tokens[i + 1].word or tokens[i + 1].norm in copulas):
             out.append(Mention(i - 1, i + 1, "pronoun", (), "the two"))
     return out
 
@@ -305,7 +307,9 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
             if d.year != date.year:
                 continue
             if d.month is None or date.month is None:
-                hits.append(_ValueHit((a, b), "date" if (d.month is None) == (date.month is None) or d.month is None else "date_year"))
+                hits.append(
+                    _ValueHit((a, b),
+                              "date" if (d.month is None) == (date.month is None) or d.month is None else "date_year"))
             elif d.month == date.month and (d.day is None or date.day is None or d.day == date.day):
                 hits.append(_ValueHit((a, b), "date"))
             else:
@@ -403,7 +407,8 @@ class Context:
         return found
 
 
-def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: str | None) -> tuple[CitationCheck, list[tuple[int, int]]]:
+def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool,
+                   object_id: str | None) -> tuple[CitationCheck, list[tuple[int, int]]]:
     """The verdict on one cited triple, and the token spans (value and cue) it accounts for."""
     lex, tokens, view = ctx.lexicon, ctx.tokens, ctx.view
     rel = lex.relation(cited.relation)
@@ -414,16 +419,21 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool, object_id: 
 
     # A part of the value's name met inside another entity's name is not the value: "Haasan" in "Akshara
     # Haasan's father is an actor" never names her father Kamal Haasan.
-    hits = [h for h in ctx.hits(cited.value, object_id) if h.how != "vaguer" or not _inside_other_name(ctx, h.span, object_id)]
+    hits = [h for h in ctx.hits(cited.value, object_id) if h.how != "vaguer"
+            or not _inside_other_name(ctx, h.span, object_id)]
     if rel.naming:
         cue = _cue_spans(tokens, rel, 0, len(tokens))
         if hits and cue:
-            return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'", [hits[0].span, cue[0]])
-        return verdict("unsupported_naming", f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
+            return verdict("supported_cue", f"the sentence speaks of the {cited.relation} '{cited.value}'",
+                           [hits[0].span, cue[0]])
+        return verdict("unsupported_naming",
+                       f"a name is not a fact: the sentence does not speak of {subject_name}'s {cited.relation}")
     if fold(cited.relation) == "instance of" and fold(cited.value) in lex.human_values:
-        found = [s for w in sorted(lex.person_words) for s in find_phrase(tokens, phrase(w)) if _a_noun_here(tokens, s, lex)]
+        found = [s for w in sorted(lex.person_words) for s in find_phrase(tokens, phrase(w))
+                 if _a_noun_here(tokens, s, lex)]
         if not found:
-            return verdict("unsupported_person", "being about a person does not state 'instance of: human' (the sentence never says so)")
+            return verdict("unsupported_person",
+                           "being about a person does not state 'instance of: human' (the sentence never says so)")
         hits = [_ValueHit(found[0], "name")]
     if not hits:
         partial_words = [w for w in phrase(_without_parenthesis(cited.value))
@@ -450,7 +460,8 @@ def _outcome(cited: CitedTriple, kind: str, reason: str, spans: Iterable[tuple[i
              in_graph: bool) -> tuple[CitationCheck, list]:
     """A CitationCheck for the outcome `kind` (a key of SCORE; its prefix is the verdict) and the spans it
     accounts for."""
-    verdict = "supported" if kind.startswith("supported") else "partial" if kind.startswith("partial") else "unsupported"
+    verdict = ("supported" if kind.startswith("supported") else "partial" if kind.startswith("partial")
+               else "unsupported")
     return CitationCheck(subject=cited.subject, relation=cited.relation, value=cited.value, verdict=verdict,
                          score=SCORE[kind], reason=reason, in_graph=in_graph, outcome=kind), list(spans)
 
@@ -472,7 +483,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("unsupported_bystander", f"the sentence does not speak of {subject_name}")
     relative = _possessed_person(tokens, found[-1], hit.span, rel, lex) if how == "left" and not rel.kin else None
     if relative:  # "S's brother taught at V": V is said of the brother (a family relation itself is read by _judge_kin)
-        return out("unsupported_bystander", f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
+        return out("unsupported_bystander",
+                   f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
     if how == "left":
         lo, hi = max(m.end for m in found), hit.span[0]
     elif how == "right":
@@ -496,7 +508,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         own = _cue_spans(tokens, rel, max(first - 8, 0), first - 1)
     if how == "left" and own and fold(cited.relation) not in lex.symmetric \
             and _names_value_by_relation(tokens, own[0], cited.relation, lo, lex):
-        return out("unsupported_inverted", f"the sentence says {subject_name} is the {cited.relation} of {cited.value}: "
+        return out("unsupported_inverted",
+                   f"the sentence says {subject_name} is the {cited.relation} of {cited.value}: "
                    f"the inverse of '{cited.relation}'")
     if rel.active_inverts and own and not _passive(tokens, own[0], lex):
         return out("unsupported_inverted", f"the sentence says {subject_name} {tokens[own[0][0]].text} {cited.value}: "
@@ -504,36 +517,45 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if hit.how == "vaguer":
         return out("partial_vaguer", f"a vaguer value than '{cited.value}'", spans + own[:1])
     after = tokens[hit.span[1]].norm if hit.span[1] < len(tokens) and tokens[hit.span[1]].word else ""
-    other = lex.adjacent_nouns.get(after)
-    if other and other != rel.label:
-        return out("partial_near", f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{other}', not '{cited.relation}'", spans)
+    adjacent = lex.adjacent_nouns.get(after)
+    if adjacent and adjacent != rel.label:
+        return out("partial_near",
+                   f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{adjacent}', not "
+                   f"'{cited.relation}'", spans)
     if own:
-        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
+        return out("supported_cue",
+                   f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
     for near_label in rel.near:
         near = _cue_spans(tokens, lex.relation(near_label), lo, hi)
         if near:
-            return out("partial_near", f"'{span_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
+            return out("partial_near",
+                       f"'{span_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
     if hit.how == "demonym":
         if rel.demonym:
-            return out("supported_demonym", f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
-        return out("partial_no_cue", f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
+            return out("supported_demonym",
+                       f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
+        return out("partial_no_cue",
+                   f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
     if rel.implied:
         return out("supported_implied", f"'{cited.value}' is said of {subject_name}", spans)
-    return out("partial_no_cue", f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+    return out("partial_no_cue",
+               f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 
 
 def _as_region(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
-    """"born … in Indore, India": the value follows a place (a capitalised name after a place preposition) and a comma."""
+    """"born … in Indore, India": the value follows a place (a capitalised name after a place preposition) and a
+    comma."""
     a = span[0]
     if a < 3 or tokens[a - 1].text != "," or not tokens[a - 2].capital:
         return False
     return any(t.word and t.norm in lex.place_prepositions for t in tokens[max(a - 5, 0):a - 2])
 
 
-def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list, out,
-               value_first: bool = False) -> tuple[CitationCheck, list]:
+def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi: int, spans: list,
+               out: Callable[..., tuple[CitationCheck, list]], value_first: bool = False) -> tuple[CitationCheck, list]:
     tokens, lex = ctx.tokens, ctx.lexicon
     want = rel.kin
+    assert want is not None  # called for a family relation
     subject_name = ctx.view.label(cited.subject)
     for i in range(max(lo, 0), min(hi, len(tokens))):
         cls = lex.kin_class_of(tokens[i].norm) if tokens[i].word else None
@@ -562,7 +584,8 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                 and word.startswith(lex.parent_relations) and not word.startswith(rel.label[:4])
             if exact or word.startswith(rel.not_words or ("\0",)):
                 return out("partial_near", f"'{tokens[i].text}' is not '{cited.relation}'", spans)
-            said_of = f"{subject_name} is {cited.value}'s" if of_follows and not value_first else f"{cited.value} is {subject_name}'s"
+            said_of = (f"{subject_name} is {cited.value}'s" if of_follows and not value_first
+                       else f"{cited.value} is {subject_name}'s")
             return out("supported_cue", f"{said_of} {tokens[i].text}", spans + [(i, i + 1)])
         if stated == lex.kin_inverse.get(want) and want != stated:
             return out("unsupported_inverted", f"the sentence makes {cited.value} {subject_name}'s {tokens[i].text} "
@@ -584,7 +607,8 @@ def _possessed_person(tokens: Sequence[Token], holder: Mention, value: tuple[int
     i = holder.end
     while i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_modifiers:
         i += 1
-    if not (i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_nouns) or _cue_spans(tokens, rel, i, i + 1):
+    if (not (i < value[0] and tokens[i].word and tokens[i].norm in lex.possessed_nouns)
+        or _cue_spans(tokens, rel, i, i + 1)):
         return None  # no person named, or the word is the cited relation itself ("S's students include V")
     between = tokens[i + 1:value[0]]
     if not rel.implied and all(not t.word or t.norm in lex.copulas or t.norm in lex.articles for t in between):

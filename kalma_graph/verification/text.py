@@ -16,7 +16,8 @@ from typing import Iterable, Mapping, Sequence
 
 # A word (with inner hyphens, apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"),
 # a trailing dot; or clause punctuation.
-_TOKEN_RE = re.compile(r"[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
+_TOKEN_RE = re.compile(
+    r"[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
 _NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
@@ -95,7 +96,8 @@ def find_phrase(tokens: Sequence[Token], words: Sequence[str]) -> list[tuple[int
     return out
 
 
-def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0,
+              hi: int | None = None) -> list[tuple[int, int]]:
     """Spans in [lo, hi) where consecutive words start with the stems (`stud` matches `studied`)."""
     hi = len(tokens) if hi is None else hi
     n = len(stems)

@@ -190,7 +190,8 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
     named = question_persons(question, entities)
     people_ids = [p for p in named if persons is None or p in persons]
     if not looks_english(question):
-        return [Ask(p, relation, 1, "biography", (0, k)) for p in people_ids for k, relation in enumerate(table.biography)]
+        return [Ask(p, relation, 1, "biography", (0, k)) for p in people_ids
+                for k, relation in enumerate(table.biography)]
     allowed = set(people_ids)
     clauses = _clauses(question)
     found = [{k: v for k, v in _named(tokens, entities).items() if k in allowed} for tokens in clauses]
@@ -313,8 +314,8 @@ def _referred(tokens: Sequence[Token], people: dict[str, int], entities: Sequenc
         other = t.object_id if t.object_id in ids else by_name.get(fold(t.value))
         if not other or other in people:
             continue
-        words = [t.label] if t.label in lexicon.kin_words.get(kin, ()) else list(lexicon.kin_words.get(kin, ()))
-        spans = [span for word in words for span in find_phrase(tokens, (word,)) if span[0] > people[t.subject]]
+        kin_words = [t.label] if t.label in lexicon.kin_words.get(kin, ()) else list(lexicon.kin_words.get(kin, ()))
+        spans = [span for word in kin_words for span in find_phrase(tokens, (word,)) if span[0] > people[t.subject]]
         if spans:
             out.setdefault(other, (min(spans)[0], False))
     return out
@@ -326,7 +327,7 @@ def _biography_subjects(tokens: Sequence[Token], people: dict[str, int], entitie
     names = {e.id: phrase(e.name) for e in entities if e.name and e.id in people}
     out = []
     for cue in table.biography_cues:
-        for start, end in find_stem(tokens, cue):
+        for _start, end in find_stem(tokens, cue):
             if " ".join(cue) in _WHO_CUES:
                 # "Who was Stephen Crane", not "who was his father"
                 # the name itself, not "X's parents"
@@ -348,7 +349,7 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
         if a.tier == 2 and a.topic in table:
             by_part.setdefault((a.subject, a.topic), []).append(a)
     lexicon = load_lexicon()
-    out = []
+    out: list[dict[str, Any]] = []
     for a in asks:  # a relation the question names by its label: the part is that relation
         name = names.get(a.subject)
         if a.topic == MISSING and name:
@@ -357,7 +358,8 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
     named = {(p["subject"], p["topic"]) for p in out}
     for (subject, topic), part in by_part.items():
         name = names.get(subject)
-        if not name or any((subject, relation) in held or (subject, relation) in named for relation in table[topic].asks):
+        if (not name
+            or any((subject, relation) in held or (subject, relation) in named for relation in table[topic].asks)):
             continue
         out.append({"subject": subject, "topic": topic, "lead": table[topic].lead.format(name=name),
                     "position": min(a.position for a in part)})

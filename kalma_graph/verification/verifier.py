@@ -34,7 +34,8 @@ class Verifier:
     """Graph-grounded checking of citations and claims. `store` (a `GraphStore`) is optional; `calibrator`
     (stage two, `kalma_graph.verification.calibration.Calibrator`) refines citation scores with a model."""
 
-    def __init__(self, store: Any | None = None, *, calibrator: Any | None = None, lexicon: Lexicon | None = None) -> None:
+    def __init__(self, store: Any | None = None, *, calibrator: Any | None = None,
+                 lexicon: Lexicon | None = None) -> None:
         self.store = store
         self.calibrator = calibrator
         self.lexicon = lexicon or load_lexicon()
@@ -70,6 +71,7 @@ class Verifier:
         return check
 
     def _from_store(self, answer: AnswerInput) -> tuple[list[GraphEntity], dict[str, list[GraphTriple]]]:
+        assert self.store is not None  # verify() asks only when there is one
         subjects = list(dict.fromkeys(t.subject for t in answer.shown))
         ids = set(subjects) | {t.object_id for t in answer.shown if t.object_id}
         known = {e.id: e for e in answer.entities}
