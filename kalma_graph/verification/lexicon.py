@@ -70,6 +70,7 @@ class Lexicon:
     relative_pronouns: frozenset[str] = frozenset()
     articles: frozenset[str] = frozenset()
     copulas: frozenset[str] = frozenset()
+    copula_adverbs: frozenset[str] = frozenset()
     coordinators: frozenset[str] = frozenset()
     clause_verbs: frozenset[str] = frozenset()
     name_connectors: frozenset[str] = frozenset()
@@ -247,6 +248,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         relative_pronouns=own.words("relative_pronouns"),
         articles=own.words("articles"),
         copulas=own.words("copulas"),
+        copula_adverbs=own.words("copula_adverbs"),
         coordinators=own.words("coordinators"),
         clause_verbs=own.words("clause_verbs"),
         name_connectors=own.words("name_connectors"),

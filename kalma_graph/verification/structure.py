@@ -350,7 +350,10 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
             if w in lexicon.generic_heads or w in lexicon.stop_and_glue or len(w) < 4:
                 continue
             for a, b in find_phrase(tokens, (w,)):
-                if tokens[a].capital:
+                # not a part of another name: "Jackson" of "La Toya Jackson" is no vaguer "Randy Jackson"
+                other = [t for t in (tokens[a - 1] if a else None, tokens[b] if b < len(tokens) else None)
+                         if t is not None and t.word and t.capital and t.norm not in words]
+                if tokens[a].capital and not other:
                     hits.append(_ValueHit((a, b), "vaguer"))
     return hits
 
@@ -500,7 +503,10 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if rel.kin:
         return _judge_kin(ctx, cited, rel, lo, hi, spans, out, how == "right")
     own = _cue_spans(tokens, rel, lo, min(hi, len(tokens)))
-    if how == "left" and not own:  # "... in Jena, where he was born": a cue right after the value
+    after = tokens[hit.span[1]] if hit.span[1] < len(tokens) else None
+    if how == "left" and not own and not (after is not None and after.word and after.norm in lex.coordinators):
+        # "... in Jena, where he was born": a cue right after the value; not one of another clause ("born in
+        # England and lived in Scotland" says nothing of living in England)
         own = _cue_spans(tokens, rel, hit.span[1], min(hit.span[1] + 4, len(tokens)))
     first = min((m.start for m in found), default=0)
     if not own and found and first > 0 and tokens[first - 1].norm == "of":
@@ -626,11 +632,13 @@ def _names_value_by_relation(tokens: Sequence[Token], cue: tuple[int, int], rela
     be what the copula speaks of ("S's work is a genre of V" is not S's)."""
     end = cue[1]
     start = end - len(relation.split())  # the cue may be the label's head word ("label" of "record label")
-    if end >= len(tokens) or tokens[end].norm != "of" or start - 2 != subject_end:
+    if end >= len(tokens) or tokens[end].norm != "of" or start - 2 < subject_end:
         return False
     if fold(span_text(tokens, (start, end))) != fold(relation):
         return False
-    return tokens[start - 1].norm in lex.articles and tokens[start - 2].norm in lex.copulas
+    between = tokens[subject_end + 1:start - 1]  # "was also a student of": adverbs after the copula
+    return tokens[start - 1].norm in lex.articles and tokens[subject_end].norm in lex.copulas \
+        and all(t.norm in lex.copula_adverbs for t in between)
 
 
 def _passive(tokens: Sequence[Token], cue: tuple[int, int], lex: Lexicon) -> bool:

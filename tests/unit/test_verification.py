@@ -395,3 +395,27 @@ def test_a_comparison_states_the_value_of_the_person_compared_too():
     shown.append(GraphTriple(subject="Q10665", label="award received", value="Hero of the Republic", object_id="Q8"))
     again = Verifier().verify(AnswerInput(question="", sentences=answer.sentences, shown=shown, entities=people))
     assert not [c for c in again.sentences[0].claims if c.about == "Q10665" and c.status == "absent"]
+
+
+# issue 44's classes, each with the issue's own sentence
+JACKSONS = [GraphTriple(subject="Q131324", label="sibling", value="Randy Jackson", object_id="Q1359573"),
+            GraphTriple(subject="Q131324", label="sibling", value="Michael Jackson", object_id="Q2831"),
+            GraphTriple(subject="Q131324", label="residence", value="England", object_id="Q21"),
+            GraphTriple(subject="Q131324", label="student", value="Wolfgang Amadeus Mozart", object_id="Q254")]
+
+
+@pytest.mark.parametrize("sentence, cited, verdict", [
+    # a cited value the sentence never names: "Jackson" of "La Toya Jackson" is not Randy Jackson
+    ("Janet Jackson was a sibling to La Toya Jackson and Michael Jackson.", ("sibling", "Randy Jackson"),
+     "unsupported"),
+    ("Janet Jackson was a sibling to Randy Jackson.", ("sibling", "Randy Jackson"), "supported"),
+    # a cue of another clause: "lived" belongs to Scotland
+    ("Janet Jackson was born in England and lived in Scotland.", ("residence", "England"), "partial"),
+    ("Janet Jackson lived in England.", ("residence", "England"), "supported"),
+    # an inversion with an adverb: "was also a student of V" makes V the teacher
+    ("Janet Jackson was also a student of Wolfgang Amadeus Mozart.", ("student", "Wolfgang Amadeus Mozart"),
+     "unsupported"),
+])
+def test_issue_44_classes(sentence, cited, verdict):
+    people = [GraphEntity(id="Q131324", name="Janet Jackson"), GraphEntity(id="Q2831", name="Michael Jackson")]
+    assert _one(sentence, JACKSONS, people, ("Q131324", *cited)).citations[0].verdict == verdict
