@@ -303,7 +303,7 @@ def citation_part(answers: Sequence[ScoredAnswer], gold_for: Sequence[Any], opti
 
 def verify_part(answers: Sequence[ScoredAnswer], verifier: Verifier, progress: Progress | None = None) -> list:
     """The verifier's check of every answer (`AnswerCheck`s, in answer order)."""
-    from kalma_graph.verification.verifier import from_scored
+    from .verify import from_scored
 
     out = []
     for i, a in enumerate(answers):
@@ -367,7 +367,7 @@ def before_filter_part(answers: Sequence[ScoredAnswer], verifier: Verifier,
     answer as it stood before the filter (`unfiltered_answer`; `what` says what that is for each source, and
     `left_out` counts the filtered answers that do not hold it, by reason), the figure that says how well the
     citations were written before the verifier chose."""
-    from kalma_graph.verification.verifier import from_scored
+    from .verify import from_scored
 
     raw: list[AnswerRecord] = []
     sources: Counter[str] = Counter()

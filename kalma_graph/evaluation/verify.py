@@ -18,7 +18,9 @@ from typing import Any, Sequence
 from kalma_graph.errors import BadInputError
 from kalma_graph.lines import json_lines
 from kalma_graph.verification import AnswerCheck, AnswerInput, GraphEntity, Verifier
-from kalma_graph.verification.verifier import cited_sentences, from_scored, graph_triple
+from kalma_graph.verification.verifier import cited_sentences, graph_triple
+
+from .answers_file import ScoredAnswer
 
 MAX_ANSWER_CHARS = 20000  # longer answers are checked up to here
 
@@ -92,6 +94,19 @@ def verify_report(checks: Sequence[AnswerCheck]) -> dict[str, Any]:
         "verifier": checks[0].verifier if checks else {},
         "checks": [c.model_dump() for c in checks],
     }
+
+
+def from_scored(scored: ScoredAnswer) -> AnswerInput:
+    """A `ScoredAnswer` (the evaluation's parse) as the verifier's `AnswerInput` (the evaluation adapts its own
+    records: the verifier knows nothing of evaluation)."""
+    entities = [GraphEntity(id=i, name=n) for i, n in scored.subject_names.items() if n]
+    return AnswerInput(
+        id=scored.id,
+        question=scored.question,
+        sentences=cited_sentences(scored.parsed.sentences),
+        shown=[graph_triple(t) for t in scored.shown],
+        entities=entities,
+    )
 
 
 def verifier_input(record: Any, extra_names: dict[str, str] | None = None) -> AnswerInput:

@@ -22,7 +22,7 @@ from .records import (
     GraphTriple,
     SentenceCheck,
 )
-from .verifier import Verifier, from_scored
+from .verifier import Verifier
 
 __all__ = [
     "CLAIM_STATUSES",
@@ -36,5 +36,4 @@ __all__ = [
     "GraphTriple",
     "SentenceCheck",
     "Verifier",
-    "from_scored",
 ]

@@ -503,8 +503,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if rel.kin:
         return _judge_kin(ctx, cited, rel, lo, hi, spans, out, how == "right")
     own = _cue_spans(tokens, rel, lo, min(hi, len(tokens)))
-    after = tokens[hit.span[1]] if hit.span[1] < len(tokens) else None
-    if how == "left" and not own and not (after is not None and after.word and after.norm in lex.coordinators):
+    following = tokens[hit.span[1]] if hit.span[1] < len(tokens) else None
+    if how == "left" and not own and not (following is not None and following.word
+                                          and following.norm in lex.coordinators):
         # "... in Jena, where he was born": a cue right after the value; not one of another clause ("born in
         # England and lived in Scotland" says nothing of living in England)
         own = _cue_spans(tokens, rel, hit.span[1], min(hit.span[1] + 4, len(tokens)))

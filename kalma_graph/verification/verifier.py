@@ -100,15 +100,3 @@ def cited_sentences(sentences: Sequence[Any]) -> list[tuple[str, list[CitedTripl
     the verifier's (text, cited triples) pairs."""
     return [(s.clean_text, [CitedTriple(subject=c.qid, relation=c.prop, value=c.value) for c in s.citations])
             for s in sentences]
-
-
-def from_scored(scored: Any) -> AnswerInput:
-    """A `ScoredAnswer` (the evaluation's parse) as an `AnswerInput`."""
-    entities = [GraphEntity(id=i, name=n) for i, n in scored.subject_names.items() if n]
-    return AnswerInput(
-        id=scored.id,
-        question=scored.question,
-        sentences=cited_sentences(scored.parsed.sentences),
-        shown=[graph_triple(t) for t in scored.shown],
-        entities=entities,
-    )
