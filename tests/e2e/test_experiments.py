@@ -204,8 +204,9 @@ def test_conscious_driver_reports_table5_on_answers_on_disk(tmp_path):
     md = files["markdown"].read_text()
     # alignment by the verifier: no NLI needed
     assert ("| Removed | answers | Align. (verifier) | Corr. | Prec. | Rec. | F1 |" in md
-            and "| 3 | 2 | 78.6 | 57.1 |" in md)
-    # (11 of 14 since verifier 4 reads "his notable work, The Red Badge of Courage" as the records' notable works)
+            and "| 3 | 2 | 85.7 | 57.1 |" in md)
+    # (11 of 14 since verifier 4 reads "his notable work, The Red Badge of Courage" as the records' notable works;
+    # 12 since verifier 6 reads a sport said of its player: "a member of the Syracuse Orange baseball team")
     assert files["plot_citation_quality"].read_bytes()[:4] == b"\x89PNG" and files["plot_na"].is_file()
     assert (tmp_path / "removed_2" / "evaluation" / "results.json").is_file()
 
