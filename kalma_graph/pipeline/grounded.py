@@ -56,7 +56,7 @@ from kalma_graph.kg.citations import from_attribute_first, parse_answer
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
-from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple, Verifier
+from kalma_graph.verification import AnswerInput, CitedTriple, GraphTriple, Verifier
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
@@ -143,16 +143,21 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
     return None
 
 
-def names_known(text: str, graph: Sequence[GraphTriple], entities: Sequence[GraphEntity]) -> str | None:
-    """The first entity the words an [NA] sentence adds to its lead name (a shown triple's entity value or a
-    linked entity, 4 letters or more), if any: such a sentence says something false of a known entity.
+def names_known(text: str, graph: Sequence[GraphTriple], own_name: str | None = None) -> str | None:
+    """The first name the words an [NA] sentence adds to its lead give that the graph already places (a shown
+    triple's entity value, 4 letters or more), or the part's own person (`own_name`), if any: "[NA] Jason Donovan's
+    children include Erica Packer" (his cohabitant) and "[NA] Abel's children included Niels Henrik Abel" say
+    something false of a known entity. Another person the question names is no such name: "[NA] A's father was B"
+    with the father withheld is the unknown the sentence is for.
 
     >>> names_known(" include Erica Packer.", [GraphTriple(subject="Q1", label="cohabitant", value="Erica Packer",
-    ...             object_id="Q2")], [])
+    ...             object_id="Q2")])
     'Erica Packer'
+    >>> names_known(" was Carlo II Tocco.", [], own_name="Leonardo III Tocco") is None
+    True
     """
     words = tokenize(text)
-    for name in [t.value for t in graph if t.object_id] + [e.name for e in entities if e.name]:
+    for name in [t.value for t in graph if t.object_id] + ([own_name] if own_name else []):
         key = phrase(name)
         if key and len("".join(key)) >= 4 and find_phrase(words, key):
             return name
@@ -446,7 +451,8 @@ class _Loop:
                                                          shown=self.graph, entities=self.names)).sentences[-1]
                 if any(c.status == "contradicted" for c in check.claims):
                     problem = "contradicts the graph"
-                elif (known := names_known(completion.text, self.graph, self.names)) is not None:
+                elif (known := names_known(completion.text, self.graph, next(
+                        (e.name for e in self.names if e.name and lead.startswith(e.name)), None))) is not None:
                     # "[NA] Jason Donovan's children include Erica Packer": a person or value the graph holds,
                     # put in a part the graph lacks, is a false claim about them, not an unknown
                     problem = f"names '{known}', whom the graph holds, under [NA]"

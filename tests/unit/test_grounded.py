@@ -128,3 +128,16 @@ def test_fragments_are_never_kept():
     # a regnal numeral's period ends a sentence that another follows (development question 65)
     assert prose_problem("Osorkon II's father was Takelot I. Osorkon II's reign lasted.", []) == "two sentences"
     assert prose_problem("J. R. R. Tolkien was influenced by William Morris.", []) is None
+
+
+def test_an_na_sentence_may_name_the_unknown_but_not_what_the_graph_places():
+    from kalma_graph.pipeline.grounded import names_known
+    from kalma_graph.verification import GraphTriple
+
+    shown = [GraphTriple(subject="Q287817", label="cohabitant", value="Erica Packer", object_id="Q2")]
+    # development question 9: his cohabitant said to be his child
+    assert names_known(" include Erica Packer.", shown, own_name="Jason Donovan") == "Erica Packer"
+    # development question 386: the person as their own child
+    assert names_known(" included Niels Henrik Abel.", [], own_name="Niels Henrik Abel") == "Niels Henrik Abel"
+    # Table 5 (a withheld father): the other person the question names is the unknown the [NA] sentence states
+    assert names_known(" was Carlo II Tocco.", shown, own_name="Leonardo III Tocco") is None
