@@ -8,7 +8,7 @@ bench/t3v9_store.sh
 N=${1:-10}
 M=qwen2.5-coder-1.5b-q4km
 export OMP_WAIT_POLICY=PASSIVE
-for cite in grounded attribute-first; do
+for cite in ${CITES:-grounded attribute-first}; do
   .venv/bin/kalma-graph experiment paper --questions dumps/biokalma_built/biokalma_built.questions.jsonl \
       --gold dumps/biokalma_built/biokalma_built.gold.jsonl --setting "$M:$cite" --parts table5 --limit "$N" \
       --threads 2 --store embedded:runs/t3v9/store --nli ../shared/models/nli-minilm-l6-v1 \
