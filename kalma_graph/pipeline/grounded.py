@@ -144,11 +144,12 @@ def prose_problem(clean_text: str, seen: Sequence[str]) -> str | None:
 
 
 def names_known(text: str, graph: Sequence[GraphTriple], own_name: str | None = None) -> str | None:
-    """The first name the words an [NA] sentence adds to its lead give that the graph already places (a shown
-    triple's entity value, 4 letters or more), or the part's own person (`own_name`), if any: "[NA] Jason Donovan's
-    children include Erica Packer" (his cohabitant) and "[NA] Abel's children included Niels Henrik Abel" say
-    something false of a known entity. Another person the question names is no such name: "[NA] A's father was B"
-    with the father withheld is the unknown the sentence is for.
+    """The first name the words an [NA] sentence adds to its lead give that the graph already places as a relative
+    (the value of a shown family triple, 4 letters or more), or the part's own person (`own_name`), if any:
+    "[NA] Jason Donovan's children include Erica Packer" (his cohabitant) and "[NA] Abel's children included Niels
+    Henrik Abel" say something false of a known person. Another person the question names, or a place or body the
+    graph holds in another relation, is no such name: "[NA] A's father was B" with the father withheld, or "[NA]
+    Delany's residence was New York City" (his birthplace), is the unknown the sentence is for.
 
     >>> names_known(" include Erica Packer.", [GraphTriple(subject="Q1", label="cohabitant", value="Erica Packer",
     ...             object_id="Q2")])
@@ -157,7 +158,9 @@ def names_known(text: str, graph: Sequence[GraphTriple], own_name: str | None = 
     True
     """
     words = tokenize(text)
-    for name in [t.value for t in graph if t.object_id] + ([own_name] if own_name else []):
+    lexicon = load_lexicon()
+    relatives = [t.value for t in graph if t.object_id and lexicon.relation(t.label).kin]
+    for name in relatives + ([own_name] if own_name else []):
         key = phrase(name)
         if key and len("".join(key)) >= 4 and find_phrase(words, key):
             return name

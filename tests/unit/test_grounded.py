@@ -141,3 +141,6 @@ def test_an_na_sentence_may_name_the_unknown_but_not_what_the_graph_places():
     assert names_known(" included Niels Henrik Abel.", [], own_name="Niels Henrik Abel") == "Niels Henrik Abel"
     # Table 5 (a withheld father): the other person the question names is the unknown the [NA] sentence states
     assert names_known(" was Carlo II Tocco.", shown, own_name="Leonardo III Tocco") is None
+    # Table 5: a place the graph holds in another relation (his birthplace) may be the withheld residence
+    birth = [GraphTriple(subject="Q438164", label="place of birth", value="New York City", object_id="Q60")]
+    assert names_known(" was New York City.", birth, own_name="Samuel R. Delany") is None
