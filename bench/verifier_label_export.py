@@ -35,6 +35,29 @@ def _names(answers_path: Path) -> dict[str, str]:
     return names
 
 
+def sentence_items(answer: dict, names: dict[str, str], key: str, head: dict, tail: dict | None = None) -> list[dict]:
+    """One item per cited sentence of a scored answer (what an annotator sees): `head` fields after the item id,
+    `tail` fields after the citations (the v2 sets add `source` and `shown`)."""
+    items, previous = [], ""
+    for s in answer["sentences"]:
+        if s["citations"]:
+            items.append({
+                "item_id": f"{key}-{s['position']}",
+                **head,
+                "answer_id": answer["id"],
+                "question": answer["question"],
+                "previous_sentence": previous,
+                "sentence": s["clean_text"],
+                "sentence_with_marks": s["text"],
+                "citations": [{"index": i, "qid": c["qid"], "subject": names.get(c["qid"], c["qid"]),
+                               "relation": c["prop"], "value": c["value"]}
+                              for i, c in enumerate(s["citations"])],
+                **(tail or {}),
+            })
+        previous = s["clean_text"]
+    return items
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="bench/results/verifier/labels")
@@ -59,23 +82,7 @@ def main() -> None:
             seen.add(text)
             digest = hashlib.sha256(f"{answer['id']}\n{text}".encode()).hexdigest()
             split = "test" if int(digest[:8], 16) / 0xFFFFFFFF < args.test_share else "dev"
-            previous = ""
-            for s in answer["sentences"]:
-                if s["citations"]:
-                    items.append({
-                        "item_id": f"{digest[:10]}-{s['position']}",
-                        "split": split,
-                        "run": run,
-                        "answer_id": answer["id"],
-                        "question": answer["question"],
-                        "previous_sentence": previous,
-                        "sentence": s["clean_text"],
-                        "sentence_with_marks": s["text"],
-                        "citations": [{"index": i, "qid": c["qid"], "subject": names.get(c["qid"], c["qid"]),
-                                       "relation": c["prop"], "value": c["value"]}
-                                      for i, c in enumerate(s["citations"])],
-                    })
-                previous = s["clean_text"]
+            items += sentence_items(answer, names, digest[:10], {"split": split, "run": run})
     kept = []
     for split in ("dev", "test"):
         chosen, total, answers = [], 0, set()

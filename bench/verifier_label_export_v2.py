@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifier_label_export import _names  # noqa: E402
+from verifier_label_export import _names, sentence_items  # noqa: E402
 
 RUNS = Path("bench/results/question_facts/dev/runs")
 CITED = {"grounded-dev": RUNS / "grounded-270d21d", "attribute-first-dev": RUNS / "attribute-first"}
@@ -97,25 +97,8 @@ def cited_items(source: str, run: Path, test_share: float, seen: set[str]) -> li
         cited = {c["qid"] for s in answer["sentences"] for c in s["citations"]}
         shown = [{"qid": t["subject"], "subject": names.get(t["subject"], t["subject"]), "relation": t["label"],
                   "value": t["value"]} for t in records[answer["id"]]["retrieved"] if t["subject"] in cited]
-        previous = ""
-        for s in answer["sentences"]:
-            if s["citations"]:
-                items.append({
-                    "item_id": f"{key}-{s['position']}",
-                    "source": source,
-                    "split": split_of(answer["id"], test_share),
-                    "run": str(run),
-                    "answer_id": answer["id"],
-                    "question": answer["question"],
-                    "previous_sentence": previous,
-                    "sentence": s["clean_text"],
-                    "sentence_with_marks": s["text"],
-                    "citations": [{"index": i, "qid": c["qid"], "subject": names.get(c["qid"], c["qid"]),
-                                   "relation": c["prop"], "value": c["value"]}
-                                  for i, c in enumerate(s["citations"])],
-                    "shown": shown,
-                })
-            previous = s["clean_text"]
+        items += sentence_items(answer, names, key, {"source": source, "split": split_of(answer["id"], test_share),
+                                                     "run": str(run)}, {"shown": shown})
     return items
 
 
