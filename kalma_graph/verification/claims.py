@@ -3,7 +3,7 @@ the answer is talking about from one sentence to the next (pronouns, "the two").
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .lexicon import Lexicon, load_lexicon
 from .records import (
@@ -11,6 +11,7 @@ from .records import (
     AnswerInput,
     CitedTriple,
     Claim,
+    ClaimStatus,
     GraphTriple,
     SentenceCheck,
     evidence_text,
@@ -60,9 +61,11 @@ def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent
 
 
 def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
-                     store_triples: dict[str, list[GraphTriple]] | None = None) -> AnswerCheck:
+                     store_triples: dict[str, list[GraphTriple]] | None = None,
+                     containers: Mapping[str, frozenset[str]] | None = None) -> AnswerCheck:
     """Stage one over a whole answer. `store_triples` (subject id → every statement the store holds for
-    it) widens what counts as held or contradicted beyond the graph shown to the model."""
+    it) widens what counts as held or contradicted beyond the graph shown to the model; `containers`
+    (`places.place_containers`) says where the places the answer may name lie."""
     lexicon = lexicon or load_lexicon()
     view = GraphView.build(answer.shown, answer.entities, lexicon)
     object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}  # the shown triples
@@ -82,7 +85,8 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         names = name_mentions(tokens, taken, lexicon)
         mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
                             lexicon)
-        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words)
+        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words,
+                      containers=containers or {})
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))
@@ -166,6 +170,9 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used: set[int] = covered(subject_spans)
 
     graph = _UncitedJudge(ctx, values, store_triples)
+    # the held places the sentence names (value span, place name): "St. Louis, Missouri" names where it lies
+    places: list[tuple[tuple[int, int], str, ClaimStatus]] = [(s, c.value, "supported") for s, c in values
+              if s is not None and ctx.lexicon.is_place_relation(c.relation)]
 
     def add(span: tuple[int, int], kind: str) -> None:
         if any(k in used for k in range(*span)):
@@ -177,8 +184,17 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         status, evidence = graph.held_by(span, who)
         reason = ""
         own = _own_relative(ctx, span, found)
+        lies_in = _lies_in(ctx, span, text, places) if status == "absent" else None
         if own is not None:  # held for the others of the group, never for the person named as their own relative
             status, evidence, reason = "contradicted", None, f"names {own} as {own}'s own relative"
+        elif lies_in is not None:  # as held as the place it says where of: cited, or held uncited
+            place, held = lies_in
+            places.append((span, place, held))  # "Memphis, Tennessee, United States"
+            used.update(range(*span))
+            claims.append(Claim(text=text, kind=kind, relation="located in", status=held,
+                                evidence=f"{place}, located in: {text}",
+                                reason=f"names where {place} lies (the graph's containment)"))
+            return
         elif status == "absent":
             bad = _contradiction(ctx, store_triples, span, who, max((m.end for m in found), default=0))
             flipped = graph.inverted(span, who) if bad is None else None
@@ -196,6 +212,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                           + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
         elif status == "supported_uncited":
             reason = "held by the graph but not cited"
+            if evidence is not None and ctx.lexicon.is_place_relation(evidence.label):
+                places.append((span, evidence.value, "supported_uncited"))
         used.update(range(*span))
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
@@ -213,6 +231,19 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims += _compared(ctx, claims, graph)
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
+
+
+def _lies_in(ctx: Context, span: tuple[int, int], text: str,
+             places: Sequence[tuple[tuple[int, int], str, ClaimStatus]]) -> tuple[str, ClaimStatus] | None:
+    """The held place that `span` names the whereabouts of, and how it is held: right after "<place>," and one
+    of the places the graph says contain it (`Context.containers`); else None."""
+    start = span[0]
+    if start < 1 or ctx.tokens[start - 1].text != ",":
+        return None
+    for (_, end), place, held in places:
+        if end == start - 1 and fold(text) in ctx.containers.get(fold(place), ()):
+            return place, held
+    return None
 
 
 def _compared(ctx: Context, claims: Sequence[Claim], graph: "_UncitedJudge") -> list[Claim]:
@@ -369,7 +400,7 @@ def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int], lex: Lexic
     while k >= 0 and tokens[k].norm in lex.articles:
         k -= 1
     before = tokens[k].norm if k >= 0 else ""
-    place = any(w in label for w in lex.place_label_words) or label in lex.place_labels
+    place = lex.is_place_relation(label)
     if before in lex.place_prepositions:
         return place or label.startswith("date of")
     if before in lex.cause_prepositions:

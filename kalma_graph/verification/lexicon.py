@@ -96,6 +96,7 @@ class Lexicon:
     cause_prepositions: frozenset[str] = frozenset()
     place_label_words: tuple[str, ...] = ()  # place_relations.containing
     place_labels: frozenset[str] = frozenset()  # place_relations.labels
+    containment_labels: frozenset[str] = frozenset()  # relations that say where a place lies
     lives_determiners: frozenset[str] = frozenset()
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
@@ -128,6 +129,11 @@ class Lexicon:
             cached = RelationCues(label=key, cues=tuple(sorted(cues)))
             self._fallback[key] = cached
         return cached
+
+    def is_place_relation(self, label: str) -> bool:
+        """Whether the relation's value is a place (`place_relations`)."""
+        label = fold(label)
+        return any(w in label for w in self.place_label_words) or label in self.place_labels
 
     def kin_class_of(self, word: str) -> str | None:
         for cls, words in self.kin_words.items():
@@ -274,6 +280,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         cause_prepositions=own.words("cause_prepositions"),
         place_label_words=places.ordered("containing"),
         place_labels=places.words("labels"),
+        containment_labels=own.words("containment_relations"),
         lives_determiners=own.words("lives_determiners"),
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},

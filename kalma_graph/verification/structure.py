@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .lexicon import Lexicon, RelationCues
 from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple, evidence_text
@@ -396,6 +396,8 @@ class Context:
     lexicon: Lexicon
     dates: list[tuple[int, int, DateValue]]
     question_words: frozenset[str]
+    # folded place name -> the folded names of the places containing it (`places.place_containers`)
+    containers: Mapping[str, frozenset[str]] = field(default_factory=dict)
     _hits: dict = field(default_factory=dict)
     # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
     # the graph contradicts, (token span, the triple that contradicts, why)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon
+from .places import place_containers, shown_lookup
 from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
 # The verifier's id is `version:cues_sha256`, so that a stored report scored by another verifier is never read
@@ -26,8 +27,8 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # S <relation>: V, and "S's brother taught at V" as said of the brother, not of S; 4 reads no value in a part of
 # another entity's name ("Haasan" of "Akshara Haasan" is not her father Kamal Haasan), "S's father is an actor" as
 # the father's occupation, not S's, and no value in a short alias that is a function word (India's "IN" in "died
-# in Mumbai").
-VERIFIER_VERSION = "6"
+# in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`).
+VERIFIER_VERSION = "7"
 
 
 class Verifier:
@@ -62,7 +63,10 @@ class Verifier:
         if self.store is not None:
             entities, store_triples = self._from_store(answer)
             answer = answer.model_copy(update={"entities": entities})
-        check = verify_structure(answer, self.lexicon, store_triples)
+            containers = place_containers(answer.shown, self._store_lookup, self.lexicon, self._store_entities)
+        else:
+            containers = place_containers(answer.shown, shown_lookup(answer.shown), self.lexicon)
+        check = verify_structure(answer, self.lexicon, store_triples, containers)
         if self.calibrator is not None:
             check = self.calibrator.refine(answer, check)
         check = check.model_copy(update={"verifier": self.describe()})
@@ -82,6 +86,15 @@ class Verifier:
         held = self.store.one_hop_many(subjects) if subjects else {}
         triples = {s: [graph_triple(t) for t in ts] for s, ts in held.items()}
         return list(known.values()), triples
+
+
+    def _store_lookup(self, ids: list[str]) -> dict[str, list[GraphTriple]]:
+        assert self.store is not None
+        return {s: [graph_triple(t) for t in ts] for s, ts in self.store.one_hop_many(ids).items()}
+
+    def _store_entities(self, ids: list[str]) -> list[GraphEntity]:
+        assert self.store is not None
+        return [graph_entity(e) for e in self.store.get_entities(ids)]
 
 
 def graph_triple(t: Any) -> GraphTriple:

@@ -36,6 +36,19 @@ def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     assert (tmp_path / "answers.verify.json").is_file()
     assert runner.invoke(cli, ["stats", "--store", store, "--json"]).output == before  # nothing written
 
+    # where a place lies, read from the store: Pisa (Q13375) is in Italy, not in France
+    places = tmp_path / "places.jsonl"
+    places.write_text("".join(json.dumps({"id": f"p{i}", "question": "Where was Galileo Galilei born?",
+                                          "answer": f"Galileo Galilei was born in Pisa, {country}."}) + "\n"
+                              for i, country in enumerate(("Italy", "France"))), encoding="utf-8")
+    checked = runner.invoke(cli, ["verify", str(places), "--store", store, "--json"])
+    assert checked.exit_code == 0, checked.output
+    said = [{c["text"]: c for s in check["sentences"] for c in s["claims"]}
+            for check in json.loads(checked.output)["checks"]]
+    assert said[0]["Italy"]["status"] == "supported_uncited", said[0]  # held as Pisa is: uncited
+    assert said[0]["Italy"]["evidence"] == "Pisa, located in: Italy"
+    assert said[1]["France"]["status"] == "absent", said[1]
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"answer": "fine"}\n{"question": "no answer"}\n', encoding="utf-8")
     failed = runner.invoke(cli, ["verify", str(bad), "--store", store])

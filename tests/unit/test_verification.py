@@ -419,3 +419,30 @@ JACKSONS = [GraphTriple(subject="Q131324", label="sibling", value="Randy Jackson
 def test_issue_44_classes(sentence, cited, verdict):
     people = [GraphEntity(id="Q131324", name="Janet Jackson"), GraphEntity(id="Q2831", name="Michael Jackson")]
     assert _one(sentence, JACKSONS, people, ("Q131324", *cited)).citations[0].verdict == verdict
+
+
+# Schiller's birthplace and where the graph says it lies (the chain as Wikidata holds it)
+PLACES = SHOWN + [
+    GraphTriple(subject="Q3806", label="located in the administrative territorial entity",
+                value="Ludwigsburg District", object_id="Q8193"),
+    GraphTriple(subject="Q8193", label="located in the administrative territorial entity",
+                value="Baden-Württemberg", object_id="Q985"),
+    GraphTriple(subject="Q985", label="country", value="Germany", object_id="Q183"),
+]
+
+
+@pytest.mark.parametrize("sentence, fully", [
+    ("Friedrich Schiller was born in Marbach am Neckar, Germany.", True),
+    ("Friedrich Schiller was born in Marbach am Neckar, Baden-Württemberg, Germany.", True),
+    ("Friedrich Schiller was born in Marbach am Neckar, France.", False),  # not where the graph says it lies
+    ("Friedrich Schiller was born in Marbach am Neckar and France.", False),  # no comma: another claim
+])
+def test_a_place_named_with_where_it_lies(sentence, fully):
+    # issue 44: "born in St. Louis, Missouri" names where St. Louis lies (annotators accept it)
+    answer = AnswerInput(question="", shown=PLACES, entities=ENTITIES, sentences=[
+        (sentence, [CitedTriple(subject="Q22670", relation="place of birth", value="Marbach am Neckar")])])
+    result = Verifier().verify(answer).sentences[0]
+    assert result.fully_supported is fully, result.claims
+    if fully:
+        assert {c.evidence for c in result.claims if c.relation == "located in"} >= {
+            "Marbach am Neckar, located in: Germany"}

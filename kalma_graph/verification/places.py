@@ -1,0 +1,70 @@
+"""Where a place lies, as the graph says it (issue 44): "born in St. Louis, Missouri" cites `place of birth:
+St. Louis`, and "Missouri" names where St. Louis lies, not a second claim about the person. Annotators accept it;
+a verifier that calls it an absent claim fails a sentence a careful writer would write.
+
+`place_containers` reads, for each place an answer may name (the value of a shown triple whose relation is a
+place, `Lexicon.is_place_relation`), the places that contain it: its `containment_relations`
+(`verifier_words.json`: located in the administrative territorial entity, country, …) followed up to `DEPTH`
+steps, with their names and aliases. `claims.py` accepts a name right after "<held place>," when it is one of
+them; any other name there ("Marbach am Neckar, France") stays an absent claim.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Sequence
+
+from .lexicon import Lexicon
+from .records import GraphEntity, GraphTriple
+from .text import fold
+
+DEPTH = 3  # city -> state -> country: enough for how a sentence names a place
+
+Lookup = Callable[[list[str]], Mapping[str, Sequence[GraphTriple]]]
+
+
+def place_containers(shown: Sequence[GraphTriple], lookup: Lookup, lexicon: Lexicon,
+                     entities: Callable[[list[str]], Iterable[GraphEntity]] | None = None,
+                     depth: int = DEPTH) -> dict[str, frozenset[str]]:
+    """Folded place name (a shown place value) -> the folded names (and aliases, via `entities`) of the places
+    that contain it within `depth` steps of `lookup` (ids -> their statements)."""
+    places = {t.object_id: t.value for t in shown if t.object_id and lexicon.is_place_relation(t.label)}
+    if not places:
+        return {}
+    parents: dict[str, set[str]] = {}
+    names: dict[str, str] = dict(places)
+    frontier, seen = set(places), set(places)
+    for _ in range(depth):
+        if not frontier:
+            break
+        nxt: set[str] = set()
+        for pid, triples in lookup(sorted(frontier)).items():
+            for t in triples:
+                if t.object_id and fold(t.label) in lexicon.containment_labels:
+                    parents.setdefault(pid, set()).add(t.object_id)
+                    names.setdefault(t.object_id, t.value)
+                    if t.object_id not in seen:
+                        nxt.add(t.object_id)
+        seen |= nxt
+        frontier = nxt
+    said: dict[str, set[str]] = {i: {fold(n)} for i, n in names.items()}
+    if entities is not None:
+        for e in entities(sorted(seen - set(places))):
+            said.setdefault(e.id, set()).update(fold(a) for a in (e.name, *e.aliases) if a)
+    out: dict[str, frozenset[str]] = {}
+    for pid, name in places.items():
+        above: set[str] = set()
+        level = parents.get(pid, set())
+        for _ in range(depth):
+            above |= level
+            level = {p for q in level for p in parents.get(q, ())} - above
+        if above:
+            out[fold(name)] = frozenset(w for p in above for w in said.get(p, ()))
+    return out
+
+
+def shown_lookup(shown: Sequence[GraphTriple]) -> Lookup:
+    """`lookup` over the triples shown (no store): a place's containment only when the answer was shown it."""
+    by_subject: dict[str, list[GraphTriple]] = {}
+    for t in shown:
+        by_subject.setdefault(t.subject, []).append(t)
+    return lambda ids: {i: by_subject.get(i, []) for i in ids}
