@@ -229,6 +229,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
                             reason=reason))
     claims += _compared(ctx, claims, graph)
+    claims += _said_of_group(ctx, claims, graph, leading)
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
 
@@ -276,6 +277,44 @@ def _compared(ctx: Context, claims: Sequence[Claim], graph: "_UncitedJudge") -> 
                          status="contradicted" if single else "absent",
                          reason=f"'Like {compared.text}' says {claim.relation} '{value}' of "
                                 f"{ctx.view.label(other)} too, which the graph does not hold"))
+    return out
+
+
+def _said_of_group(ctx: Context, claims: Sequence[Claim], graph: "_UncitedJudge",
+                   leading: Sequence[Mention]) -> list[Claim]:
+    """"Kim Jong-un and Kim Jong-il were the children of Kim Il-sung" says the value of every person of the group
+    that opens the sentence: a value held for one of them is, for each other, a claim of its own, absent where the
+    graph holds it neither for that person nor the inverse way (contradicted where the relation is single-valued
+    and the graph holds another value). A value naming one of the group ("A and B were siblings") and a sentence
+    pairing values one by one ("respectively") are left alone."""
+    group = list(dict.fromkeys(m.ids[0] for m in leading if m.kind == "entity" and m.ids))
+    if len(group) < 2 or any(t.norm in ctx.lexicon.distributive_words for t in ctx.tokens):
+        return []
+    names = {fold(ctx.view.label(i)) for i in group}
+    out = []
+    for claim in claims:
+        triple = evidence_triple(claim.evidence)
+        if claim.status not in ("supported", "supported_uncited") or triple is None or triple[0] not in group \
+                or fold(triple[2]) in names:
+            continue
+        holder, label, value = triple
+        target = next((t.object_id for t in graph.triples(holder)
+                       if (fold(t.label), fold(t.value)) == (fold(label), fold(value)) and t.object_id), None)
+        for other in group:
+            if other == holder:
+                continue
+            own = graph.triples(other)
+            if any((fold(t.label), fold(t.value)) == (fold(label), fold(value)) for t in own):
+                continue
+            if target is not None and any(fold(t.value) == fold(ctx.view.label(other)) or t.object_id == other
+                                          for t in graph.triples(target)):
+                continue  # held the inverse way: the value's own statement names the other person
+            single = ctx.lexicon.relation(label).single and any(fold(t.label) == fold(label) for t in own)
+            out.append(Claim(text=f"{ctx.view.label(other)}: {claim.text}", kind="relation", about=other,
+                             relation=label, status="contradicted" if single else "absent",
+                             reason=f"said of {ctx.view.label(other)} too, with {ctx.view.label(holder)}, as "
+                                    f"{label} '{value}', which the graph does not hold for "
+                                    f"{ctx.view.label(other)}"))
     return out
 
 

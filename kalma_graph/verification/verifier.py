@@ -27,7 +27,8 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # S <relation>: V, and "S's brother taught at V" as said of the brother, not of S; 4 reads no value in a part of
 # another entity's name ("Haasan" of "Akshara Haasan" is not her father Kamal Haasan), "S's father is an actor" as
 # the father's occupation, not S's, and no value in a short alias that is a function word (India's "IN" in "died
-# in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`).
+# in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`), and a value said of
+# a group ("A and B were the children of V") as said of each of them.
 VERIFIER_VERSION = "7"
 
 

@@ -446,3 +446,33 @@ def test_a_place_named_with_where_it_lies(sentence, fully):
     if fully:
         assert {c.evidence for c in result.claims if c.relation == "located in"} >= {
             "Marbach am Neckar, located in: Germany"}
+
+
+KIMS = [GraphTriple(subject="Q56226", label="father", value="Kim Jong-il", object_id="Q10665"),
+        GraphTriple(subject="Q10665", label="father", value="Kim Il-sung", object_id="Q39464"),
+        GraphTriple(subject="Q10665", label="occupation", value="politician", object_id="Q82955"),
+        GraphTriple(subject="Q56226", label="occupation", value="politician", object_id="Q82955"),
+        GraphTriple(subject="Q10665", label="award received", value="Hero of the Republic", object_id="Q1")]
+KIM_NAMES = [GraphEntity(id="Q56226", name="Kim Jong-un"), GraphEntity(id="Q10665", name="Kim Jong-il"),
+             GraphEntity(id="Q39464", name="Kim Il-sung")]
+
+
+@pytest.mark.parametrize("sentence, cited, status", [
+    # issue 44 (groups): the value is said of each person of the group that opens the sentence
+    ("Kim Jong-un and Kim Jong-il were the children of Kim Il-sung.", ("Q10665", "father", "Kim Il-sung"),
+     "contradicted"),  # Kim Jong-un's father is another: single-valued
+    ("Kim Jong-il and Kim Jong-un both received the Hero of the Republic.",
+     ("Q10665", "award received", "Hero of the Republic"), "absent"),
+    ("Kim Jong-il and Kim Jong-un were both politicians.", ("Q10665", "occupation", "politician"), None),  # held twice
+    ("Kim Jong-il and Kim Jong-un were politicians and the Hero of the Republic respectively.",
+     ("Q10665", "award received", "Hero of the Republic"), None),  # paired one by one
+])
+def test_a_value_said_of_a_group(sentence, cited, status):
+    answer = AnswerInput(question="", shown=KIMS, entities=KIM_NAMES, sentences=[
+        (sentence, [CitedTriple(subject=cited[0], relation=cited[1], value=cited[2])])])
+    result = Verifier().verify(answer).sentences[0]
+    jong_un = {c.status for c in result.claims if c.about == "Q56226"}
+    if status:  # a claim of Kim Jong-un's with that status: the sentence is not fully supported
+        assert status in jong_un and not result.fully_supported, result.claims
+    else:  # held for him too, or paired one by one: nothing is said of him that the graph lacks
+        assert not jong_un & {"absent", "contradicted"}, result.claims
