@@ -2,7 +2,7 @@
 
     python bench/ingest.py                       # 1,000,000 statements, embedded + Neo4j
     python bench/ingest.py --statements 200000 --stores embedded
-    python bench/ingest.py --stores neo4j,neo4j-import   # the driver ingest vs `kalma-graph neo4j import`
+    python bench/ingest.py --stores neo4j,neo4j-import   # the driver ingest vs `kalma-graph neo4j import` (ratio)
 
 Prints one JSON line per store: `statements_per_s` for the load (end to end: reading, parsing,
 planning, writing), one-hop p50/p95 latency over 1,000 random entities right after the load and over
@@ -335,6 +335,12 @@ def main() -> None:
                     row["ingest_to_raw_copy"] = round(row["statements_per_s"] / row["raw_copy_statements_per_s"], 3)
             results.append(row)
             print(json.dumps(row), flush=True)
+    # the driver ingest against `neo4j import` of the same rows in this run: end to end, and the import proper
+    by_store = {row["store"]: row for row in results}
+    if "neo4j" in by_store and "neo4j-import" in by_store:
+        driver, imported = by_store["neo4j"], by_store["neo4j-import"]
+        driver["driver_to_import"] = round(driver["statements_per_s"] / imported["statements_per_s"], 3)
+        driver["driver_to_import_proper"] = round(driver["statements_per_s"] / imported["import_statements_per_s"], 3)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as handle:
@@ -349,6 +355,10 @@ def main() -> None:
         print(
             f"{row['store']:<13} {row['statements_per_s']:>14,} {row['one_hop_p50_ms']:>8} {row['one_hop_p95_ms']:>8} "
             f"{row['one_hop_warm_p95_ms']:>9}")
+    if "driver_to_import" in by_store.get("neo4j", {}):
+        neo = by_store["neo4j"]
+        print(f"neo4j driver / neo4j import: {neo['driver_to_import']:.2f}x end to end, "
+              f"{neo['driver_to_import_proper']:.2f}x the import proper (staging + neo4j-admin)")
 
 
 if __name__ == "__main__":
