@@ -72,6 +72,7 @@ class Field:
     stored: bool = False
     default: Any = None
     each_aspect: bool = False  # G-Eval: `name` and `source` hold `{aspect}`, one field per judged aspect
+    optional: bool = False  # the part may lack the key (`unknown_paths` does not ask for it)
 
     def read(self, part: Mapping[str, Any] | None, aspect: str = "") -> Any:
         """This field's value in `part` (None or the default when the part did not run)."""
@@ -117,7 +118,9 @@ SUMMARY: tuple[Field, ...] = (
     Field("claims_contradicted", INT, "alignment", "claims.contradicted", when=_by_verifier, stored=True),
     Field("citations_unsupported", INT, "alignment", "unsupported", when=_by_verifier),
     Field("citations_partial", INT, "alignment", "partial", when=_by_verifier),
-    Field("alignment_before_filter_micro", FLOAT, "alignment", "before_filter.alignment_micro", when=_by_verifier),
+    # only for answers a filtering strategy wrote (`--cite verified`, `grounded`): their figure before the filter
+    Field("alignment_before_filter_micro", FLOAT, "alignment", "before_filter.alignment_micro", when=_by_verifier,
+          optional=True),
     Field("geval_{aspect}", FLOAT, "geval", "aspects.{aspect}.mean", stored=True, each_aspect=True),
     Field("geval_{aspect}_missing", INT, "geval", "aspects.{aspect}.missing", each_aspect=True),
     Field("geval_{aspect}_mass", FLOAT, "geval", "aspects.{aspect}.mean_mass", each_aspect=True),
@@ -183,6 +186,27 @@ def read_fields(fields: tuple[Field, ...], parts: Mapping[str, Any], aspects: tu
     return out
 
 
+def unknown_paths(fields: tuple[Field, ...], parts: Mapping[str, Any], aspects: tuple[str, ...] = ()) -> list[str]:
+    """The fields whose key path names a key their part does not have, where the part ran and the field's `when`
+    holds: `read` would give None for them without a word (a renamed key in a metric's result). The tests run it
+    over real evaluations, so a path and its metric part cannot drift apart."""
+    out = []
+    for f in fields:
+        if callable(f.source) or f.optional or f.part not in parts or (f.when is not None and not f.when(parts)):
+            continue
+        for aspect in (aspects if f.each_aspect else ("",)):
+            value: Any = parts[f.part]
+            path = (f.source or f.name).format(aspect=aspect)
+            for key in path.split("."):
+                if not isinstance(value, Mapping):
+                    break  # a part (or a nested result) that is None here: nothing to check below it
+                if key not in value:
+                    out.append(f"{f.name.format(aspect=aspect)}: {f.part}.{path}")
+                    break
+                value = value[key]
+    return out
+
+
 def stored(fields: tuple[Field, ...]) -> list[tuple[str, Kind]]:
     """The (name, kind) of every field kept on a run graph's node, G-Eval's for `GEVAL_ASPECTS`."""
     return [(name, f.kind) for f in fields if f.stored for name in f.names()]
@@ -194,4 +218,4 @@ def declared(fields: tuple[Field, ...]) -> list[Field]:
 
 
 __all__ = ["BOOL", "FLOAT", "GEVAL_ASPECTS", "INT", "PER_ANSWER", "STRING", "SUMMARY", "Field", "declared",
-           "read_fields", "stored"]
+           "read_fields", "stored", "unknown_paths"]

@@ -76,3 +76,25 @@ def test_rerun_with_the_same_cache_skips_the_model(nli, tmp_path):
     second = evaluate_file(path, out_dir=tmp_path / "out", nli=nli, plots=False)
     assert nli.cache.hits - hits_before == second.throughput.nli_pairs  # every pair from the cache
     assert second.summary == first.summary and second.run_id == first.run_id
+
+
+def test_every_registry_path_is_a_key_of_the_nli_parts(nli, monkeypatch):
+    """The registry's paths (`metric_fields.unknown_paths`) against the parts an evaluation with the NLI model
+    reads: [NA] quality, and the NLI alignment beside the verifier's (the unit test covers the verifier alone)."""
+    from kalma_graph import metric_fields
+    from kalma_graph.evaluation import evaluate
+
+    seen: list[tuple[tuple, dict]] = []
+
+    def capture(fields, parts, aspects=()):
+        seen.append((fields, dict(parts)))
+        return metric_fields.read_fields(fields, parts, aspects)
+
+    monkeypatch.setattr(evaluate, "read_fields", capture)
+    evaluate_records(answer_records(), gold=gold_sets(), nli=nli)
+    summary = next(parts for fields, parts in seen if fields is metric_fields.SUMMARY)
+    assert {"na_quality", "alignment_nli"} <= set(summary)
+    assert metric_fields.unknown_paths(metric_fields.SUMMARY, summary) == []
+    rows = [parts for fields, parts in seen if fields is metric_fields.PER_ANSWER]
+    assert any("na_quality" in parts for parts in rows)
+    assert all(metric_fields.unknown_paths(metric_fields.PER_ANSWER, parts) == [] for parts in rows)

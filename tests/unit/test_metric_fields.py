@@ -41,6 +41,31 @@ def test_an_evaluation_writes_exactly_the_registry_fields():
             and summary["claims_absent"] == result.metrics.alignment["claims"]["absent"])
 
 
+def test_every_registry_path_is_a_key_of_its_metric_part(monkeypatch):
+    # a renamed key in a metric's result would read None silently: the registry's paths are checked against the
+    # parts a real evaluation (the verifier's alignment) reads its summary and every per-answer row from
+    from kalma_graph.evaluation import evaluate
+
+    seen: list[tuple[tuple, dict]] = []
+
+    def capture(fields, parts, aspects=()):
+        seen.append((fields, dict(parts)))
+        return read_fields(fields, parts, aspects)
+
+    monkeypatch.setattr(evaluate, "read_fields", capture)
+    evaluate_records(answer_records(), gold=gold_sets())
+    summaries = [parts for fields, parts in seen if fields is SUMMARY]
+    rows = [parts for fields, parts in seen if fields is PER_ANSWER]
+    assert len(summaries) == 1 and len(rows) == len(answer_records())
+    assert {"citation_quality", "alignment", "answer_descriptives", "evaluation"} <= set(summaries[0])
+    assert {"answer", "citation_quality", "alignment", "verifier"} <= set(rows[0])
+    assert metric_fields.unknown_paths(SUMMARY, summaries[0]) == []
+    assert all(metric_fields.unknown_paths(PER_ANSWER, parts) == [] for parts in rows)
+    renamed = {**summaries[0], "alignment": {k: v for k, v in summaries[0]["alignment"].items() if k != "claims"}}
+    assert metric_fields.unknown_paths(SUMMARY, renamed) == ["claims_absent: alignment.claims.absent",
+                                                             "claims_contradicted: alignment.claims.contradicted"]
+
+
 def test_read_fields_leaves_out_what_did_not_run_and_writes_none_for_what_found_nothing():
     fields = (Field("a", INT, "p"), Field("b", FLOAT, "q", "x.y"),
               Field("c", INT, "q", when=lambda parts: "r" in parts),
