@@ -4,7 +4,8 @@ strategy (thin wrapper over `kalma_graph.pipeline.answer.answer_questions`)."""
 from __future__ import annotations
 
 import sys
-from typing import Callable
+import time
+from typing import Any, Callable
 
 import click
 from rich.markup import escape
@@ -118,7 +119,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
             else:
                 console.print(f"nothing to do: all {len(questions)} answers are already in {escape(out_path)}")
             return
-        choice, nli, store, ner_pipeline, llm, fallback = _load(
+        choice, nli, store, ner_pipeline, llm, fallback, startup = _load(
             cite, chosen, model, model_sha256, nli_model, store_uri, ner, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers,
             threads=threads, seed=seed)
         if fallback:
@@ -133,6 +134,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         f"[dim]variant:[/] {variant}  [dim]cite:[/] {cite} [dim]({escape(cite_why)})[/]  [dim]citation grammar:[/] "
         f"{_grammar_shown(strategy(cite).traits.grammar, grammar)}"
     )
+    err_console.print("[dim]loaded in " + ", ".join(f"{k} {v:.1f} s" for k, v in startup.items()) + "[/]")
 
     bar, on_progress = _progress_bar(not no_progress and sys.stderr.isatty())
     try:
@@ -154,6 +156,7 @@ def answer(questions_file, question_text, out_path, variant, prompt_name, limit,
         store.close()
 
     summary["header"] = str(header_path(out_path))
+    summary["startup_s"] = startup
     if (show if show is not None else question_text is not None) and not as_json:
         _print_answers(out_path, [q.id for q in questions])
     _print_summary(summary, out_path, as_json)
@@ -239,17 +242,27 @@ def _print_summary(summary: dict, out_path: str, as_json: bool) -> None:
 def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, nli_model: str | None,
           store_uri: str | None, ner: str | None, *, n_ctx: int, n_gpu_layers: int | None, threads: int | None,
           seed: int) -> tuple:
-    """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline, the model, and
-    why the default strategy gave way (None when it did not): a strategy that `needs_chat_template` (`grounded`)
-    continues the rendered chat prompt, so a model without one (a model server) answers with `FALLBACK_CITE` unless
-    that strategy was asked for by name."""
+    """The model choice, the NLI model a strategy needs (else None), the store, the NER pipeline, the model,
+    why the default strategy gave way (None when it did not), and the seconds each load took (what a cold
+    `answer --question` waits before its first question: docs/scaling.md). A strategy that `needs_chat_template`
+    (`grounded`) continues the rendered chat prompt, so a model without one (a model server) answers with
+    `FALLBACK_CITE` unless that strategy was asked for by name."""
     from kalma_graph.models.llm import LLMError, load_llm
     from kalma_graph.models.ner import load_ner
     from kalma_graph.models.registry import choose_model
     from kalma_graph.pipeline.answer import AnswerError
     from kalma_graph.store import open_store
 
-    choice = choose_model(model, sha256=model_sha256)
+    startup: dict[str, float] = {}
+
+    def timed(name: str, load: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return load()
+        finally:
+            startup[name] = round(time.perf_counter() - t0, 3)
+
+    choice = timed("model check", lambda: choose_model(model, sha256=model_sha256))
     nli = None
     traits = strategy(cite).traits
     if traits.needs_nli:
@@ -258,10 +271,11 @@ def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, 
                               "(or set KALMA_NLI_MODEL)")
         from kalma_graph.models.nli import load_nli
 
-        nli = load_nli(nli_model)
-    store = open_store(store_uri)
-    ner_pipeline = load_ner(ner)
-    llm = load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads, seed=seed)
+        nli = timed("NLI", lambda: load_nli(nli_model))
+    store = timed("store", lambda: open_store(store_uri))
+    ner_pipeline = timed("NER", lambda: load_ner(ner))
+    llm = timed("model", lambda: load_llm(choice.path, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=threads,
+                                          seed=seed))
     fallback = None
     if traits.needs_chat_template:  # it continues the rendered chat prompt: refuse a model without one up front
         try:
@@ -271,5 +285,5 @@ def _load(cite: str, chosen: bool, model: str | None, model_sha256: str | None, 
                 raise
             fallback = (f"default {cite} needs a model whose chat prompt it can continue ({exc}): "
                         f"{FALLBACK_CITE} instead; --cite {paper_baseline()} is the paper's baseline")
-    return choice, nli, store, ner_pipeline, llm, fallback
+    return choice, nli, store, ner_pipeline, llm, fallback, startup
 

@@ -627,7 +627,10 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
         model=run.model,
         params=run.record_params(),
         timings={"retrieval_s": round(retrieval_s, 4), "generation_s": round(generation_s, 4),
-                 "citing_s": round(citing_s, 4)},
+                 "citing_s": round(citing_s, 4),
+                 # grounded shows an answer sentence by sentence: the wait for its first (linking included)
+                 **({"first_sentence_s": round(retrieval_s + grounding.first_sentence_at - t1, 4)}
+                    if grounding is not None and grounding.first_sentence_at is not None else {})},
         **optional,
     )
 

@@ -105,6 +105,8 @@ class GroundedResult:
     na_parts: int = 0  # [NA] sentences written for asked parts the graph does not hold
     completion_tokens: int = 0
     seconds: float = 0.0
+    first_sentence_s: float | None = None  # from the loop's start to the first sentence kept (what a reader waits)
+    first_sentence_at: float | None = None  # the same moment on `time.perf_counter`'s clock (not written out)
     asked: list[str] = field(default_factory=list)  # "Q1 / place of birth": what the question asks
     planned: list[str] = field(default_factory=list)  # the plan's targets in order: asked, links, relevant
     unanswered: list[str] = field(default_factory=list)  # the asked parts the graph does not hold (their leads)
@@ -116,7 +118,9 @@ class GroundedResult:
                 "resampled": self.resampled, "marked_na": self.marked_na, "rejected": self.rejected,
                 "recited": self.recited, "trimmed": self.trimmed, "skipped": self.skipped,
                 "na_parts": self.na_parts, "completion_tokens": self.completion_tokens,
-                "seconds": round(self.seconds, 3), "asked": self.asked, "planned": self.planned,
+                "seconds": round(self.seconds, 3),
+                **({"first_sentence_s": round(self.first_sentence_s, 3)} if self.first_sentence_s is not None else {}),
+                "asked": self.asked, "planned": self.planned,
                 "unanswered": self.unanswered, **({"note": self.note} if self.note else {}), "trace": self.trace}
 
 
@@ -312,6 +316,7 @@ class _Loop:
                  entities: Sequence[Entity], known_props: Any, known_pairs: Any, verifier: Any, tries: int,
                  resample_temperature: float) -> None:
         self.llm, self.prompt, self.params, self.question = llm, prompt, params, question
+        self.started = time.perf_counter()
         self.known_props, self.known_pairs = known_props, known_pairs
         self.verifier = verifier or Verifier()
         self.graph = [graph_triple(t) for t in shown]
@@ -478,6 +483,9 @@ class _Loop:
         self.seen.append(_sentence_key(candidate.text))
         self.stated |= set(candidate.kept)
         self.result.sentences += 1
+        if self.result.first_sentence_at is None:
+            self.result.first_sentence_at = time.perf_counter()
+            self.result.first_sentence_s = self.result.first_sentence_at - self.started
         self.result.recited += candidate.recited
         self.result.trimmed += candidate.trimmed
         self.result.marked_na += unit.startswith("[NA]")
