@@ -10,9 +10,12 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from kalma_graph.errors import BadInputError, KalmaError
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 LLM_ENV = "KALMA_LLM"
 
@@ -78,7 +81,7 @@ class Completion:
         return self.finish_reason == "length"
 
 
-def chat_template_of(llama: Any, name: str) -> tuple[str, str, str]:
+def chat_template_of(llama: Llama, name: str) -> tuple[str, str, str]:
     """A loaded `llama_cpp.Llama`'s chat template and its BOS / EOS texts (what `render_chat` takes)."""
     template = llama.metadata.get("tokenizer.chat_template")
     if not template:

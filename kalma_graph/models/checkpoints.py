@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kalma_graph.errors import BadInputError
+
+if TYPE_CHECKING:
+    from torch.serialization import MAP_LOCATION
 
 
 class CheckpointError(BadInputError, RuntimeError):
@@ -56,7 +59,7 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda"]])
 
 
-def load_checkpoint(path: str | os.PathLike[str], map_location: Any = None) -> Any:
+def load_checkpoint(path: str | os.PathLike[str], map_location: MAP_LOCATION = None) -> dict[str, Any]:
     """`torch.load(path, weights_only=True)`: tensors and plain data only, never pickled code."""
     import torch
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 DEVICE_ENV = "KALMA_DEVICE"
 _DTYPES = ("float32", "float16", "bfloat16")
@@ -35,7 +38,7 @@ class DeviceInfo:
         return self.device.startswith("cuda")
 
     @property
-    def torch_dtype(self) -> Any:
+    def torch_dtype(self) -> torch.dtype:
         import torch
 
         return getattr(torch, self.dtype)

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from kalma_graph.errors import BadInputError
+
+if TYPE_CHECKING:
+    import torch
+    from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
 
 class DifferentRunError(BadInputError, RuntimeError):
@@ -55,7 +59,7 @@ class FineTuneConfig:
         return d
 
 
-def refuse_other_run(out_dir: str | Path, stored: Any, expected: Any) -> None:
+def refuse_other_run(out_dir: str | Path, stored: object, expected: object) -> None:
     """Raise `DifferentRunError` naming `out_dir` unless the stored run identity equals this run's."""
     if stored != expected:
         raise DifferentRunError(
@@ -79,8 +83,8 @@ def seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def adamw_with_warmup(model: Any, *, lr: float, weight_decay: float, warmup: float, total_steps: int,
-                      no_decay: Callable[[str], bool]) -> tuple[Any, Any]:
+def adamw_with_warmup(model: torch.nn.Module, *, lr: float, weight_decay: float, warmup: float, total_steps: int,
+                      no_decay: Callable[[str], bool]) -> tuple[torch.optim.AdamW, LambdaLR]:
     """AdamW without weight decay on the parameters `no_decay` names (biases, norms), and a linear schedule that
     warms up over the first `warmup` share of `total_steps`."""
     import torch
@@ -94,8 +98,8 @@ def adamw_with_warmup(model: Any, *, lr: float, weight_decay: float, warmup: flo
     return optimizer, get_linear_schedule_with_warmup(optimizer, int(warmup * total_steps), total_steps)
 
 
-def optimizer_step(loss: Any, model: Any, optimizer: Any, scheduler: Any, scaler: Any | None,
-                   grad_clip: float) -> float:
+def optimizer_step(loss: torch.Tensor, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                   scheduler: LRScheduler, scaler: torch.amp.GradScaler | None, grad_clip: float) -> float:
     """One update: backward (scaled under mixed precision), gradients clipped to `grad_clip`, optimizer and
     schedule stepped. Returns the loss as a float."""
     import torch

@@ -16,12 +16,15 @@ chat handlers and ends a call as if it had finished, so it is not used.
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from llama_cpp import Llama, llama_cpp
 
 from .chat import check_cancelled
+
+if TYPE_CHECKING:
+    from llama_cpp import LlamaGrammar
 
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
 
@@ -29,11 +32,14 @@ _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float3
 class GrammarFirstLlama(Llama):
     """`llama_cpp.Llama` whose greedy, grammar-constrained sampling checks the argmax token first."""
 
-    _kalma_grammar: Any = None  # the grammar sampler of the generation under way (fast path), else None
+    # the grammar sampler of the generation under way (fast path), else None
+    _kalma_grammar: llama_cpp.llama_sampler_p | None = None
     grammar_checks = 0  # tokens whose argmax the grammar was asked about (counts, for the bench)
     grammar_refusals = 0  # ... and refused, so the whole vocabulary was filtered
 
-    def _init_sampler(self, *args: Any, grammar: Any = None, **kwargs: Any):  # noqa: D401 - llama-cpp-python's hook
+    def _init_sampler(  # noqa: D401 - llama-cpp-python's hook
+        self, *args: Any, grammar: LlamaGrammar | None = None, **kwargs: Any
+    ):
         self._free_grammar()
         text = getattr(grammar, "kalma_text", None)
         plain = (kwargs.get("temp", 0.80) == 0.0 and kwargs.get("repeat_penalty", 1.0) == 1.0
@@ -48,7 +54,7 @@ class GrammarFirstLlama(Llama):
             raise ValueError("llama.cpp could not parse the grammar")
         return super()._init_sampler(*args, **{**kwargs, "grammar": None})  # the chain without it: greedy only
 
-    def eval(self, tokens: Any) -> None:
+    def eval(self, tokens: Sequence[int]) -> None:
         check_cancelled()
         super().eval(tokens)
 
@@ -77,7 +83,7 @@ class GrammarFirstLlama(Llama):
         super().close()
 
 
-def _allowed(grammar: Any, token: int, logit: float) -> bool:
+def _allowed(grammar: llama_cpp.llama_sampler_p, token: int, logit: float) -> bool:
     one = (llama_cpp.llama_token_data * 1)()
     one[0].id, one[0].logit, one[0].p = token, logit, 0.0  # type: ignore[assignment]  # ctypes converts the int
     array = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
@@ -85,7 +91,7 @@ def _allowed(grammar: Any, token: int, logit: float) -> bool:
     return bool(np.isfinite(one[0].logit))
 
 
-def _best_allowed(grammar: Any, logits: np.ndarray) -> int:
+def _best_allowed(grammar: llama_cpp.llama_sampler_p, logits: np.ndarray) -> int:
     """The most likely token the grammar allows: the whole vocabulary filtered, as the chain does."""
     data = np.zeros(len(logits), dtype=_TOKEN_DATA)
     data["id"] = np.arange(len(logits), dtype=np.int32)

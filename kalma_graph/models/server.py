@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from . import chat
@@ -46,6 +46,13 @@ from .chat import (
     LLMError,
     is_endpoint,  # noqa: F401 - where callers have found it
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import httpx
+
+    from .protocols import GrammarLike
 
 #: How a server takes a GBNF grammar, in the order probed: (name, request fields for grammar text).
 GRAMMAR_STYLES: tuple[tuple[str, Any], ...] = (
@@ -90,7 +97,7 @@ class Endpoint:
         return self.base[: -len("/v1")]
 
 
-def grammar_text(grammar: Any) -> str:
+def grammar_text(grammar: object) -> str:
     """The GBNF text of what callers pass as `grammar=`: text, or `generation.grammar.Grammar`."""
     if isinstance(grammar, str):
         return grammar
@@ -196,7 +203,7 @@ class ServerLLM:
             raise LLMError(f"model server {url} answered without choices: {json.dumps(data)[:200]}")
         return choices[0]
 
-    def _grammar_fields(self, grammar: Any) -> dict:
+    def _grammar_fields(self, grammar: GrammarLike | None) -> dict:
         if grammar is None:
             return {}
         return dict(self._style_fields()(grammar_text(grammar)))
@@ -225,7 +232,7 @@ class ServerLLM:
                        "a run that needs the citation grammar cannot use it")
 
     # --- metadata ------------------------------------------------------------------------------
-    def _local_file(self, serves: str | None = None) -> Any:
+    def _local_file(self, serves: str | None = None) -> Path | None:
         """The GGUF served, when it is here: the registry model a server entry says it serves (which must be
         present), else the file or registry model the endpoint's model name names, else None."""
         from .registry import resolve
@@ -269,7 +276,7 @@ class ServerLLM:
 
     # --- generation ----------------------------------------------------------------------------
     def chat(self, messages: Sequence[dict[str, str]], params: GenerationParams = GenerationParams(),
-             grammar: Any | None = None) -> Completion:
+             grammar: GrammarLike | None = None) -> Completion:
         url = f"{self.endpoint.base}/chat/completions"
         body = {"model": self.model, "messages": list(messages), **_request_sampling(params),
                 **self._grammar_fields(grammar)}
@@ -279,7 +286,7 @@ class ServerLLM:
                            (choice.get("message") or {}).get("content"), params)
 
     def complete(self, prompt: str, params: GenerationParams = GenerationParams(),
-                 grammar: Any | None = None) -> Completion:
+                 grammar: GrammarLike | None = None) -> Completion:
         url = f"{self.endpoint.base}/completions"
         body = {"model": self.model, "prompt": prompt, **_request_sampling(params), **self._grammar_fields(grammar)}
         data = self._request("POST", url, body)
@@ -314,7 +321,7 @@ class ServerLLM:
         except (KeyError, IndexError, TypeError):
             raise LLMError(f"model server {url} returned no log-probabilities") from None
 
-    def _call(self, method: str, *args: Any) -> Any:
+    def _call(self, method: str, *args: object) -> Any:
         """A scoring method of `kalma-graph serve` (`/kalma/call`), run there as `LocalLLM` runs it here."""
         if method not in self.scoring:
             how = ("start it with `kalma-graph serve --scoring`" if "next_token_logprobs" in self.scoring else
@@ -368,7 +375,7 @@ class ServerLLM:
         self._client.close()
 
 
-def _retry_after(response: Any) -> float | None:
+def _retry_after(response: httpx.Response) -> float | None:
     """Seconds a 503 says to wait (`Retry-After` in seconds, at most a minute); None for any other answer."""
     if response.status_code != 503:
         return None
@@ -382,7 +389,7 @@ def _find(ranked: Mapping[str, float], candidate: str) -> list[float]:
     return [lp for token, lp in ranked.items() if token == candidate or token.strip() == candidate.strip()]
 
 
-def gguf_chat_template(path: Any) -> tuple[str, str, str]:
+def gguf_chat_template(path: str | os.PathLike[str]) -> tuple[str, str, str]:
     """A GGUF's chat template and its BOS/EOS texts, reading its vocabulary only (no weights)."""
     from llama_cpp import Llama
 

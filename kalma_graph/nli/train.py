@@ -29,7 +29,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -38,6 +38,11 @@ from kalma_graph.models.checkpoints import load_checkpoint, rng_state, set_rng_s
 from kalma_graph.models.device import pick_device
 from kalma_graph.models.finetune import FineTuneConfig, adamw_with_warmup, optimizer_step, refuse_other_run, seed_all
 from kalma_graph.models.nli import resolve_labels
+
+if TYPE_CHECKING:
+    import torch
+    from torch.optim.lr_scheduler import LRScheduler
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 LABELS = ("entailment", "neutral", "contradiction")
 ProgressFn = Callable[[int, int, float], None]  # (step, total_steps, running loss)
@@ -117,8 +122,9 @@ def latest_checkpoint(output_dir: str | Path) -> Path | None:
     return dirs[-1] if dirs else None
 
 
-def _save_checkpoint(output_dir: Path, step: int, model: Any, optimizer: Any, scheduler: Any,
-                     scaler: Any, state: dict[str, Any], keep: int) -> Path:
+def _save_checkpoint(output_dir: Path, step: int, model: PreTrainedModel, optimizer: torch.optim.Optimizer,
+                     scheduler: LRScheduler, scaler: torch.amp.GradScaler | None, state: dict[str, Any],
+                     keep: int) -> Path:
     import torch
 
     root = output_dir / "checkpoints"
@@ -186,8 +192,8 @@ def _resumed_state(out_dir: Path, resume_from: Path | None, fingerprint: str, co
     return state
 
 
-def _restore(resume_from: Path | None, state: dict | None, optimizer: Any, scheduler: Any,
-             scaler: Any | None) -> tuple[int, list[dict[str, Any]], float]:
+def _restore(resume_from: Path | None, state: dict | None, optimizer: torch.optim.Optimizer, scheduler: LRScheduler,
+             scaler: torch.amp.GradScaler | None) -> tuple[int, list[dict[str, Any]], float]:
     """Optimizer, schedule, scaler and random state of the checkpoint resumed from; (step, loss history, seconds
     trained before), or a fresh start."""
     if resume_from is None or state is None:
@@ -206,13 +212,13 @@ def _no_decay(name: str) -> bool:
     return name.endswith(("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight"))
 
 
-def _resumed_model(checkpoint: Path) -> Any:
+def _resumed_model(checkpoint: Path) -> PreTrainedModel:
     from transformers import AutoModelForSequenceClassification
 
     return AutoModelForSequenceClassification.from_pretrained(checkpoint, use_safetensors=True)
 
 
-def _save_final(model: Any, tokenizer: Any, label2id: dict[str, int], out_dir: Path) -> None:
+def _save_final(model: Any, tokenizer: PreTrainedTokenizerBase, label2id: dict[str, int], out_dir: Path) -> None:
     """The trained model as fp16 safetensors with its labels, and its tokenizer."""
     import torch
 
@@ -250,8 +256,8 @@ class _Batches:
         return self.cache[epoch][within]
 
 
-def _batch_loss(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], labels: Sequence[int], idx: list[int],
-                config: TrainConfig, device: Any, use_amp: bool) -> Any:
+def _batch_loss(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict[str, Any]],
+                labels: Sequence[int], idx: list[int], config: TrainConfig, device: str, use_amp: bool) -> torch.Tensor:
     """The cross-entropy of one batch (premise, hypothesis → label), under mixed precision on a GPU."""
     import torch
 

@@ -23,11 +23,14 @@ import random
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.nli.kg_pairs import SIBLING_GROUPS, _Subject, _usable, entity_split, fact_sentence, value_pools
 from kalma_graph.verification import AnswerInput, CitedTriple, GraphEntity, GraphTriple
+
+if TYPE_CHECKING:
+    from kalma_graph.models.protocols import Entailer
 
 KINDS = ("states", "subject_swap", "bystander", "inverted", "near", "other_value")
 _INVERTED = {"father": "{s} was the father of {o}.", "mother": "{s} was the mother of {o}.",
@@ -138,7 +141,7 @@ def pairs_sha256(pairs: Sequence[VerifierPair]) -> str:
     return digest.hexdigest()
 
 
-def fit_calibration(pairs: Sequence[VerifierPair], nli: Any, *, l2: float = 1.0) -> dict[str, Any]:
+def fit_calibration(pairs: Sequence[VerifierPair], nli: Entailer, *, l2: float = 1.0) -> dict[str, Any]:
     """Structural outcomes and NLI probabilities of the pairs, and the fitted stage-two weights (a dict
     ready for `kalma_graph/data/verifier_calibration.json`)."""
     from kalma_graph.kg.hypothesis import the_of_sentence

@@ -11,16 +11,20 @@ with several answers is linked once); the linked `Entity` records are kept for E
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kalma_graph.kg.triples import Entity
 from kalma_graph.sck.base import EntityMention
 from kalma_graph.store.base import GraphStore
 
+if TYPE_CHECKING:
+    from kalma_graph.models.protocols import MentionDetector
+    from kalma_graph.retrieval.linking import TypeMap
+
 
 class GraphLinker:
-    def __init__(self, store: GraphStore, ner: Any, *, type_map: Any = None, type_policy: str = "strict",
-                 memo_size: int = 8192) -> None:
+    def __init__(self, store: GraphStore, ner: MentionDetector, *, type_map: TypeMap | None = None,
+                 type_policy: str = "strict", memo_size: int = 8192) -> None:
         from kalma_graph.retrieval.linking import load_type_map
 
         self.store = store

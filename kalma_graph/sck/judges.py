@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from pydantic import ValidationError
 
@@ -70,6 +70,12 @@ from kalma_graph.sck.kg_attr import (
     SentenceEvidence,
     triple_tuple,
 )
+
+if TYPE_CHECKING:
+    from kalma_graph.models.llm import Grammar
+    from kalma_graph.models.nli import NLIModel
+    from kalma_graph.models.protocols import Generator
+    from kalma_graph.verification import Verifier
 
 NO_TRIPLETS = "No triplet links the entities of the sentence and question in the graph."
 
@@ -148,7 +154,7 @@ def _names_in(value: str, sentence: str) -> bool:
 class NLIAttributionJudge:
     name = "nli"
 
-    def __init__(self, nli: Any, *, threshold: float = 0.5, premise: str = "question+sentence",
+    def __init__(self, nli: NLIModel, *, threshold: float = 0.5, premise: str = "question+sentence",
                  batch_size: int | None = None) -> None:
         if not 0.0 < threshold < 1.0:
             raise ValueError("threshold must be in (0, 1)")
@@ -316,7 +322,7 @@ def _sck_label(verdict: Verdict, triples: Sequence[Triple]) -> Judgement:
                      else "the sentence states nothing the graph holds", relevant, details)
 
 
-def VerifierAttributionJudge(verifier: Any | None = None) -> SharedAttributionJudge:
+def VerifierAttributionJudge(verifier: Verifier | None = None) -> SharedAttributionJudge:
     """The graph-grounded verifier as a KG-AttrScore judge (no model)."""
     from kalma_graph.attribution import VerifierAttribution
 
@@ -363,8 +369,9 @@ def parse_attr_output(text: str, n_triplets: int) -> tuple[int | None, str, list
         if label is None:
             return None, "", [], f"unknown decision {raw_label!r}"
         rationale = str(next((obj[k] for k in obj if str(k).casefold() in ("rationale", "reason", "explanation")), ""))
-        numbers: Any = next((obj[k] for k in obj if str(k).casefold() in ("relevant_triplets", "relevant", "triplets")),
-                            [])  # the model's JSON: checked by _triplet_numbers
+        numbers: object = next(
+            (obj[k] for k in obj if str(k).casefold() in ("relevant_triplets", "relevant", "triplets")),
+            [])  # the model's JSON: checked by _triplet_numbers
         relevant = _triplet_numbers(numbers, n_triplets)
         return label, rationale.strip(), relevant, None
     found = _DECISION_FIELD_RE.search(text)  # e.g. a `decision:` line, or JSON cut off at max_tokens
@@ -396,7 +403,7 @@ def _triplet_numbers(value: Any, n: int) -> list[int]:
 class LLMAttributionJudge:
     name = "llm"
 
-    def __init__(self, llm: Any, *, prompt: str = "sck/kg_attr", max_triplets: int = 40, max_tokens: int = 256,
+    def __init__(self, llm: Generator, *, prompt: str = "sck/kg_attr", max_triplets: int = 40, max_tokens: int = 256,
                  constrained: bool = True, seed: int = 0, concurrency: int = 1) -> None:
         from kalma_graph.models.llm import GenerationParams
         from kalma_graph.prompts import load_prompt
@@ -407,14 +414,14 @@ class LLMAttributionJudge:
         self.max_triplets = max_triplets
         self.params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=seed)
         self.constrained = bool(constrained and self.prompt.get("grammar"))
-        self._grammars: dict[int, Any] = {}
+        self._grammars: dict[int, Grammar] = {}
 
     def header(self) -> dict[str, Any]:
         return {"judge": self.name, "prompt": self.prompt["name"], "prompt_version": self.prompt.get("version"),
                 "prompt_sha256": self.prompt["sha256"], "max_triplets": self.max_triplets,
                 "constrained": self.constrained, "params": self.params.__dict__, "llm": self.llm.header()}
 
-    def grammar(self, n_triplets: int) -> Any:
+    def grammar(self, n_triplets: int) -> Grammar | None:
         """The prompt's GBNF with `number` allowing exactly 1..n (built once per n)."""
         if not self.constrained:
             return None

@@ -41,7 +41,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, MutableMapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, MutableMapping, Protocol, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
 from kalma_graph.sck.base import SubScore
@@ -89,6 +89,15 @@ class Judgement:
     details: Mapping[str, Any] = field(default_factory=dict)
     raw: str | None = None
     missing_reason: str | None = None
+
+
+class AttributionJudge(Protocol):
+    """What `SCKScorer` needs of a judge (`judges.JUDGES`): one `Judgement` per (sentence, evidence), and what
+    its run header records."""
+
+    def judge(self, question: str, items: Sequence[tuple[str, SentenceEvidence]]) -> list[Judgement]: ...
+
+    def header(self) -> dict[str, Any]: ...
 
 
 def fetch_evidence(

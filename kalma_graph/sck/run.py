@@ -33,7 +33,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kalma_graph.errors import BadInputError
 from kalma_graph.files import (
@@ -48,6 +48,10 @@ from kalma_graph.files import (
 from kalma_graph.lines import numbered_lines
 from kalma_graph.sck.base import INTENTS
 from kalma_graph.sck.scorer import QARecord, SCKScorer, ScoreOptions
+
+if TYPE_CHECKING:
+    from kalma_graph.models.nli import NLICache
+    from kalma_graph.store.base import GraphStore
 
 SCORE_COLUMNS = ("sck", "s", "c", "k", "ve", "er", "kg_attr")
 OUTPUT_FILES = ("header.json", "answers.jsonl", "sentences.jsonl", "answers.csv", "sentences.csv",
@@ -69,7 +73,7 @@ def _record_id(question: str, answer: str) -> str:
     return hashlib.sha1(f"{question}\x1f{answer}".encode("utf-8")).hexdigest()[:12]
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, Mapping):
@@ -132,7 +136,7 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[QARecord], list[str
 
 
 def build_scorer(
-    store: Any,
+    store: GraphStore,
     *,
     judge: str = "nli",
     intent: str = "nli",
@@ -144,7 +148,7 @@ def build_scorer(
     nli_threshold: float = 0.5,
     nli_premise: str = "question+sentence",
     options: ScoreOptions | None = None,
-    nli_cache: Any = "default",
+    nli_cache: NLICache | str | os.PathLike[str] | bool | None = "default",
     llm_n_ctx: int = 4096,
     max_triplets: int = 40,
     concurrency: int = 1,
@@ -183,7 +187,7 @@ def build_scorer(
 # --- running ----------------------------------------------------------------------------------------
 
 
-def _comparable(value: Any) -> Any:
+def _comparable(value: object) -> Any:
     """What makes scores comparable: options, models, prompts, weights (not paths or times)."""
     if isinstance(value, Mapping):
         return {k: _comparable(v) for k, v in sorted(value.items())
@@ -340,7 +344,7 @@ def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 

@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kalma_graph.kg.citation_marks import locate_marks
 from kalma_graph.kg.citations import parse_answer
@@ -29,6 +29,13 @@ from kalma_graph.sck.kg_attr import LABEL_NAMES, aggregate_attribution, fetch_ev
 from kalma_graph.sck.structure import observe, s_score_from
 from kalma_graph.sck.ve import ve_score
 from kalma_graph.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+    from kalma_graph.models.embeddings import SentenceEmbedder
+    from kalma_graph.sck.entities import GraphLinker
+    from kalma_graph.sck.kg_attr import AttributionJudge
 
 
 @dataclass(frozen=True)
@@ -140,8 +147,8 @@ class ScoreResult:
 
 
 class SCKScorer:
-    def __init__(self, store: GraphStore, linker: Any, embedder: Any, judge: Any, intent_classifier: Any,
-                 structure_nlp: Any, options: ScoreOptions | None = None) -> None:
+    def __init__(self, store: GraphStore, linker: GraphLinker, embedder: SentenceEmbedder, judge: AttributionJudge,
+                 intent_classifier: Any, structure_nlp: Language, options: ScoreOptions | None = None) -> None:
         self.store = store
         self.linker = linker
         self.embedder = embedder
@@ -232,7 +239,7 @@ class SCKScorer:
         }
 
 
-def _nlp_header(nlp: Any) -> dict[str, Any]:
+def _nlp_header(nlp: Language) -> dict[str, Any]:
     meta = getattr(nlp, "meta", {}) or {}
     return {"pipeline": f"{meta.get('lang', '')}_{meta.get('name', '')}", "version": meta.get("version"),
             "components": list(getattr(nlp, "pipe_names", []))}

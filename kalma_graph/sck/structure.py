@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from kalma_graph.sck.base import INTENTS, SubScore
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 LENGTH_BANDS: dict[str, tuple[int, float]] = {"short": (1, 50), "moderate": (50, 150), "long": (150, float("inf"))}
 KEYWORD_SATURATION = 2
@@ -163,7 +166,7 @@ _FUTURE_AUX = {"will", "shall", "'ll", "wo", "sha"}  # spaCy splits "won't" into
 _HAVE = {"have", "has", "'ve", "'s", "having"}
 
 
-def predicate_tense(token: Any) -> str | None:
+def predicate_tense(token: Token) -> str | None:
     """Tense of the verb group headed by `token` (a spaCy token): present, past, future or None."""
     auxes = [c for c in token.children if c.dep_ in ("aux", "auxpass")]
     if any(a.lower_ in _FUTURE_AUX for a in auxes):
