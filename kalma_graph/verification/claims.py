@@ -230,6 +230,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             reason=reason))
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
+    claims += _ordinals(ctx, values, used)
+    used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
 
@@ -377,6 +379,27 @@ def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Ci
             spans.append(((m.start, m.end), "name"))
     spans += [(span, "relation") for span in _single_valued_objects(tokens, ctx.lexicon)]
     return sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0])))
+
+
+def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+              used: set[int]) -> list[Claim]:
+    """"Takelot II was the third pharaoh": an ordinal right before a cited value's words says where in a series it
+    stands, which no triple holds (unless the question says it); marks its token used."""
+    starts = {span[0] for span, _ in values if span is not None}
+    out = []
+    for i, t in enumerate(ctx.tokens[:-1]):
+        if t.norm in ctx.lexicon.ordinals and i + 1 in starts and i not in used and t.norm not in ctx.question_words:
+            used.add(i)
+            out.append(Claim(text=t.text, kind="words", status="absent",
+                             reason="an ordinal: the graph holds no place in a series"))
+    return out
+
+
+def _relation_words(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]]) -> set[int]:
+    """The tokens that are words of a supported citation's relation label ("notable" of `notable works`): they
+    name the relation the citation holds, not a claim of their own."""
+    words = {w for _, c in values for w in phrase(c.relation)} - ctx.lexicon.stop_and_glue
+    return {i for i, t in enumerate(ctx.tokens) if t.word and t.norm in words}
 
 
 def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:

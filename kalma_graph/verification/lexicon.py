@@ -98,6 +98,7 @@ class Lexicon:
     place_labels: frozenset[str] = frozenset()  # place_relations.labels
     containment_labels: frozenset[str] = frozenset()  # relations that say where a place lies
     distributive_words: frozenset[str] = frozenset()  # "respectively": values paired with a group one by one
+    ordinals: frozenset[str] = frozenset()  # "the third pharaoh": a place in a series the graph does not hold
     lives_determiners: frozenset[str] = frozenset()
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
@@ -283,6 +284,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         place_labels=places.words("labels"),
         containment_labels=own.words("containment_relations"),
         distributive_words=own.words("distributive_words"),
+        ordinals=own.words("ordinals"),
         lives_determiners=own.words("lives_determiners"),
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},

@@ -28,7 +28,8 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # another entity's name ("Haasan" of "Akshara Haasan" is not her father Kamal Haasan), "S's father is an actor" as
 # the father's occupation, not S's, and no value in a short alias that is a function word (India's "IN" in "died
 # in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`), and a value said of
-# a group ("A and B were the children of V") as said of each of them.
+# a group ("A and B were the children of V") as said of each of them, an ordinal before a cited value ("the third
+# pharaoh") as a claim, and the words of a cited relation's label ("notable works include V") as naming it.
 VERIFIER_VERSION = "7"
 
 

@@ -81,3 +81,23 @@ def test_bad_questions_each_end_with_a_clear_record(tmp_path, tmp_path_factory, 
     # an empty --question is refused before anything is loaded
     refused = _answer(store, "--question", "  ", "--out", str(tmp_path / "x.jsonl"))
     assert refused.exit_code == 2 and "--question is empty" in refused.output
+
+
+@pytest.mark.slow
+def test_a_holder_brought_in_by_a_relatives_name_is_named_in_the_record(tmp_path, tmp_path_factory):
+    # complex_question_graph:29 (development index): "Ian Khama" is only Seretse Khama's `child` value; linking
+    # brings Seretse Khama, whom no mention selected. The record names him (`shown_names`), so that an evaluation
+    # reads "Seretse Khama's child is Ian Khama" as the grounded loop did (it once called every sentence unsupported)
+    from kalma_graph.evaluation.verify import verifier_input
+    from kalma_graph.verification import Verifier
+
+    store = sample_store_path(tmp_path_factory)
+    out = tmp_path / "answers.jsonl"
+    result = _answer(store, "--question", "Who was Ian Khama's father?", "--out", str(out), "--no-show")
+    assert result.exit_code == 0, result.output
+    record = read_records(out)[0]
+    assert record["shown_names"]["Q219962"] == "Seretse Khama"
+    name_only = dict(record, answer="Seretse Khama's child is Ian Khama [Q219962, child: Ian Khama].",
+                     sentences=None)
+    check = Verifier().verify(verifier_input(name_only))
+    assert [s.fully_supported for s in check.sentences] == [True]
