@@ -476,3 +476,25 @@ def test_a_value_said_of_a_group(sentence, cited, status):
         assert status in jong_un and not result.fully_supported, result.claims
     else:  # held for him too, or paired one by one: nothing is said of him that the graph lacks
         assert not jong_un & {"absent", "contradicted"}, result.claims
+
+
+@pytest.mark.parametrize("sentence, cited, fully", [
+    # issue 44, committed answers: an ordinal before a cited value is a claim the graph cannot hold
+    ("Friedrich Schiller was the third poet.", ("Q22670", "occupation", "poet"), False),
+    ("Friedrich Schiller was a poet.", ("Q22670", "occupation", "poet"), True),
+    # a cited relation's own label words name it ("notable", "political", "noble" were once absent claims)
+    ("Joyce Carol Oates's religion was Judaism.", ("Q217557", "religion", "Judaism"), True),
+    ("Friedrich Schiller's place of birth was Marbach am Neckar.",
+     ("Q22670", "place of birth", "Marbach am Neckar"), True),
+])
+def test_ordinals_and_relation_label_words(sentence, cited, fully):
+    assert check(sentence, cited).fully_supported is fully, check(sentence, cited).claims
+
+
+def test_notable_works_include_names_the_relation():
+    shown = [*SHOWN, GraphTriple(subject="Q22670", label="notable works", value="Wallenstein", object_id="Q1")]
+    answer = AnswerInput(question="", shown=shown, entities=ENTITIES, sentences=[
+        ("Friedrich Schiller's notable works include Wallenstein.",
+         [CitedTriple(subject="Q22670", relation="notable works", value="Wallenstein")])])
+    result = Verifier().verify(answer).sentences[0]
+    assert result.fully_supported, result.claims  # "notable" was an absent evaluation before
