@@ -10,12 +10,13 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from kalma_graph.errors import BadInputError, KalmaError
 
 if TYPE_CHECKING:
-    from llama_cpp import Llama
+    from llama_cpp import Llama, LlamaGrammar
 
 LLM_ENV = "KALMA_LLM"
 
@@ -125,3 +126,27 @@ def completion_of(out: dict, text: str | None, params: GenerationParams) -> Comp
 def is_endpoint(model: object) -> bool:
     """Does a `--model` value name a server rather than a file or a registry entry?"""
     return isinstance(model, str) and model.startswith(("http://", "https://"))
+
+
+# The grammar type lives here, beside the other chat-level types, so that `protocols` and `server` name it without
+# importing `llm` (which imports them).
+@dataclass(frozen=True)
+class Grammar:
+    """A GBNF grammar as callers pass it to `chat(..., grammar=)` / `complete(..., grammar=)`: its text, which
+    a model server receives as is (`models.server`), compiled by llama.cpp once per text for an in-process
+    model."""
+
+    text: str
+
+    def compiled(self) -> LlamaGrammar:
+        return _compiled_grammar(self.text)
+
+
+@lru_cache(maxsize=64)
+def _compiled_grammar(text: str) -> LlamaGrammar:
+    from llama_cpp import LlamaGrammar
+
+    compiled = LlamaGrammar.from_string(text, verbose=False)
+    # what `grammar_first.GrammarFirstLlama` builds its own sampler from: our attribute on llama.cpp's object
+    compiled.kalma_text = text  # type: ignore[attr-defined]
+    return compiled

@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 import os
 import threading
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -26,7 +24,9 @@ from .chat import (  # noqa: F401
     LLM_ENV,
     Completion,
     GenerationParams,
+    Grammar,
     LLMError,
+    _compiled_grammar,
     chat_template_of,
     completion_of,
     is_endpoint,
@@ -81,28 +81,6 @@ def gpu_offload_supported() -> bool:
     import llama_cpp
 
     return bool(llama_cpp.llama_supports_gpu_offload())
-
-
-@dataclass(frozen=True)
-class Grammar:
-    """A GBNF grammar as callers pass it to `chat(..., grammar=)` / `complete(..., grammar=)`: its text, which
-    a model server receives as is (`models.server`), compiled by llama.cpp once per text for an in-process
-    model."""
-
-    text: str
-
-    def compiled(self) -> LlamaGrammar:
-        return _compiled_grammar(self.text)
-
-
-@lru_cache(maxsize=64)
-def _compiled_grammar(text: str) -> LlamaGrammar:
-    from llama_cpp import LlamaGrammar
-
-    compiled = LlamaGrammar.from_string(text, verbose=False)
-    # what `grammar_first.GrammarFirstLlama` builds its own sampler from: our attribute on llama.cpp's object
-    compiled.kalma_text = text  # type: ignore[attr-defined]
-    return compiled
 
 
 def _llama_grammar(grammar: GrammarLike | None) -> LlamaGrammar | None:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
-from kalma_graph.models.chat import Completion, GenerationParams
+from kalma_graph.models.chat import Completion, GenerationParams, Grammar
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
     import numpy as np
     from llama_cpp import LlamaGrammar
-
-    from kalma_graph.models.llm import Grammar
 
     #: What `chat(..., grammar=)` / `complete(..., grammar=)` take: a `Grammar` (`generation.grammar.llama_grammar`),
     #: GBNF text, or a grammar llama.cpp compiled already (in-process only; a model server refuses it).

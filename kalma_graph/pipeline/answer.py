@@ -39,6 +39,7 @@ from kalma_graph.models.calls import in_order
 from kalma_graph.models.llm import Completion, GenerationParams, LLMError
 from kalma_graph.models.protocols import Entailer, Generator, MentionDetector
 from kalma_graph.pipeline.cite import MAX_CITED, POSTHOC_THRESHOLD
+from kalma_graph.pipeline.grounded import GroundedResult
 from kalma_graph.pipeline.strategies import FOLLOW_OPTION, Cited, Generated, Prompted, strategy as cite_strategy
 from kalma_graph.provenance import library_versions
 from kalma_graph.records import AnswerRecord, CitationRecord, SentenceRecord, TripleRecord
@@ -551,6 +552,29 @@ def retrieve_one(store: GraphStore, ner: MentionDetector, question: Question, ru
                       time.perf_counter() - t0)
 
 
+def _optional_fields(item: _Retrieved, placements: Sequence[Any] | None, grounding: GroundedResult | None, *,
+                     filtered: bool) -> dict[str, Any]:
+    """The record's fields that only some answers have: post-hoc placements, the grounded loop's trace, the shown
+    triples a knowledge filter chose, and the names of the entities shown."""
+    shown, shown_entities = item.shown, item.shown_entities
+    optional: dict[str, Any] = {}
+    if placements is not None:
+        optional["placements"] = [p.as_dict() for p in placements]
+    if grounding is not None:
+        optional["grounding"] = grounding.stats()
+    if unlabelled(shown):
+        optional["unlabelled_left_out"] = unlabelled(shown)
+    if filtered:
+        # What the prompt showed; evaluation checks citations against it (it may hold other entities).
+        optional["shown"] = [_triple_record(t) for t in shown]
+    selected = {lm.selected.id for lm in item.found.linked if lm.selected is not None}
+    if filtered or any(e.id not in selected for e in shown_entities):
+        # the names of the entities shown that no linked mention selected (a person brought in as the holder of a
+        # relative's name: "Ian Khama" brings Seretse Khama), so that an evaluation reads them as the loop did
+        optional["shown_names"] = {e.id: e.name for e in shown_entities if e.name}
+    return optional
+
+
 def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: KnowledgeFilter | None) -> AnswerRecord:
     """The model call, citations and the record: what may run in several threads at once against a model server
     (`concurrency`); it touches neither the store nor the NER model."""
@@ -591,21 +615,7 @@ def generate_one(llm: Generator, item: _Retrieved, run: _Run, knowledge_filter: 
     citing_s = time.perf_counter() - t1 - generation_s
 
     parsed = parse_answer(answer, props, pairs)
-    optional: dict[str, Any] = {}
-    if placements is not None:
-        optional["placements"] = [p.as_dict() for p in placements]
-    if grounding is not None:
-        optional["grounding"] = grounding.stats()
-    if unlabelled(shown):
-        optional["unlabelled_left_out"] = unlabelled(shown)
-    if knowledge_filter is not None:
-        # What the prompt showed; evaluation checks citations against it (it may hold other entities).
-        optional["shown"] = [_triple_record(t) for t in shown]
-    selected = {lm.selected.id for lm in found.linked if lm.selected is not None}
-    if knowledge_filter is not None or any(e.id not in selected for e in shown_entities):
-        # the names of the entities shown that no linked mention selected (a person brought in as the holder of a
-        # relative's name: "Ian Khama" brings Seretse Khama), so that an evaluation reads them as the loop did
-        optional["shown_names"] = {e.id: e.name for e in shown_entities if e.name}
+    optional = _optional_fields(item, placements, grounding, filtered=knowledge_filter is not None)
     return AnswerRecord(
         id=question.id,
         question=text,
