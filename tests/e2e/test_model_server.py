@@ -288,10 +288,10 @@ def test_a_server_killed_mid_run_loses_nothing_and_the_run_resumes(tmp_path, tmp
 
 
 def _untimed(record: dict) -> dict:
-    """An answer record less what the clock says (`timings`; the grounded loop's `seconds`)."""
+    """An answer record less what the clock says (`timings`; the grounded loop's `seconds`, `first_sentence_s`)."""
     out = {k: v for k, v in record.items() if k != "timings"}
     if out.get("grounding"):
-        out["grounding"] = {k: v for k, v in out["grounding"].items() if k != "seconds"}
+        out["grounding"] = {k: v for k, v in out["grounding"].items() if k not in ("seconds", "first_sentence_s")}
     return out
 
 
