@@ -288,12 +288,23 @@ def _parts(root: Path, part: str) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _headline(data: Mapping[str, Any]) -> str:
-    """The strategy an experiment part ran with (its answers' `cite`), `attribute-first` for older reports."""
+    """The strategy an experiment part ran with (its answers' `cite`): from its rows, else from the header of the
+    answers each row evaluated (Table 5 and Figure 5 record no strategy of their own: a grounded run was once
+    labelled attribute-first), `attribute-first` for older reports that have neither."""
     rows_of = (data.get("header") or {}).get("rows_of") or []
     if rows_of:
         return rows_of[0].get("cite", "attribute-first")
     cites = {r.get("cite") for r in data.get("rows", []) if r.get("cite")}
-    return cites.pop() if len(cites) == 1 else "attribute-first"
+    if len(cites) == 1:
+        return cites.pop()
+    for row in data.get("rows", []):
+        header = Path(row.get("out_dir") or "").parent / "answers.jsonl.header.json"
+        if row.get("out_dir") and header.is_file():
+            cite = json.loads(header.read_text(encoding="utf-8")).get("cite")
+            strategy = cite.get("strategy") if isinstance(cite, dict) else cite
+            if strategy:
+                return str(strategy)
+    return "attribute-first"
 
 
 def _judged(r: Mapping[str, Any]) -> list[str]:

@@ -50,3 +50,15 @@ def test_a_rerun_of_table3_heads_the_page_and_the_previous_dataset_s_tables_stan
     assert "| attribute-first (on the previous dataset, paper) | 0 | 40 |" in page
     assert "Pending: `figure5` has not been run yet." in page
     assert results_markdown(rerun, tmp_path).count("### Table 3 on the previous dataset") == 0
+
+
+def test_a_table5_run_is_labelled_by_the_strategy_its_answers_name(tmp_path):
+    # Table 5's experiment.json names no strategy: a grounded run was once labelled attribute-first
+    from kalma_graph.reporting.paper import _headline
+
+    answers = tmp_path / "removed_0"
+    (answers / "evaluation").mkdir(parents=True)
+    (answers / "answers.jsonl.header.json").write_text(json.dumps({"cite": {"strategy": "grounded"}}))
+    data = {"header": {"experiment": "conscious"}, "rows": [{"setting": 0, "out_dir": str(answers / "evaluation")}]}
+    assert _headline(data) == "grounded"
+    assert _headline({"header": {}, "rows": [{"setting": 0}]}) == "attribute-first"  # an older report
