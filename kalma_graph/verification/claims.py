@@ -86,7 +86,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
                             lexicon)
         ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words,
-                      containers=containers or {})
+                      containers=containers if containers is not None else {})
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))

@@ -11,7 +11,7 @@ them; any other name there ("Marbach am Neckar, France") stays an absent claim.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .lexicon import Lexicon
 from .records import GraphEntity, GraphTriple
@@ -68,3 +68,27 @@ def shown_lookup(shown: Sequence[GraphTriple]) -> Lookup:
     for t in shown:
         by_subject.setdefault(t.subject, []).append(t)
     return lambda ids: {i: by_subject.get(i, []) for i in ids}
+
+
+class LazyContainers(Mapping[str, frozenset[str]]):
+    """`place_containers`, walked on first use: only a name right after "<held place>," asks for it, which most
+    answers never write, and with a store the walk costs up to four round trips per answer (`verify` over
+    thousands of answers pays them on its hot path otherwise)."""
+
+    def __init__(self, compute: Callable[[], Mapping[str, frozenset[str]]]) -> None:
+        self._compute = compute
+        self._found: Mapping[str, frozenset[str]] | None = None
+
+    def _walked(self) -> Mapping[str, frozenset[str]]:
+        if self._found is None:
+            self._found = self._compute()
+        return self._found
+
+    def __getitem__(self, key: str) -> frozenset[str]:
+        return self._walked()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._walked())
+
+    def __len__(self) -> int:
+        return len(self._walked())

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon
-from .places import place_containers, shown_lookup
+from .places import LazyContainers, place_containers, shown_lookup
 from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
 
 # The verifier's id is `version:cues_sha256`, so that a stored report scored by another verifier is never read
@@ -65,9 +65,10 @@ class Verifier:
         if self.store is not None:
             entities, store_triples = self._from_store(answer)
             answer = answer.model_copy(update={"entities": entities})
-            containers = place_containers(answer.shown, self._store_lookup, self.lexicon, self._store_entities)
-        else:
-            containers = place_containers(answer.shown, shown_lookup(answer.shown), self.lexicon)
+        shown = answer.shown
+        lookup = self._store_lookup if self.store is not None else shown_lookup(shown)
+        names = self._store_entities if self.store is not None else None
+        containers = LazyContainers(lambda: place_containers(shown, lookup, self.lexicon, names))
         check = verify_structure(answer, self.lexicon, store_triples, containers)
         if self.calibrator is not None:
             check = self.calibrator.refine(answer, check)
@@ -85,10 +86,7 @@ class Verifier:
             mine = known.get(e.id)
             known[e.id] = GraphEntity(id=e.id, name=(mine.name if mine and mine.name else e.name),
                                       aliases=tuple(dict.fromkeys((*(mine.aliases if mine else ()), *e.aliases))))
-        held = self.store.one_hop_many(subjects) if subjects else {}
-        triples = {s: [graph_triple(t) for t in ts] for s, ts in held.items()}
-        return list(known.values()), triples
-
+        return list(known.values()), self._store_lookup(subjects) if subjects else {}
 
     def _store_lookup(self, ids: list[str]) -> dict[str, list[GraphTriple]]:
         assert self.store is not None

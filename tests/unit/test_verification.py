@@ -498,3 +498,23 @@ def test_notable_works_include_names_the_relation():
          [CitedTriple(subject="Q22670", relation="notable works", value="Wallenstein")])])
     result = Verifier().verify(answer).sentences[0]
     assert result.fully_supported, result.claims  # "notable" was an absent evaluation before
+
+
+def test_where_a_place_lies_is_looked_up_only_for_a_name_after_it():
+    # the containment walk costs store round trips per answer: only "<held place>, <name>" asks for it
+    from kalma_graph.verification.claims import verify_structure
+    from kalma_graph.verification.places import LazyContainers
+
+    walks = []
+
+    def walk():
+        walks.append(1)
+        return {"marbach am neckar": frozenset({"germany"})}
+
+    for sentence, expected in (("Friedrich Schiller was born in Marbach am Neckar.", []),
+                               ("Friedrich Schiller was born in Marbach am Neckar, Germany.", [1])):
+        walks.clear()
+        answer = AnswerInput(question="", shown=PLACES, entities=ENTITIES, sentences=[
+            (sentence, [CitedTriple(subject="Q22670", relation="place of birth", value="Marbach am Neckar")])])
+        check = verify_structure(answer, containers=LazyContainers(walk))
+        assert walks == expected and check.sentences[0].fully_supported
