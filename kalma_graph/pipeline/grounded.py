@@ -60,7 +60,7 @@ from kalma_graph.verification import AnswerInput, CitedTriple, GraphTriple, Veri
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
-from kalma_graph.verification.topics import load_topics, looks_english, question_asks, unanswered_parts
+from kalma_graph.verification.topics import UNREAD, load_topics, looks_english, question_asks, unanswered_parts
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
 from .cite import render_marks, supported_triples
@@ -189,6 +189,7 @@ class Plan:
     unanswered: list[dict[str, Any]] = field(default_factory=list)
     relevant: list[list[Triple]] = field(default_factory=list)
     note: str | None = None  # how the question was read when it could not be read as asked
+    unread: bool = False  # the question asks, in words no reading knows, what the graph does not hold
 
 
 def _grouped(triples: Sequence[Triple], other_person: Any) -> list[list[Triple]]:
@@ -255,6 +256,7 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
     plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
     names = {e.id: e.name for e in persons.values() if e.name}
     plan.unanswered = unanswered_parts(asks, citable, names)[:MAX_UNANSWERED]
+    plan.unread = any(a.topic == UNREAD for a in asks)
     if not looks_english(question):
         plan.note = "the question does not read as English: answered as 'Who is X?' of the persons it names"
     return plan
@@ -521,7 +523,7 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
     plan = plan_answer(question, entities, shown) if text_grammar is not None else Plan()
     result.asked = list(dict.fromkeys(f"{t.subject} / {t.label}" for target in plan.asked for t in target))
     result.planned = [f"{t[0].subject} / {t[0].label}" for t in plan.asked + plan.links + plan.relevant]
-    result.unanswered = [part["lead"] for part in plan.unanswered]
+    result.unanswered = [part.get("label", part["lead"]) for part in plan.unanswered]
     result.note = plan.note
     stopped = _follow(loop, plan.asked + plan.links, text_grammar, max_sentences, count_skips=True)
     for part in plan.unanswered if not stopped else ():
@@ -539,7 +541,9 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
         stopped = _follow(loop, plan.relevant, text_grammar, max_sentences, count_skips=False)
     asked = [(s, p) for s, p in (key.split(" / ", 1) for key in result.asked)]
     covered = {(s, p) for s, p, _ in loop.stated}
-    if not stopped and loop.units and (plan.asked or plan.relevant):
+    if plan.unread and not stopped and loop.units:
+        result.stop_reason = "the question asks what the graph, as read, does not hold: said and marked [NA]"
+    elif not stopped and loop.units and (plan.asked or plan.relevant):
         result.stop_reason = ("the question's asked facts are covered" if set(asked) <= covered
                               else "the plan is done (a planned fact no candidate stated)")
     elif not stopped and not result.sentences - result.na_parts:

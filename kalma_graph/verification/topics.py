@@ -27,17 +27,20 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import takewhile
 from importlib import resources
 from typing import Any, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple
 
-from .asked import _named, _pronouns_resolved, asked_in_order, asked_readings
+from .asked import _named, _pronouns_resolved, asked_in_order, asked_readings, name_spans
 from .lexicon import load_lexicon
 from .text import Token, find_phrase, find_stem, fold, number_of, parse_iso_date, phrase, tokenize
 
 _CLAUSE_RE = re.compile(r",\s*(?:and\s+)?|;|:|\?\s+|\s+and\s+(?=(?:how|what|where|when|who|which|why|did|was|were)\b)")
 MISSING = "named, not held"  # an Ask's topic: a relation the question names by label that the graph shown lacks
+UNREAD = "asked, not read"  # an Ask's topic: what a question asks in words no topic, label or cue reads
+_UNREAD_WORDS = 6  # the most words of an unread part's lead after the person's name ("'s favourite food")
 _WHO_CUES = ("who was", "who is", "who were", "tell me about", "life of")  # the person must follow at once
 
 
@@ -60,6 +63,7 @@ class Topics:
     version: str
     verbs: frozenset[str] = frozenset()
     leads: dict[str, str] = field(default_factory=dict)
+    unread: tuple[str, ...] = ()  # relevant to a question that asks, in words no reading knows, of a person
     value_not_asked: frozenset[str] = frozenset()
 
     def lead(self, relations: Sequence[str], name: str, dead: bool) -> str:
@@ -90,8 +94,9 @@ class Ask:
     subject: str
     relation: str
     tier: int
-    topic: str  # a topic's name, "named" (its label, noun or cue) or "biography"
+    topic: str  # a topic's name, "named" (its label, noun or cue), "biography", `MISSING` or `UNREAD`
     position: tuple[int, int]  # (clause, token): the question's order
+    words: str = ""  # an `UNREAD` part: the question's words for it ("Friedrich Schiller's favourite food")
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +113,8 @@ def load_topics() -> Topics:
     return Topics(topics=topics, biography_cues=tuple(cue(c) for c in data["biography"]["cues"]),
                   biography=tuple(data["biography"]["relevant"]), groups=tuple(tuple(g) for g in data["groups"]),
                   version=data["version"], verbs=frozenset(data.get("verbs", ())),
-                  leads=dict(data.get("leads", {})), value_not_asked=frozenset(data.get("value_not_asked", ())))
+                  leads=dict(data.get("leads", {})), unread=tuple(data.get("unread", {}).get("relevant", ())),
+                  value_not_asked=frozenset(data.get("value_not_asked", ())))
 
 
 def _relation_spans(tokens: Sequence[Token], labels: set[str]) -> list[tuple[int, int]]:
@@ -253,7 +259,30 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
         for subject in _biography_subjects(tokens, people, entities):
             for relation in table.biography:
                 add(subject, relation, 1, "biography", (index, -1))
+    if not out:
+        out = {(a.subject, a.relation): a for a in _unread(clauses, found, entities)}
     return sorted(out.values(), key=lambda a: (-a.tier, a.position))
+
+
+def _unread(clauses: Sequence[Sequence[Token]], found: Sequence[dict[str, int]],
+            entities: Sequence[Entity]) -> list[Ask]:
+    """A question that names a person the graph holds, yet asks nothing any reading knows ("What was Friedrich
+    Schiller's favourite food?"): one part the graph, as read, does not hold, in the question's words (the name
+    and up to `_UNREAD_WORDS` words after its possessive; else the name), and the `unread` relevant facts of that
+    person. Without it the loop wrote freely: eight sentences the model chose, none of them about food."""
+    names = {e.id: e.name for e in entities if e.name}
+    for index, (tokens, people) in enumerate(zip(clauses, found)):
+        for subject in sorted(people, key=people.__getitem__):
+            spans = [s for s in name_spans(tokens, {subject: names[subject]}).get(subject, []) if s[1] > s[0]]
+            if subject not in names or not spans:
+                continue
+            start, end = spans[0]
+            after = list(takewhile(lambda t: t.word, tokens[end:end + _UNREAD_WORDS]))
+            words = [t.text for t in after] if tokens[end - 1].possessive else []
+            lead = f"{names[subject]}'s {' '.join(words)}" if words else names[subject]
+            return [Ask(subject, "", 2, UNREAD, (index, start), words=lead),
+                    *(Ask(subject, r, 1, UNREAD, (index, start)) for r in load_topics().unread)]
+    return []
 
 
 def _value_named(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:
@@ -352,7 +381,10 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
     out: list[dict[str, Any]] = []
     for a in asks:  # a relation the question names by its label: the part is that relation
         name = names.get(a.subject)
-        if a.topic == MISSING and name:
+        if a.topic == UNREAD and a.words:
+            out.append({"subject": a.subject, "topic": UNREAD, "lead": a.words, "position": a.position,
+                        **({"label": f"what the question asks of {name}"} if a.words == name else {})})
+        elif a.topic == MISSING and name:
             noun = (lexicon.relation(a.relation).nouns or (a.relation,))[0]
             out.append({"subject": a.subject, "topic": a.relation, "lead": f"{name}'s {noun}", "position": a.position})
     named = {(p["subject"], p["topic"]) for p in out}

@@ -101,3 +101,25 @@ def test_a_holder_brought_in_by_a_relatives_name_is_named_in_the_record(tmp_path
                      sentences=None)
     check = Verifier().verify(verifier_input(name_only))
     assert [s.fully_supported for s in check.sentences] == [True]
+
+
+@pytest.mark.slow
+def test_a_question_no_reading_knows_gets_one_na_part_and_no_free_writing(tmp_path, tmp_path_factory):
+    # "What was Friedrich Schiller's favourite food?" once got eight sentences the model chose (none about food,
+    # some false: "He wrote plays such as 'Don Quixote'") and nothing said the graph lacks what was asked
+    store = sample_store_path(tmp_path_factory)
+    out = tmp_path / "answers.jsonl"
+    result = _answer(store, "--question", "What was Stephen Crane's favourite food?", "--out", str(out), "--no-show",
+                     "--max-tokens", "256")
+    assert result.exit_code == 0, result.output
+    grounding = read_records(out)[0]["grounding"]
+    assert grounding["unanswered"] == ["Stephen Crane's favourite food"]
+    assert grounding["asked"] == [] and [p.split(" / ")[1] for p in grounding["planned"]] == ["occupation"]
+    na = [e for e in grounding["trace"] if e.get("na_part")]
+    assert na and all(e["written"].startswith("[NA] Stephen Crane's favourite food") for e in na)
+    # what follows is the plan (who Crane was), never sentences the model chooses: at most the [NA] part and
+    # the occupation's sentences; a kept [NA] part ends the answer with its own reason
+    assert grounding["sentences"] <= 1 + len(grounding["planned"]), grounding
+    assert grounding["stop_reason"] != "max_sentences"
+    if grounding["na_parts"]:
+        assert "does not hold" in grounding["stop_reason"]

@@ -229,3 +229,36 @@ def test_a_person_reached_through_a_relative_known_only_by_name():
     assert {"child", "occupation", "alma mater"} <= planned
     # the military path is Ian's, of whom the graph knows no facts: no [NA] part for his father
     assert plan.unanswered == []
+
+
+SCHILLER = [Entity("Q22670", name="Friedrich Schiller")]
+SCHILLER_FACTS = [Triple("Q22670", "", label, value) for label, value in (
+    ("instance of", "human"), ("occupation", "playwright"), ("occupation", "poet"), ("educated at", "University of Jena"),
+    ("influenced by", "Immanuel Kant"), ("religion", "Lutheranism"))]
+
+
+def test_a_question_no_reading_knows_is_one_na_part_in_its_own_words():
+    # before: an empty plan, and the model wrote eight sentences of its choosing, none about food, some false
+    # ("He wrote plays such as 'Don Quixote'"), and nothing said the graph lacks what was asked
+    plan = plan_answer("What was Friedrich Schiller's favourite food?", SCHILLER, SCHILLER_FACTS)
+    assert [p["lead"] for p in plan.unanswered] == ["Friedrich Schiller's favourite food"]
+    assert plan.unread and plan.asked == []
+    assert [t.value for target in plan.relevant for t in target] == ["playwright", "poet"]  # who he was
+    # no possessive: the lead is the name, the model says the rest under [NA]
+    plan = plan_answer("Did Friedrich Schiller ever visit Japan?", SCHILLER, SCHILLER_FACTS)
+    assert [p["lead"] for p in plan.unanswered] == ["Friedrich Schiller"]
+
+
+@pytest.mark.parametrize("question", [
+    "What was Friedrich Schiller's religion?",  # a label: asked and held
+    "Who was Friedrich Schiller?",  # a biography
+    "Tell me about Friedrich Schiller's family.",  # a topic the graph lacks: its own [NA] part
+])
+def test_a_question_a_reading_knows_has_no_unread_part(question):
+    plan = plan_answer(question, SCHILLER, SCHILLER_FACTS)
+    assert not plan.unread
+    assert all(p["topic"] != "asked, not read" for p in plan.unanswered)
+
+
+def test_a_question_naming_nobody_the_graph_holds_has_no_unread_part():
+    assert plan_answer("What was Georg Sars's favourite food?", SCHILLER, SCHILLER_FACTS).unanswered == []
