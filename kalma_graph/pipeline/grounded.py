@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from kalma_graph.kg.citation_marks import KnownPairs, KnownProps
 from kalma_graph.kg.citations import from_attribute_first, parse_answer
@@ -60,7 +60,8 @@ from kalma_graph.verification import AnswerInput, CitedTriple, GraphTriple, Veri
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
-from kalma_graph.verification.topics import UNREAD, load_topics, looks_english, question_asks, unanswered_parts
+from kalma_graph.verification.topics import (UNREAD, load_topics, looks_english, question_asks, question_persons,
+                                             unanswered_parts)
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
 from .cite import render_marks, supported_triples
@@ -255,11 +256,26 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
         planned.add((t.subject, t.label, t.value))
     plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
     names = {e.id: e.name for e in persons.values() if e.name}
-    plan.unanswered = unanswered_parts(asks, citable, names)[:MAX_UNANSWERED]
+    plan.unanswered = (unanswered_parts(asks, citable, names)
+                       + _unlinked(question, entities, names, citable, other_person))[:MAX_UNANSWERED]
     plan.unread = any(a.topic == UNREAD for a in asks)
     if not looks_english(question):
         plan.note = "the question does not read as English: answered as 'Who is X?' of the persons it names"
     return plan
+
+
+def _unlinked(question: str, entities: Sequence[Entity], names: dict[str, str], citable: Sequence[Triple],
+              other_person: Callable[[Triple], str | None]) -> list[dict[str, Any]]:
+    """The persons the question names whom no shown triple links, as one asked part each pair (the first-named
+    person's "connection to" the other): "What were Philip Roth's influences …, and how was James Joyce connected
+    to this person?" with `influenced by: James Joyce` withheld asks what the graph does not hold, and the answer
+    says so under [NA] instead of leaving the connection unsaid (Table 5: most withheld facts are such links)."""
+    named = [p for p in question_persons(question, entities) if p in names]
+    linked = {frozenset((t.subject, other)) for t in citable if (other := other_person(t))}
+    return [{"subject": a, "topic": "connection", "lead": f"{names[a]}'s connection to {names[b]}",
+             "position": (len(named), i)}
+            for i, (a, b) in enumerate((a, b) for k, a in enumerate(named) for b in named[k + 1:])
+            if frozenset((a, b)) not in linked]
 
 
 _BOUNDARY_RE = re.compile(r",\s+(?:and\s+|or\s+)?|\s+\(|\s+(?:who|which|where|while|whose|and|as well as|including|"

@@ -262,3 +262,20 @@ def test_a_question_a_reading_knows_has_no_unread_part(question):
 
 def test_a_question_naming_nobody_the_graph_holds_has_no_unread_part():
     assert plan_answer("What was Georg Sars's favourite food?", SCHILLER, SCHILLER_FACTS).unanswered == []
+
+
+def test_two_persons_the_question_names_and_the_graph_does_not_link_are_an_na_part():
+    # Table 5 (conscious incompetence) withholds the fact that links the persons a built question names:
+    # "… and how was James Joyce connected to this person?" with `influenced by: James Joyce` withheld
+    entities = [Entity("Q187019", name="Philip Roth"), Entity("Q6882", name="James Joyce")]
+    shown = [Triple("Q187019", "", "instance of", "human"), Triple("Q6882", "", "instance of", "human"),
+             Triple("Q187019", "", "residence", "Newark"), Triple("Q6882", "", "occupation", "novelist"),
+             Triple("Q187019", "", "influenced by", "Franz Kafka")]
+    question = ("What were Philip Roth's influences and residence, and how was James Joyce connected to this "
+                "person?")
+    parts = plan_answer(question, entities, shown).unanswered
+    assert [(p["topic"], p["lead"]) for p in parts] == [("connection", "Philip Roth's connection to James Joyce")]
+    # linked either way, they are no such part
+    for link in (Triple("Q187019", "", "influenced by", "James Joyce", "Q6882"),
+                 Triple("Q6882", "", "influenced", "Philip Roth")):
+        assert plan_answer(question, entities, [*shown, link]).unanswered == []
