@@ -30,7 +30,8 @@ from .structure import (
     name_mentions,
     pronoun_mentions,
 )
-from .text import Token, covered, dates_in, find_stem, fold, numbers_in, phrase, span_text, spans_overlap, tokenize
+from .text import (Token, covered, dates_in, find_phrase, find_stem, fold, numbers_in, phrase, span_text, spans_overlap,
+                   tokenize)
 
 
 def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent: list[str], view: GraphView,
@@ -80,7 +81,10 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         tokens = tokenize(text[:MAX_SENTENCE_CHARS])
         found = entity_mentions(tokens, view)
         taken = covered((m.start, m.end) for m in found)
-        pronouns = pronoun_mentions(tokens, taken, lexicon)
+        # "took his own life" is a value's wording (`value_phrases`): its "his" names nobody new
+        in_phrases = covered(span for wordings in lexicon.value_phrases.values() for w in wordings
+                             for span in find_phrase(tokens, phrase(w)))
+        pronouns = [m for m in pronoun_mentions(tokens, taken, lexicon) if m.start not in in_phrases]
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
         mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
@@ -231,6 +235,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
     claims += _ordinals(ctx, values, used)
+    claims += _denials(ctx, leading, graph, used)
+    used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
@@ -393,6 +399,38 @@ def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Cited
             out.append(Claim(text=t.text, kind="words", status="absent",
                              reason="an ordinal: the graph holds no place in a series"))
     return out
+
+
+def _denials(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge", used: set[int]) -> list[Claim]:
+    """"He was an only child": a phrase that says the person the sentence is about has no value of a relation
+    (`Lexicon.none_phrases`) is a claim of its own: contradicted where the graph holds a value of it for that
+    person, absent otherwise. Once a sentence with such a phrase had no claim at all and passed; marks its tokens
+    used."""
+    who = {i for m in leading for i in m.ids}
+    out = []
+    for words, label in ctx.lexicon.none_phrases.items():
+        for span in find_phrase(ctx.tokens, words):
+            if any(k in used for k in range(*span)):
+                continue
+            used.update(range(*span))
+            held = next((t for sid in sorted(who) for t in graph.triples(sid) if t.label == label), None)
+            text = span_text(ctx.tokens, span).rstrip(".")
+            if held is not None:
+                out.append(Claim(text=text, kind="words", about=held.subject, relation=label, status="contradicted",
+                                 evidence=evidence_text(held.subject, held.label, held.value),
+                                 reason=f"says there is no {label}; the graph holds {label}: {held.value}"))
+            else:
+                out.append(Claim(text=text, kind="words", relation=label, status="absent",
+                                 reason=f"says there is no {label}: the graph holds no such statement"))
+    return out
+
+
+def _implied(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]]) -> set[int]:
+    """The tokens of words a supported citation's value implies (`Lexicon.implied_words`: "Christian" of
+    `religion: Anglicanism`): no claim of their own."""
+    held = {fold(c.value) for span, c in values if span is not None}
+    return {i for i, t in enumerate(ctx.tokens)
+            if t.word and ctx.lexicon.implied_words.get(t.norm, frozenset()) & held}
 
 
 def _relation_words(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]]) -> set[int]:

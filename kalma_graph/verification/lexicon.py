@@ -99,6 +99,9 @@ class Lexicon:
     containment_labels: frozenset[str] = frozenset()  # relations that say where a place lies
     distributive_words: frozenset[str] = frozenset()  # "respectively": values paired with a group one by one
     ordinals: frozenset[str] = frozenset()  # "the third pharaoh": a place in a series the graph does not hold
+    value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
+    implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
+    none_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)  # folded phrase -> relation it denies
     lives_determiners: frozenset[str] = frozenset()
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
@@ -285,6 +288,9 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         containment_labels=own.words("containment_relations"),
         distributive_words=own.words("distributive_words"),
         ordinals=own.words("ordinals"),
+        value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
+        implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
+        none_phrases={tuple(fold(w) for w in p.split()): label for p, label in own["none_phrases"].items()},
         lives_determiners=own.words("lives_determiners"),
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},

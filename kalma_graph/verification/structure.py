@@ -293,7 +293,7 @@ def joined(tokens: Sequence[Token], first: Mention, second: Mention, lexicon: Le
 @dataclass
 class _ValueHit:
     span: tuple[int, int]
-    how: str  # "name", "alias", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
+    how: str  # "name", "alias", "phrase", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
 
 
 def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view: GraphView, lexicon: Lexicon,
@@ -333,11 +333,18 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         seen.add(words)
         for span in find_phrase(tokens, words):
             hits.append(_ValueHit(span, "name" if k == 0 else "alias"))
+    # "took his own life", "committed suicide": the value in other words, in place of its name inside them
+    worded = [_ValueHit(span, "phrase") for wording in lexicon.value_phrases.get(fold(value), ())
+              for span in find_phrase(tokens, phrase(wording))]
+    hits = [h for h in hits if not any(w.span[0] <= h.span[0] and h.span[1] <= w.span[1] for w in worded)] + worded
     if not hits:
         for name in names[:2]:
+            own_words = set(phrase(_without_parenthesis(name)))
             for adjective in lexicon.demonyms.get(fold(_without_parenthesis(name)), ()):
-                for span in find_phrase(tokens, phrase(adjective)):
-                    hits.append(_ValueHit(span, "demonym"))
+                for a, b in find_phrase(tokens, phrase(adjective)):
+                    # "an ancient Roman" names Ancient Rome: a word of the name before its adjective is part of it
+                    a -= a > 0 and tokens[a - 1].word and tokens[a - 1].norm in own_words
+                    hits.append(_ValueHit((a, b), "demonym"))
     words = phrase(_without_parenthesis(value))
     if not hits:
         core = tuple(w for w in words if w not in lexicon.place_words)
@@ -545,8 +552,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
                        f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
         return out("partial_no_cue",
                    f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
-    if rel.implied:
-        return out("supported_implied", f"'{cited.value}' is said of {subject_name}", spans)
+    if rel.implied or hit.how == "phrase":  # "took his own life" says the manner of death itself
+        return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 

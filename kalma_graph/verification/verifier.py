@@ -30,7 +30,7 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`), and a value said of
 # a group ("A and B were the children of V") as said of each of them, an ordinal before a cited value ("the third
 # pharaoh") as a claim, and the words of a cited relation's label ("notable works include V") as naming it.
-VERIFIER_VERSION = "7"
+VERIFIER_VERSION = "8"
 
 
 class Verifier:

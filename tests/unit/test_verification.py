@@ -518,3 +518,66 @@ def test_where_a_place_lies_is_looked_up_only_for_a_name_after_it():
             (sentence, [CitedTriple(subject="Q22670", relation="place of birth", value="Marbach am Neckar")])])
         check = verify_structure(answer, containers=LazyContainers(walk))
         assert walks == expected and check.sentences[0].fully_supported
+
+
+def _one(sentence: str, shown: list, entities: list, *cited: tuple[str, str, str], previous: str = ""):
+    sentences = ([(previous, [])] if previous else []) + [
+        (sentence, [CitedTriple(subject=s, relation=r, value=v) for s, r, v in cited])]
+    return Verifier().verify(AnswerInput(question="", sentences=sentences, shown=shown, entities=entities)).sentences[-1]
+
+
+BRIAN = [GraphEntity(id="Q576846", name="Brian Christopher")]
+BRIAN_SHOWN = [GraphTriple(subject="Q576846", label="manner of death", value="suicide", object_id="Q10737"),
+               GraphTriple(subject="Q576846", label="place of death", value="Bolivar", object_id="Q2"),
+               GraphTriple(subject="Q576846", label="sibling", value="Kevin Lawler", object_id="Q3")]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Brian Christopher took his own life.",  # the chatbot answer of docs/verifier.md: "absent: life" before
+    "Brian Christopher committed suicide.",
+    "Brian Christopher killed himself.",
+])
+def test_a_value_said_in_other_words_is_held(sentence):
+    cited = _one(sentence, BRIAN_SHOWN, BRIAN, ("Q576846", "manner of death", "suicide"))
+    assert [c.verdict for c in cited.citations] == ["supported"] and cited.fully_supported, cited.claims
+    uncited = _one(sentence, BRIAN_SHOWN, BRIAN)
+    assert {c.status for c in uncited.claims} == {"supported_uncited"}, uncited.claims
+
+
+def test_only_child_is_a_claim_about_siblings():
+    # once no claim at all: "He was an only child" passed as fully supported
+    check = _one("Brian Christopher was an only child.", BRIAN_SHOWN, BRIAN)
+    assert [(c.status, c.text) for c in check.claims] == [("contradicted", "only child")]
+    assert "Kevin Lawler" in check.claims[0].reason
+    # without a sibling held it is absent, never passed: "William Shakespeare was the only child of …"
+    check = _one("Brian Christopher was an only child.", BRIAN_SHOWN[:2], BRIAN)
+    assert [(c.status, c.text) for c in check.claims] == [("absent", "only child")]
+    # Wikidata's `unmarried partner` is a relation, not a denial of a spouse
+    partner = [GraphTriple(subject="Q576846", label="unmarried partner", value="Nico Lee", object_id="Q9")]
+    assert _one("Brian Christopher had an unmarried partner named Nico Lee.", partner, BRIAN,
+                ("Q576846", "unmarried partner", "Nico Lee")).fully_supported
+
+
+def test_words_a_value_implies_are_no_claims():
+    # "He was an Anglican Christian." (a committed grounded answer): "Christian" was an absent claim
+    person = [GraphEntity(id="Q1", name="Henry Clinton")]
+    shown = [GraphTriple(subject="Q1", label="religion", value="Anglicanism", object_id="Q6423963")]
+    check = _one("He was an Anglican Christian.", shown, person, ("Q1", "religion", "Anglicanism"),
+                 previous="Henry Clinton was a soldier.")
+    assert check.fully_supported, check.claims
+    # a Christian value implies nothing of another religion's words
+    shown = [GraphTriple(subject="Q1", label="religion", value="Judaism", object_id="Q9268")]
+    check = _one("He was a Jewish Christian.", shown, person, ("Q1", "religion", "Judaism"),
+                 previous="Henry Clinton was a soldier.")
+    assert not check.fully_supported
+
+
+def test_a_word_of_a_nations_name_before_its_adjective_is_part_of_it():
+    # "Julius Avitus was an ancient Roman politician": "ancient" was an absent claim beside "Roman"
+    person = [GraphEntity(id="Q1", name="Julius Avitus")]
+    shown = [GraphTriple(subject="Q1", label="country of citizenship", value="Ancient Rome", object_id="Q1747689"),
+             GraphTriple(subject="Q1", label="occupation", value="politician", object_id="Q82955")]
+    check = _one("Julius Avitus was an ancient Roman politician.", shown, person,
+                 ("Q1", "country of citizenship", "Ancient Rome"), ("Q1", "occupation", "politician"))
+    assert check.fully_supported, check.claims
+    assert [c.text for c in check.claims][0] == "ancient Roman"
