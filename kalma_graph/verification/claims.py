@@ -149,6 +149,16 @@ class _UncitedJudge:
                     return "supported_uncited", t
         return "absent", None
 
+    def outweighing_inversion(self, span: tuple[int, int], who: set[str],
+                              held: GraphTriple | None) -> GraphTriple | None:
+        """An inversion of the value named in full at `span` (`inverted`) that outweighs the other relation the
+        graph holds it in: "He was the father of Tokugawa Ieyasu", where the graph holds both `relative: Tokugawa
+        Ieyasu` and `father: Tokugawa Ieyasu` for him, inverts the father."""
+        flipped = self.inverted(span, who)
+        if flipped is None or held is None or flipped.label == held.label:
+            return None
+        return flipped if find_phrase(self.ctx.tokens[span[0]:span[1]], phrase(flipped.value)) else None
+
     def inverted(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
         """A triple of `who` whose value is named at `span` in the inverse direction: "He was the father of
         Jerry Lawler" where the graph holds `father: Jerry Lawler` for him."""
@@ -206,14 +216,14 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                 status, evidence = "contradicted", bad
                 reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
             elif flipped is not None:
-                status, evidence = "contradicted", flipped
-                reason = (f"the sentence inverts the graph's {flipped.label}: {flipped.value} of "
-                          f"{view.label(flipped.subject)}")
+                status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
             elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
                 return  # a name the question itself gives: restating the premise
             else:
                 reason = ("the graph shown holds no such statement"
                           + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
+        elif status == "supported_uncited" and (flipped := graph.outweighing_inversion(span, who, evidence)):
+            status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
         elif status == "supported_uncited":
             reason = "held by the graph but not cited"
             if evidence is not None and ctx.lexicon.is_place_relation(evidence.label):
@@ -240,6 +250,10 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
+
+
+def _inversion(view: GraphView, t: GraphTriple) -> str:
+    return f"the sentence inverts the graph's {t.label}: {t.value} of {view.label(t.subject)}"
 
 
 def _lies_in(ctx: Context, span: tuple[int, int], text: str,

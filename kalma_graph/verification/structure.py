@@ -89,6 +89,7 @@ class GraphView:
     by_subject: dict[str, list[GraphTriple]] = field(default_factory=dict)
     name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
     genders: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f" (the lexicon's)
+    stop: frozenset[str] = frozenset()  # the lexicon's stop words and glue: they join no name
 
     @classmethod
     def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity], lexicon: Lexicon) -> "GraphView":
@@ -110,7 +111,7 @@ class GraphView:
                 names[t.subject] = t.value
             if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
                 names[t.object_id] = t.value
-        view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values)
+        view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values, stop=lexicon.stop_and_glue)
         view.name_variants = view._variants(lexicon.stop_and_glue)
         return view
 
@@ -166,11 +167,20 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView) -> list[Mention]:
                 continue
             if find_phrase(tokens[i:span[1]], words) != [(0, len(words))]:
                 continue
-            if not full and not tokens[i].capital:
+            if not full and (not tokens[i].capital or _in_another_name(tokens, span, view.stop)):
                 continue
             taken.update(range(*span))
             out.append(Mention(span[0], span[1], "entity", (eid,), span_text(tokens, span), eid in subject_set))
     return sorted(out, key=lambda m: m.start)
+
+
+def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], stop: frozenset[str]) -> bool:
+    """A surname or first name alone that a capitalised word joins into another's name: "Louis Joxe" is not
+    Pierre Joxe, nor "Pierre Mendès" Pierre Joxe (a word of the glue, "The Joxe family", does not join)."""
+    before = tokens[span[0] - 1] if span[0] > 0 else None
+    after = tokens[span[1]] if span[1] < len(tokens) else None
+    return any(t is not None and t.word and t.capital and t.norm not in stop and not t.possessive
+               for t in (before, after))
 
 
 def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) -> list[Mention]:
@@ -454,7 +464,10 @@ def check_citation(ctx: Context, cited: CitedTriple, in_graph: bool,
         return verdict("unsupported_absent_near" if near else "unsupported_absent",
                        f"the value '{cited.value}' is not stated")
     best: tuple[CitationCheck, list] | None = None
-    for hit in hits:
+    # at equal scores, a hit clear of the persons' names first: "Lata Mangeshkar's family was the Mangeshkar
+    # Family" names the value at its end, not in "Mangeshkar's family"
+    entities = [(m.start, m.end) for m in ctx.mentions if m.kind == "entity"]
+    for hit in sorted(hits, key=lambda h: any(spans_overlap(h.span, e) for e in entities)):
         result = _judge_hit(ctx, cited, rel, hit, subject_name, in_graph)
         if best is None or result[0].score > best[0].score:
             best = result

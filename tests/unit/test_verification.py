@@ -581,3 +581,32 @@ def test_a_word_of_a_nations_name_before_its_adjective_is_part_of_it():
                  ("Q1", "country of citizenship", "Ancient Rome"), ("Q1", "occupation", "politician"))
     assert check.fully_supported, check.claims
     assert [c.text for c in check.claims][0] == "ancient Roman"
+
+
+def test_a_surname_joined_to_another_first_name_is_another_person():
+    # chatbot answer (labelled set v2): "Louis Joxe" was read as Pierre Joxe by his surname, and "His father,
+    # Louis Joxe" then named Pierre as his own father: contradicted, where the graph holds exactly that father
+    joxe = [GraphEntity(id="Q977974", name="Pierre Joxe")]
+    shown = [GraphTriple(subject="Q977974", label="father", value="Louis Joxe"),
+             GraphTriple(subject="Q977974", label="occupation", value="politician", object_id="Q82955")]
+    check = _one("His father, Louis Joxe, was also a politician.", shown, joxe,
+                 previous="Pierre Joxe is a French politician.")
+    statuses = {c.text: c.status for c in check.claims}
+    assert statuses["Louis Joxe"] == "supported_uncited", check.claims
+    # the surname alone, or after a word of the glue, is still the person
+    check = _one("Joxe was a politician.", shown, joxe, previous="Pierre Joxe is a French politician.")
+    assert [c.status for c in check.claims] == ["supported_uncited"], check.claims
+
+
+def test_an_inverted_family_word_outweighs_a_vaguer_relation_naming_the_same_person():
+    # chatbot answer: "He was the father of Tokugawa Ieyasu" (Ieyasu was Hidetada's father); the graph holds both
+    # `relative` and `father` of Ieyasu for Hidetada, and the vaguer `relative` once made the claim held
+    hidetada = [GraphEntity(id="Q314464", name="Tokugawa Hidetada")]
+    shown = [GraphTriple(subject="Q314464", label="relative", value="Tokugawa Ieyasu", object_id="Q171977"),
+             GraphTriple(subject="Q314464", label="father", value="Tokugawa Ieyasu", object_id="Q171977")]
+    check = _one("He was the father of Tokugawa Ieyasu.", shown, hidetada,
+                 previous="Tokugawa Hidetada was a shogun.")
+    assert [(c.status, c.relation) for c in check.claims] == [("contradicted", "father")], check.claims
+    # said the right way round it is held
+    check = _one("His father was Tokugawa Ieyasu.", shown, hidetada, previous="Tokugawa Hidetada was a shogun.")
+    assert {c.status for c in check.claims} == {"supported_uncited"}, check.claims
