@@ -85,9 +85,10 @@ from kalma_graph.evaluation_result import (
     SentenceVerdicts,
     Throughput,
 )
+from kalma_graph.errors import KalmaError
 from kalma_graph.files import file_sha256, json_sha256
 from kalma_graph.kg.citations import ParsedAnswer
-from kalma_graph.metric_fields import PER_ANSWER, SUMMARY, read_fields
+from kalma_graph.metric_fields import PER_ANSWER, SUMMARY, Field, read_fields, unknown_paths
 from kalma_graph.models.protocols import Entailer
 from kalma_graph.records import AnswerRecord
 from kalma_graph.store.base import GraphStore
@@ -505,6 +506,20 @@ class AnswerVerdicts:
                 for i, (a, q) in enumerate(zip(answers, metrics["citation_quality"]["per_answer"]))]
 
 
+class MetricPathError(KalmaError, RuntimeError):
+    """A registry field (`metric_fields`) names a key its metric part does not write: a metric renamed a key
+    without its field. Raised by every evaluation, so the figure is never written as None without a word."""
+
+
+def _read_checked(fields: tuple[Field, ...], parts: Mapping[str, Any], aspects: tuple[str, ...]) -> dict[str, Any]:
+    """`read_fields`, after `unknown_paths` found every field's key in its part."""
+    missing = unknown_paths(fields, parts, aspects)
+    if missing:
+        raise MetricPathError(f"metric fields read keys their part does not write: {', '.join(missing)} "
+                              "(kalma_graph/metric_fields.py)")
+    return read_fields(fields, parts, aspects)
+
+
 def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[str]) -> PerAnswerRow:
     """One row of per_answer.csv: the registry's per-answer fields (metric_fields.PER_ANSWER), each read
     from this answer's row of its metric part."""
@@ -514,7 +529,7 @@ def per_answer_row(a: ScoredAnswer, v: AnswerVerdicts, geval_aspects: Sequence[s
         parts["verifier"] = v.check.counts()
     if geval_aspects:
         parts["geval"] = v.geval
-    return PerAnswerRow(**read_fields(PER_ANSWER, parts, tuple(geval_aspects)))
+    return PerAnswerRow(**_read_checked(PER_ANSWER, parts, tuple(geval_aspects)))
 
 
 def answer_columns(a: ScoredAnswer) -> dict[str, Any]:
@@ -783,7 +798,7 @@ def _summary(metrics: Mapping[str, dict], answers: Sequence[ScoredAnswer], self_
     """The registry's summary fields (metric_fields.SUMMARY), each read from its metric part."""
     parts = {**metrics, "evaluation": {"answers": len(answers), "alignment_self_scored": self_scored}}
     aspects = tuple((metrics.get("geval") or {}).get("aspects") or ())
-    return ResultSummary(**read_fields(SUMMARY, parts, aspects))  # the geval_<aspect> keys are extras
+    return ResultSummary(**_read_checked(SUMMARY, parts, aspects))  # the geval_<aspect> keys are extras
 
 
 def _without_rows(metric: Mapping[str, Any]) -> dict:

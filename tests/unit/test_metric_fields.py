@@ -66,6 +66,26 @@ def test_every_registry_path_is_a_key_of_its_metric_part(monkeypatch):
                                                              "claims_contradicted: alignment.claims.contradicted"]
 
 
+def test_an_evaluation_whose_metric_renamed_a_key_fails_loudly(monkeypatch):
+    # not only the tests: every evaluation checks the registry's paths before it writes a figure
+    import pytest
+
+    from kalma_graph.errors import KalmaError
+    from kalma_graph.evaluation import evaluate
+
+    real = evaluate._read_checked
+
+    def renamed(fields, parts, aspects=()):
+        if fields is SUMMARY:
+            parts = {**parts, "alignment": {k: v for k, v in parts["alignment"].items() if k != "claims"}}
+        return real(fields, parts, aspects)
+
+    monkeypatch.setattr(evaluate, "_read_checked", renamed)
+    with pytest.raises(evaluate.MetricPathError, match="alignment.claims.absent") as caught:
+        evaluate_records(answer_records(), gold=gold_sets())
+    assert isinstance(caught.value, KalmaError) and caught.value.exit_code == 1
+
+
 def test_read_fields_leaves_out_what_did_not_run_and_writes_none_for_what_found_nothing():
     fields = (Field("a", INT, "p"), Field("b", FLOAT, "q", "x.y"),
               Field("c", INT, "q", when=lambda parts: "r" in parts),
