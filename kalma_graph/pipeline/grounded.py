@@ -281,6 +281,9 @@ def _unlinked(question: str, entities: Sequence[Entity], names: dict[str, str], 
 _BOUNDARY_RE = re.compile(r",\s+(?:and\s+|or\s+)?|\s+\(|\s+(?:who|which|where|while|whose|and|as well as|including|"
                           r"known for|in|from|during|with|after|before|until|on|at|for)\s+")
 _DANGLING_RE = re.compile(r"(?:[\s,;:(]+|\s+(?:and|or|who|which|where|the|a|an|of|in|from|as))+$", re.IGNORECASE)
+# a tail that says nothing once its complement is cut: "…, who was born." / "… was born." / "… who lived."
+_VACUOUS_TAIL_RE = re.compile(r"(?:,?\s+(?:who|which)(?:\s+(?:was|were|is|are|had|has))?\s+\w+|\s+(?:was|were)\s+born)$",
+                              re.IGNORECASE)
 
 
 def clause_trims(text: str) -> list[str]:
@@ -290,7 +293,9 @@ def clause_trims(text: str) -> list[str]:
     writer." (A trimmed sentence is still the model's words, less what the graph does not hold.)
 
     >>> clause_trims("Tolstoy was a Russian writer who lived from 1828 to 1910.")
-    ['Tolstoy was a Russian writer who lived.', 'Tolstoy was a Russian writer.']
+    ['Tolstoy was a Russian writer.']
+    >>> clause_trims("Rudyard Kipling's children include John Kipling, who was born in 1897.")
+    ["Rudyard Kipling's children include John Kipling."]
     """
     body = text.strip()
     end = body[-1] if body[-1:] in ".!?" else "."
@@ -301,7 +306,7 @@ def clause_trims(text: str) -> list[str]:
     variants += [body[:s1] + body[s2:] for (s1, _), (s2, _) in zip(commas, commas[1:])]
     out: list[str] = []
     for v in sorted(variants, key=len, reverse=True):
-        v = _DANGLING_RE.sub("", v).strip()
+        v = _DANGLING_RE.sub("", _VACUOUS_TAIL_RE.sub("", _DANGLING_RE.sub("", v))).strip()
         if len(v.split()) >= 3 and v.count("(") == v.count(")") and v + end not in out:
             out.append(v + end)
     return out[:MAX_TRIMS]
