@@ -388,10 +388,16 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
             noun = (lexicon.relation(a.relation).nouns or (a.relation,))[0]
             out.append({"subject": a.subject, "topic": a.relation, "lead": f"{name}'s {noun}", "position": a.position})
     named = {(p["subject"], p["topic"]) for p in out}
+    # a person another shown person names as kin has family in the graph ("How did Kamal Haasan's family shape
+    # Akshara Haasan's career?" with `Akshara Haasan, father: Kamal Haasan` shown): the kin asks are held for them
+    # (the inverse kind: Akshara's `father` gives him a child, Brian Christopher's `father` gives Brian no children)
+    inverse_held = {(who, lexicon.kin_inverse.get(kin, "")) for t in shown if (kin := lexicon.relation(t.label).kin)
+                    for who in {t.object_id, *(i for i, n in names.items() if n == t.value)} if who}
     for (subject, topic), part in by_part.items():
         name = names.get(subject)
         if (not name
-            or any((subject, relation) in held or (subject, relation) in named for relation in table[topic].asks)):
+            or any((subject, relation) in held or (subject, relation) in named
+                   or (subject, lexicon.relation(relation).kin) in inverse_held for relation in table[topic].asks)):
             continue
         out.append({"subject": subject, "topic": topic, "lead": table[topic].lead.format(name=name),
                     "position": min(a.position for a in part)})

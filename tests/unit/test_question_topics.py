@@ -279,3 +279,17 @@ def test_two_persons_the_question_names_and_the_graph_does_not_link_are_an_na_pa
     for link in (Triple("Q187019", "", "influenced by", "James Joyce", "Q6882"),
                  Triple("Q6882", "", "influenced", "Philip Roth")):
         assert plan_answer(question, entities, [*shown, link]).unanswered == []
+
+
+def test_a_person_another_names_as_kin_has_a_family_in_the_graph():
+    # "How did Kamal Haasan's family shape Akshara Haasan's career?" once wrote "[NA] Kamal Haasan's family …"
+    # although the graph shows him as her father
+    entities = [Entity("Q381477", name="Kamal Haasan"), *AKSHARA]
+    shown = [*AKSHARA_FACTS, Triple("Q381477", "", "instance of", "human"), Triple("Q381477", "", "occupation", "actor")]
+    shown = [t if t.label != "father" else Triple(t.subject, "", "father", "Kamal Haasan", "Q381477") for t in shown]
+    parts = plan_answer("How did Kamal Haasan's family shape Akshara Haasan's career?", entities, shown).unanswered
+    assert not any(p["lead"] == "Kamal Haasan's family" for p in parts), parts
+    # without that link his family is an asked part the graph does not hold
+    unlinked = [t for t in shown if t.label not in ("father",)]
+    parts = plan_answer("How did Kamal Haasan's family shape Akshara Haasan's career?", entities, unlinked).unanswered
+    assert any(p["lead"] == "Kamal Haasan's family" for p in parts), parts
