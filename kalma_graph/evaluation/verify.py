@@ -131,7 +131,8 @@ def text_input(answer: str, *, question: str = "", store: Any | None = None, ans
     if shown is None and store is not None:
         from kalma_graph.retrieval.retrieve import retrieve
 
-        found = retrieve(store, f"{question}\n{answer}".strip(), None, type_policy="graph", graph_mentions=True)
+        found = retrieve(store, f"{question}\n{answer}".strip(), None, type_policy="graph", graph_mentions=True,
+                         batched=True)
         names = {e.id: e.name for e in found.entities if e.name}
         triples = [graph_triple(t) for t in found.triples]
     subjects = [Entity(s, name=names.get(s)) for s in dict.fromkeys(t.subject for t in triples)]
@@ -141,4 +142,5 @@ def text_input(answer: str, *, question: str = "", store: Any | None = None, ans
         sentences=cited_sentences(parsed.sentences),
         shown=triples,
         entities=[GraphEntity(id=i, name=n) for i, n in names.items()],
+        shown_is_store=shown is None and store is not None,
     )

@@ -210,6 +210,7 @@ def link_question(
     partial: bool = True,
     mentions: Sequence[Any] | None = None,
     graph_mentions: bool | None = None,
+    score_single: bool = True,
 ) -> Linking:
     """Link the mentions of `text` to entities of `store` (see the module docstring).
 
@@ -217,7 +218,8 @@ def link_question(
     `graph_mentions` adds the phrases found in the graph's name index (default: under the `graph`
     policy only, so `strict` stays the paper's NER-only pipeline). The result holds one `LinkedMention` per
     mention, in text order; mentions whose NER label is not an entity type (DATE, CARDINAL, ...) are
-    returned unlinked with the reason; `Linking.reason` notes the question as a whole.
+    returned unlinked with the reason; `Linking.reason` notes the question as a whole. `score_single=False`: a
+    mention with one candidate is not scored (its matched labels, two round trips, decide nothing; `verify`).
     """
     if type_policy not in TYPE_POLICIES:
         raise ValueError(f"type_policy must be one of {TYPE_POLICIES}, not {type_policy!r}")
@@ -241,7 +243,7 @@ def link_question(
     lookup = lookup_names(store, plan.names())
     detected = resolve_mentions(plan, lookup, linkable=type_map.linkable, honorifics=type_map.honorifics)
 
-    scorer = _Scorer(store, analysed, lookup.statements, type_policy)
+    scorer = _Scorer(store, analysed, lookup.statements, type_policy, score_single)
     results: list[LinkedMention] = []
     unresolved: list[tuple[int, DetectedMention]] = []
     n_linkable = 0
@@ -408,8 +410,10 @@ class _Scorer:
     count. Ties go to the prior (more
     statements), under `graph` after the class evidence."""
 
-    def __init__(self, store: GraphStore, question: str, statements: Mapping[str, int], policy: str) -> None:
+    def __init__(self, store: GraphStore, question: str, statements: Mapping[str, int], policy: str,
+                 score_single: bool = True) -> None:
         self.store = store
+        self.score_single = score_single
         self.question = question
         self.policy = policy
         self._statements = dict(statements)
@@ -466,7 +470,7 @@ class _Scorer:
              preferred: frozenset[str] = frozenset()) -> list[Candidate]:
         cands = []
         for e in entities:
-            matched = self.matched(e.id, span)
+            matched = self.matched(e.id, span) if self.score_single or len(entities) > 1 else []
             cands.append(Candidate(entity=e, score=float(len(matched)), matched_labels=matched))
         return sorted(cands, key=lambda c: (-c.score, *self._tie_key(c.entity, preferred)))
 

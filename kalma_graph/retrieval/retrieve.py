@@ -59,16 +59,21 @@ def retrieve(
     type_policy: str = DEFAULT_TYPE_POLICY,
     partial: bool = True,
     graph_mentions: bool | None = None,
+    batched: bool = False,
 ) -> Retrieval:
     """Link `question` (`linking.link_question`) and fetch the one-hop statements of each selected
-    entity. Never raises for odd input: a question without any name gets no entities and a reason."""
+    entity. Never raises for odd input: a question without any name gets no entities and a reason.
+    `batched`: `verify`'s path, where round trips dominate: one `one_hop_many` for all of them and no scoring of a
+    mention with one candidate (the answering path keeps one `one_hop` per entity, the order its prompts were
+    built and measured with, and records every candidate's matched labels)."""
     linking = link_question(store, question, ner, type_map=type_map, type_policy=type_policy, partial=partial,
-                            graph_mentions=graph_mentions)
+                            graph_mentions=graph_mentions, score_single=not batched)
     entities = selected_entities(linking.linked)
     entities += [e for e in linking.holders if e not in entities]
     triples: list[Triple] = []
+    fetched = store.one_hop_many([e.id for e in entities]) if batched else {}
     for entity in entities:
-        triples += store.one_hop(entity.id)
+        triples += fetched[entity.id] if batched else store.one_hop(entity.id)
     return Retrieval(question=question, linked=linking.linked, entities=entities, triples=triples,
                      reason=linking.reason)
 

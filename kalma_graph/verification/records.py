@@ -76,6 +76,9 @@ class AnswerInput(_Model):
     sentences: list[tuple[str, list[CitedTriple]]]
     shown: list[GraphTriple] = []
     entities: list[GraphEntity] = []
+    # `shown` is already each subject's whole one-hop in the verifier's store (`text_input` fetched it there): the
+    # verifier does not fetch it again
+    shown_is_store: bool = False
 
 
 class CitationCheck(_Model):

@@ -86,7 +86,9 @@ class Verifier:
             mine = known.get(e.id)
             known[e.id] = GraphEntity(id=e.id, name=(mine.name if mine and mine.name else e.name),
                                       aliases=tuple(dict.fromkeys((*(mine.aliases if mine else ()), *e.aliases))))
-        return list(known.values()), self._store_lookup(subjects) if subjects else {}
+        if answer.shown_is_store or not subjects:
+            return list(known.values()), {}
+        return list(known.values()), self._store_lookup(subjects)
 
     def _store_lookup(self, ids: list[str]) -> dict[str, list[GraphTriple]]:
         assert self.store is not None
