@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kalma_graph import provenance
+from kalma_graph.errors import KalmaError
 from kalma_graph.evaluation.answers_file import (
     ScoredAnswer,
     answer_record,
@@ -85,7 +86,6 @@ from kalma_graph.evaluation_result import (
     SentenceVerdicts,
     Throughput,
 )
-from kalma_graph.errors import KalmaError
 from kalma_graph.files import file_sha256, json_sha256
 from kalma_graph.kg.citations import ParsedAnswer
 from kalma_graph.metric_fields import PER_ANSWER, SUMMARY, Field, read_fields, unknown_paths

@@ -60,8 +60,14 @@ from kalma_graph.verification import AnswerInput, CitedTriple, GraphTriple, Veri
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
-from kalma_graph.verification.topics import (UNREAD, load_topics, looks_english, question_asks, question_persons,
-                                             unanswered_parts)
+from kalma_graph.verification.topics import (
+    UNREAD,
+    load_topics,
+    looks_english,
+    question_asks,
+    question_persons,
+    unanswered_parts,
+)
 from kalma_graph.verification.verifier import graph_entity, graph_triple
 
 from .cite import render_marks, supported_triples
@@ -282,8 +288,8 @@ _BOUNDARY_RE = re.compile(r",\s+(?:and\s+|or\s+)?|\s+\(|\s+(?:who|which|where|wh
                           r"known for|in|from|during|with|after|before|until|on|at|for)\s+")
 _DANGLING_RE = re.compile(r"(?:[\s,;:(]+|\s+(?:and|or|who|which|where|the|a|an|of|in|from|as))+$", re.IGNORECASE)
 # a tail that says nothing once its complement is cut: "…, who was born." / "… was born." / "… who lived."
-_VACUOUS_TAIL_RE = re.compile(r"(?:,?\s+(?:who|which)(?:\s+(?:was|were|is|are|had|has))?\s+\w+|\s+(?:was|were)\s+born)$",
-                              re.IGNORECASE)
+_VACUOUS_TAIL_RE = re.compile(
+    r"(?:,?\s+(?:who|which)(?:\s+(?:was|were|is|are|had|has))?\s+\w+|\s+(?:was|were)\s+born)$", re.IGNORECASE)
 
 
 def clause_trims(text: str) -> list[str]:

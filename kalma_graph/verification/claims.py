@@ -30,8 +30,19 @@ from .structure import (
     name_mentions,
     pronoun_mentions,
 )
-from .text import (Token, covered, dates_in, find_phrase, find_stem, fold, numbers_in, phrase, span_text, spans_overlap,
-                   tokenize)
+from .text import (
+    Token,
+    covered,
+    dates_in,
+    find_phrase,
+    find_stem,
+    fold,
+    numbers_in,
+    phrase,
+    span_text,
+    spans_overlap,
+    tokenize,
+)
 
 
 def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent: list[str], view: GraphView,

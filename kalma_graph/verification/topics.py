@@ -27,8 +27,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import takewhile
 from importlib import resources
+from itertools import takewhile
 from typing import Any, Sequence
 
 from kalma_graph.kg.triples import Entity, Triple

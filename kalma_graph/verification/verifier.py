@@ -10,7 +10,7 @@ be held or contradicted). Nothing is written to the store.
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon
@@ -29,15 +29,35 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # the father's occupation, not S's, and no value in a short alias that is a function word (India's "IN" in "died
 # in Mumbai"); 7 reads "born in St. Louis, Missouri" as naming where the place lies (`places.py`), and a value said of
 # a group ("A and B were the children of V") as said of each of them, an ordinal before a cited value ("the third
-# pharaoh") as a claim, and the words of a cited relation's label ("notable works include V") as naming it.
+# pharaoh") as a claim, and the words of a cited relation's label ("notable works include V") as naming it; 8 reads
+# a value in other words ("took his own life"), words a value implies, denials ("an only child") as claims, a first
+# name or surname joined to another capitalised word as another person, and an inverted family word over a vaguer
+# relation.
 VERIFIER_VERSION = "8"
+
+
+class VerifierStore(Protocol):
+    """What the verifier reads of a graph store (`kalma_graph.store.GraphStore` has it): the entities' names and
+    aliases, and every statement of the answer's subjects."""
+
+    def get_entities(self, entity_ids: Iterable[str]) -> Sequence[Any]: ...
+
+    def one_hop_many(self, entity_ids: Iterable[str]) -> Mapping[str, Sequence[Any]]: ...
+
+
+class Calibrator(Protocol):
+    """Stage two (`kalma_graph.verification.calibration.Calibrator`): refines the citation scores with a model."""
+
+    def refine(self, answer: AnswerInput, check: AnswerCheck) -> AnswerCheck: ...
+
+    def describe(self) -> dict[str, Any]: ...
 
 
 class Verifier:
     """Graph-grounded checking of citations and claims. `store` (a `GraphStore`) is optional; `calibrator`
     (stage two, `kalma_graph.verification.calibration.Calibrator`) refines citation scores with a model."""
 
-    def __init__(self, store: Any | None = None, *, calibrator: Any | None = None,
+    def __init__(self, store: VerifierStore | None = None, *, calibrator: Calibrator | None = None,
                  lexicon: Lexicon | None = None) -> None:
         self.store = store
         self.calibrator = calibrator

@@ -233,7 +233,8 @@ def test_a_person_reached_through_a_relative_known_only_by_name():
 
 SCHILLER = [Entity("Q22670", name="Friedrich Schiller")]
 SCHILLER_FACTS = [Triple("Q22670", "", label, value) for label, value in (
-    ("instance of", "human"), ("occupation", "playwright"), ("occupation", "poet"), ("educated at", "University of Jena"),
+    ("instance of", "human"), ("occupation", "playwright"), ("occupation", "poet"),
+    ("educated at", "University of Jena"),
     ("influenced by", "Immanuel Kant"), ("religion", "Lutheranism"))]
 
 
@@ -285,7 +286,8 @@ def test_a_person_another_names_as_kin_has_a_family_in_the_graph():
     # "How did Kamal Haasan's family shape Akshara Haasan's career?" once wrote "[NA] Kamal Haasan's family …"
     # although the graph shows him as her father
     entities = [Entity("Q381477", name="Kamal Haasan"), *AKSHARA]
-    shown = [*AKSHARA_FACTS, Triple("Q381477", "", "instance of", "human"), Triple("Q381477", "", "occupation", "actor")]
+    shown = [*AKSHARA_FACTS, Triple("Q381477", "", "instance of", "human"),
+             Triple("Q381477", "", "occupation", "actor")]
     shown = [t if t.label != "father" else Triple(t.subject, "", "father", "Kamal Haasan", "Q381477") for t in shown]
     parts = plan_answer("How did Kamal Haasan's family shape Akshara Haasan's career?", entities, shown).unanswered
     assert not any(p["lead"] == "Kamal Haasan's family" for p in parts), parts

@@ -523,7 +523,8 @@ def test_where_a_place_lies_is_looked_up_only_for_a_name_after_it():
 def _one(sentence: str, shown: list, entities: list, *cited: tuple[str, str, str], previous: str = ""):
     sentences = ([(previous, [])] if previous else []) + [
         (sentence, [CitedTriple(subject=s, relation=r, value=v) for s, r, v in cited])]
-    return Verifier().verify(AnswerInput(question="", sentences=sentences, shown=shown, entities=entities)).sentences[-1]
+    answer = AnswerInput(question="", sentences=sentences, shown=shown, entities=entities)
+    return Verifier().verify(answer).sentences[-1]
 
 
 BRIAN = [GraphEntity(id="Q576846", name="Brian Christopher")]
