@@ -7,7 +7,7 @@
 A people-shaped Wikidata dump is generated reproducibly (seed 7) in the bundled dumps' shape: persons with a
 name, an alias ("J. Surname"), `instance of: human`, sex, dates and places of birth and death, citizenship,
 occupations, schools, employers and awards, and kinship (father, mother, spouse, children, siblings) among
-themselves; places, occupations, schools, employers and awards are entities of their own with names. About 12
+themselves; places, occupations, schools, employers and awards are entities of their own with names. About 14
 statements per person. It is then ingested (`embedded`: the default store; `neo4j-import`: `kalma-graph neo4j
 import` into a throwaway home, the fast path for a dump this size; `neo4j`: the driver, slow at 10M), and
 10,000 chatbot-style answers about random persons (three or four sentences each, no citations, a fifth of them
