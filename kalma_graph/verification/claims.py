@@ -37,7 +37,9 @@ from .text import (
     find_phrase,
     find_stem,
     fold,
+    number_of,
     numbers_in,
+    parse_iso_date,
     phrase,
     span_text,
     spans_overlap,
@@ -246,6 +248,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             if evidence else None,
                             reason=reason))
 
+    claims += _ages(ctx, leading, graph, values, used)  # "died in 2007 at the age of 102": from the two dates
     for span, kind in _claim_spans(ctx, values, leading):
         add(span, kind)
     used |= covered(accounted)
@@ -255,8 +258,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             reason=reason))
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
-    claims += _ordinals(ctx, values, used)
-    claims += _denials(ctx, leading, graph, used)
+    claims += _ordinals(ctx, values, used) + _denials(ctx, leading, graph, used)
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
@@ -447,6 +449,48 @@ def _denials(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge", u
             else:
                 out.append(Claim(text=text, kind="words", relation=label, status="absent",
                                  reason=f"says there is no {label}: the graph holds no such statement"))
+    return out
+
+
+_AGE_CUES = (("at", "the", "age", "of"), ("at", "age"), ("aged",))
+
+
+def _ages(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge",
+          values: Sequence[tuple[tuple[int, int] | None, CitedTriple]], used: set[int]) -> list[Claim]:
+    """"She died in 2007 at the age of 102": in a sentence with a word for death, an age is held when the person's
+    dates of birth and death give it (to the year when a date lacks its day), contradicted when they give another;
+    left to the other claims when a date is missing. Once "102" and "age" were absent claims of every such
+    sentence."""
+    tokens = ctx.tokens
+    out: list[Claim] = []
+    who = [i for m in leading for i in m.ids]
+    if not _cue_spans(tokens, ctx.lexicon.relation("date of death"), 0, len(tokens)):
+        return out  # "at the age of 20 he moved to Paris" is an age at another event: not read here
+    for cue in _AGE_CUES:
+        for _start, end in find_phrase(tokens, cue):
+            number = number_of(tokens[end].norm) if end < len(tokens) and tokens[end].word else None
+            if number is None or any(k in used for k in range(_start, end + 1)):
+                continue
+            for sid in who:
+                dates = {t.label: parse_iso_date(t.value) for t in graph.triples(sid)
+                         if t.label in ("date of birth", "date of death")}
+                born, died = dates.get("date of birth"), dates.get("date of death")
+                if born is None or died is None:
+                    continue
+                age = died.year - born.year
+                exact = None not in (born.month, born.day, died.month, died.day)
+                if exact and (died.month, died.day) < (born.month, born.day):  # type: ignore[operator]
+                    age -= 1
+                fits = number == age if exact else age - 1 <= number <= age
+                cited = {c.relation for span, c in values if span is not None and c.subject == sid}
+                status: ClaimStatus = ("supported" if {"date of birth", "date of death"} <= cited
+                                       else "supported_uncited") if fits else "contradicted"
+                used.update(range(_start, end + 1))
+                out.append(Claim(text=span_text(tokens, (_start, end + 1)).rstrip("."), kind="number", about=sid,
+                                 relation="age at death", status=status,
+                                 evidence=f"{sid}, date of birth: {born.year}, date of death: {died.year}",
+                                 reason=f"the dates give {age if exact else f'{age - 1} or {age}'}"))
+                break
     return out
 
 

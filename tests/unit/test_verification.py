@@ -611,3 +611,20 @@ def test_an_inverted_family_word_outweighs_a_vaguer_relation_naming_the_same_per
     # said the right way round it is held
     check = _one("His father was Tokugawa Ieyasu.", shown, hidetada, previous="Tokugawa Hidetada was a shogun.")
     assert {c.status for c in check.claims} == {"supported_uncited"}, check.claims
+
+
+def test_an_age_at_death_is_read_from_the_two_dates():
+    # chatbot answer (labelled set v2, dev): "She died in New York City in 2007 at the age of 102." had "102" and
+    # "age" as absent claims although the graph holds both dates
+    person = [GraphEntity(id="Q1", name="Ruth Gordon")]
+    shown = [GraphTriple(subject="Q1", label="date of birth", value="1905-03-15"),
+             GraphTriple(subject="Q1", label="date of death", value="2007-08-01"),
+             GraphTriple(subject="Q1", label="place of death", value="New York City", object_id="Q60")]
+    check = _one("Ruth Gordon died in New York City in 2007 at the age of 102.", shown, person)
+    assert {c.text: c.status for c in check.claims}["at the age of 102"] == "supported_uncited", check.claims
+    assert all(c.status == "supported_uncited" for c in check.claims), check.claims
+    check = _one("Ruth Gordon died in 2007 at the age of 95.", shown, person)
+    assert {c.text: c.status for c in check.claims}["at the age of 95"] == "contradicted"
+    # an age at another event is not an age at death
+    check = _one("At the age of 20, Ruth Gordon moved to New York City.", shown, person)
+    assert not any(c.relation == "age at death" for c in check.claims)
