@@ -452,9 +452,6 @@ def _denials(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge", u
     return out
 
 
-_AGE_CUES = (("at", "the", "age", "of"), ("at", "age"), ("aged",))
-
-
 def _ages(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge",
           values: Sequence[tuple[tuple[int, int] | None, CitedTriple]], used: set[int]) -> list[Claim]:
     """"She died in 2007 at the age of 102": in a sentence with a word for death, an age is held when the person's
@@ -466,7 +463,7 @@ def _ages(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge",
     who = [i for m in leading for i in m.ids]
     if not _cue_spans(tokens, ctx.lexicon.relation("date of death"), 0, len(tokens)):
         return out  # "at the age of 20 he moved to Paris" is an age at another event: not read here
-    for cue in _AGE_CUES:
+    for cue in ctx.lexicon.age_cues:
         for _start, end in find_phrase(tokens, cue):
             number = number_of(tokens[end].norm) if end < len(tokens) and tokens[end].word else None
             if number is None or any(k in used for k in range(_start, end + 1)):

@@ -102,6 +102,7 @@ class Lexicon:
     value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
     none_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)  # folded phrase -> relation it denies
+    age_cues: tuple[tuple[str, ...], ...] = ()  # "at the age of": the number after it is an age
     lives_determiners: frozenset[str] = frozenset()
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
@@ -291,6 +292,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
         none_phrases={tuple(fold(w) for w in p.split()): label for p, label in own["none_phrases"].items()},
+        age_cues=tuple(tuple(fold(w) for w in cue.split()) for cue in own["age_cues"]),
         lives_determiners=own.words("lives_determiners"),
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},
