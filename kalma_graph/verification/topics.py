@@ -52,6 +52,7 @@ class Topic:
     asks: tuple[str, ...]
     relevant: tuple[str, ...]
     lead: str
+    of_after: bool = False  # "X, son of Y": the topic word followed by "of" asks of Y only
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def load_topics() -> Topics:
 
     topics = tuple(Topic(name=name, cues=tuple(cue(c) for c in spec["cues"]),
                          whole=frozenset(cue(c) for c in spec.get("whole", ())), asks=tuple(spec["asks"]),
-                         relevant=tuple(spec.get("relevant", ())), lead=spec["lead"])
+                         relevant=tuple(spec.get("relevant", ())), lead=spec["lead"],
+                         of_after=bool(spec.get("of_after", False)))
                    for name, spec in data["topics"].items())
     return Topics(topics=topics, biography_cues=tuple(cue(c) for c in data["biography"]["cues"]),
                   biography=tuple(data["biography"]["relevant"]), groups=tuple(tuple(g) for g in data["groups"]),
@@ -251,7 +253,7 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
             if not spans:
                 continue
             at = min(spans)[0]
-            for subject in subjects:
+            for subject in (_of_whom(tokens, spans, people, subjects) if topic.of_after else subjects):
                 for relation in topic.asks:
                     add(subject, relation, 2, topic.name, (index, at))
                 for relation in topic.relevant:
@@ -283,6 +285,17 @@ def _unread(clauses: Sequence[Sequence[Token]], found: Sequence[dict[str, int]],
             return [Ask(subject, "", 2, UNREAD, (index, start), words=lead),
                     *(Ask(subject, r, 1, UNREAD, (index, start)) for r in load_topics().unread)]
     return []
+
+
+def _of_whom(tokens: Sequence[Token], spans: Sequence[tuple[int, int]], people: dict[str, int],
+             subjects: Sequence[str]) -> list[str]:
+    """Whom a topic word asks of: "the son of Y" / "X, son of Y" asks of Y, the persons named after "of", not X
+    ("How did Andreas Pereira, son of … Marcos Pereira, establish his career?" once asked Andreas's children); any
+    other use asks of every person of the clause."""
+    if not all(end < len(tokens) and tokens[end].norm == "of" for _start, end in spans):
+        return list(subjects)
+    after = min(end for _start, end in spans)
+    return [s for s in subjects if people.get(s, -1) > after]
 
 
 def _value_named(question: str, entities: Sequence[Entity], shown: Sequence[Triple]) -> list[Triple]:

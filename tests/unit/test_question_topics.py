@@ -295,3 +295,18 @@ def test_a_person_another_names_as_kin_has_a_family_in_the_graph():
     unlinked = [t for t in shown if t.label not in ("father",)]
     parts = plan_answer("How did Kamal Haasan's family shape Akshara Haasan's career?", entities, unlinked).unanswered
     assert any(p["lead"] == "Kamal Haasan's family" for p in parts), parts
+
+
+def test_son_of_asks_of_the_parent_not_the_son():
+    # complex_question_graph:4 (the quick start's paper questions): "Andreas Pereira, son of … Marcos Pereira"
+    # once planned "[NA] Andreas Pereira's children"
+    entities = [Entity("Q17619350", name="Andreas Pereira")]
+    shown = [Triple("Q17619350", "", "instance of", "human"), Triple("Q17619350", "", "father", "Marcos Pereira"),
+             Triple("Q17619350", "", "occupation", "association football player")]
+    question = ("How did Andreas Pereira, son of former Brazilian professional footballer Marcos Pereira, establish "
+                "his own career in football despite his father's position as a forward?")
+    plan = plan_answer(question, entities, shown)
+    assert not any("children" in p["lead"] for p in plan.unanswered), plan.unanswered
+    # "the children of X" still asks X's children
+    asks = question_asks("Who were the children of Andreas Pereira?", entities, shown)
+    assert "child" in {a.relation for a in asks if a.tier == 2}
