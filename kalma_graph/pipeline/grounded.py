@@ -260,6 +260,10 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
             continue
         plan.links.append([t])
         planned.add((t.subject, t.label, t.value))
+    if plan.links and any(a.topic == UNREAD for a in asks):
+        # "What is the relationship between John Updike and Henry James?": the links between them answer it; an
+        # unread question asks nothing else, so its only relevant facts are the unread ones
+        asks, tier[1] = [a for a in asks if a.topic != UNREAD], []
     plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
     names = {e.id: e.name for e in persons.values() if e.name}
     plan.unanswered = (unanswered_parts(asks, citable, names)

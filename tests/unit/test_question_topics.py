@@ -310,3 +310,19 @@ def test_son_of_asks_of_the_parent_not_the_son():
     # "the children of X" still asks X's children
     asks = question_asks("Who were the children of Andreas Pereira?", entities, shown)
     assert "child" in {a.relation for a in asks if a.tier == 2}
+
+
+def test_the_relationship_between_two_linked_persons_is_answered_by_their_link():
+    # Table 7's general question "What is the relationship between John Updike and Henry James?" once got an
+    # unread [NA] part ("John Updike was … known for his work in the Gothic literature genre [NA]") after the link
+    entities = [Entity("Q105756", name="John Updike"), Entity("Q170509", name="Henry James")]
+    shown = [Triple("Q105756", "", "instance of", "human"), Triple("Q170509", "", "instance of", "human"),
+             Triple("Q105756", "", "influenced by", "Henry James", "Q170509"),
+             Triple("Q105756", "", "occupation", "playwright")]
+    plan = plan_answer("What is the relationship between John Updike and Henry James?", entities, shown)
+    assert [[t.label for t in link] for link in plan.links] == [["influenced by"]]
+    assert not plan.unread and plan.unanswered == [] and plan.relevant == []
+    # unlinked, the connection is the asked part the graph lacks
+    plan = plan_answer("What is the relationship between John Updike and Henry James?", entities, shown[:2] + shown[3:])
+    assert [(p["topic"], p["lead"]) for p in plan.unanswered] == [
+        ("asked, not read", "John Updike"), ("connection", "John Updike's connection to Henry James")]
