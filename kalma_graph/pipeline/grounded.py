@@ -266,8 +266,9 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
         asks, tier[1] = [a for a in asks if a.topic != UNREAD], []
     plan.relevant = _grouped([t for t in tier[1] if (t.subject, t.label, t.value) not in planned], other_person)
     names = {e.id: e.name for e in persons.values() if e.name}
-    plan.unanswered = (unanswered_parts(asks, citable, names)
-                       + _unlinked(question, entities, names, citable, other_person))[:MAX_UNANSWERED]
+    connections = _unlinked(question, entities, names, citable, other_person)
+    parts = [p for p in unanswered_parts(asks, citable, names) if not (connections and p["topic"] == UNREAD)]
+    plan.unanswered = (parts + connections)[:MAX_UNANSWERED]  # a connection asked is what an unread part was
     plan.unread = any(a.topic == UNREAD for a in asks)
     if not looks_english(question):
         plan.note = "the question does not read as English: answered as 'Who is X?' of the persons it names"
@@ -276,10 +277,12 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
 
 def _unlinked(question: str, entities: Sequence[Entity], names: dict[str, str], citable: Sequence[Triple],
               other_person: Callable[[Triple], str | None]) -> list[dict[str, Any]]:
-    """The persons the question names whom no shown triple links, as one asked part each pair (the first-named
-    person's "connection to" the other): "What were Philip Roth's influences …, and how was James Joyce connected
-    to this person?" with `influenced by: James Joyce` withheld asks what the graph does not hold, and the answer
-    says so under [NA] instead of leaving the connection unsaid (Table 5: most withheld facts are such links)."""
+    """In a question that asks how its persons are connected (`Topics.asks_connection`), the persons it names whom
+    no shown triple links, as one asked part each pair (the first-named person's "connection to" the other): "…,
+    and how was James Joyce connected to this person?" with `influenced by: James Joyce` withheld asks what the
+    graph does not hold, and the answer says so under [NA] instead of leaving the connection unsaid."""
+    if not load_topics().asks_connection(question):
+        return []  # "Where were Mozart and Beethoven born?" asks no link between them
     named = [p for p in question_persons(question, entities) if p in names]
     linked = {frozenset((t.subject, other)) for t in citable if (other := other_person(t))}
     return [{"subject": a, "topic": "connection", "lead": f"{names[a]}'s connection to {names[b]}",

@@ -65,6 +65,12 @@ class Topics:
     verbs: frozenset[str] = frozenset()
     leads: dict[str, str] = field(default_factory=dict)
     unread: tuple[str, ...] = ()  # relevant to a question that asks, in words no reading knows, of a person
+    connection_cues: tuple[tuple[str, ...], ...] = ()  # "connected", "relationship": the question asks a link
+
+    def asks_connection(self, question: str) -> bool:
+        """Whether the question asks how the persons it names are connected (`connection_cues`)."""
+        tokens = tokenize(question)
+        return any(find_stem(tokens, cue) for cue in self.connection_cues)
     value_not_asked: frozenset[str] = frozenset()
 
     def lead(self, relations: Sequence[str], name: str, dead: bool) -> str:
@@ -116,6 +122,7 @@ def load_topics() -> Topics:
                   biography=tuple(data["biography"]["relevant"]), groups=tuple(tuple(g) for g in data["groups"]),
                   version=data["version"], verbs=frozenset(data.get("verbs", ())),
                   leads=dict(data.get("leads", {})), unread=tuple(data.get("unread", {}).get("relevant", ())),
+                  connection_cues=tuple(cue(c) for c in data.get("connection_cues", ())),
                   value_not_asked=frozenset(data.get("value_not_asked", ())))
 
 

@@ -322,7 +322,17 @@ def test_the_relationship_between_two_linked_persons_is_answered_by_their_link()
     plan = plan_answer("What is the relationship between John Updike and Henry James?", entities, shown)
     assert [[t.label for t in link] for link in plan.links] == [["influenced by"]]
     assert not plan.unread and plan.unanswered == [] and plan.relevant == []
-    # unlinked, the connection is the asked part the graph lacks
+    # unlinked, the connection is the asked part the graph lacks (one [NA] sentence, not an unread one beside it)
     plan = plan_answer("What is the relationship between John Updike and Henry James?", entities, shown[:2] + shown[3:])
     assert [(p["topic"], p["lead"]) for p in plan.unanswered] == [
-        ("asked, not read", "John Updike"), ("connection", "John Updike's connection to Henry James")]
+        ("connection", "John Updike's connection to Henry James")]
+
+
+def test_persons_a_question_names_unlinked_are_a_part_only_when_it_asks_their_connection():
+    entities = [Entity("Q187019", name="Philip Roth"), Entity("Q6882", name="James Joyce")]
+    shown = [Triple("Q187019", "", "instance of", "human"), Triple("Q6882", "", "instance of", "human"),
+             Triple("Q187019", "", "place of birth", "Newark"), Triple("Q6882", "", "place of birth", "Dublin")]
+    # "Where were Mozart and Beethoven born?" asks no link between them: no [NA] sentence about one
+    assert plan_answer("Where were Philip Roth and James Joyce born?", entities, shown).unanswered == []
+    parts = plan_answer("How were Philip Roth and James Joyce related?", entities, shown).unanswered
+    assert [p["topic"] for p in parts] == ["connection"]
