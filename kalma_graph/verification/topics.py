@@ -282,8 +282,8 @@ def _unread(clauses: Sequence[Sequence[Token]], found: Sequence[dict[str, int]],
     names = {e.id: e.name for e in entities if e.name}
     for index, (tokens, people) in enumerate(zip(clauses, found)):
         for subject in sorted(people, key=people.__getitem__):
-            spans = [s for s in name_spans(tokens, {subject: names[subject]}).get(subject, []) if s[1] > s[0]]
-            if subject not in names or not spans:
+            spans = name_spans(tokens, {subject: names[subject]}).get(subject) if subject in names else None
+            if not spans:
                 continue
             start, end = spans[0]
             after = list(takewhile(lambda t: t.word, tokens[end:end + _UNREAD_WORDS]))

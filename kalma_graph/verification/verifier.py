@@ -45,8 +45,9 @@ class VerifierStore(Protocol):
     def one_hop_many(self, entity_ids: Iterable[str]) -> Mapping[str, Sequence[Any]]: ...
 
 
-class Calibrator(Protocol):
-    """Stage two (`kalma_graph.verification.calibration.Calibrator`): refines the citation scores with a model."""
+class ScoreRefiner(Protocol):
+    """Stage two, as the verifier calls it (`kalma_graph.verification.calibration.Calibrator` is one): refines the
+    citation scores with a model."""
 
     def refine(self, answer: AnswerInput, check: AnswerCheck) -> AnswerCheck: ...
 
@@ -57,7 +58,7 @@ class Verifier:
     """Graph-grounded checking of citations and claims. `store` (a `GraphStore`) is optional; `calibrator`
     (stage two, `kalma_graph.verification.calibration.Calibrator`) refines citation scores with a model."""
 
-    def __init__(self, store: VerifierStore | None = None, *, calibrator: Calibrator | None = None,
+    def __init__(self, store: VerifierStore | None = None, *, calibrator: ScoreRefiner | None = None,
                  lexicon: Lexicon | None = None) -> None:
         self.store = store
         self.calibrator = calibrator
