@@ -197,6 +197,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used: set[int] = covered(subject_spans)
 
     graph = _UncitedJudge(ctx, values, store_triples)
+    held_spans: list[tuple[int, int]] = []  # the values judged held, cited or not
     # the held places the sentence names (value span, place name): "St. Louis, Missouri" names where it lies
     places: list[tuple[tuple[int, int], str, ClaimStatus]] = [(s, c.value, "supported") for s, c in values
               if s is not None and ctx.lexicon.is_place_relation(c.relation)]
@@ -223,18 +224,10 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                                 reason=f"names where {place} lies (the graph's containment)"))
             return
         elif status == "absent":
-            bad = _contradiction(ctx, store_triples, span, who, max((m.end for m in found), default=0))
-            flipped = graph.inverted(span, who) if bad is None else None
-            if bad is not None:
-                status, evidence = "contradicted", bad
-                reason = f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
-            elif flipped is not None:
-                status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
-            elif kind == "name" and all(w in ctx.question_words for w in phrase(text)):
+            status, evidence, reason = _unheld(ctx, graph, store_triples, span, who,
+                                               max((m.end for m in found), default=0))
+            if status == "absent" and kind == "name" and all(w in ctx.question_words for w in phrase(text)):
                 return  # a name the question itself gives: restating the premise
-            else:
-                reason = ("the graph shown holds no such statement"
-                          + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
         elif status == "supported_uncited" and (flipped := graph.outweighing_inversion(span, who, evidence)):
             status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
         elif status == "supported_uncited":
@@ -242,6 +235,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             if evidence is not None and ctx.lexicon.is_place_relation(evidence.label):
                 places.append((span, evidence.value, "supported_uncited"))
         used.update(range(*span))
+        if status.startswith("supported"):
+            held_spans.append(span)
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
                             evidence=evidence_text(evidence.subject, evidence.label, evidence.value)
@@ -258,11 +253,26 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                             reason=reason))
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
-    claims += _ordinals(ctx, values, used) + _denials(ctx, leading, graph, used)
+    claims += _ordinals(ctx, values, held_spans, used) + _denials(ctx, leading, graph, used)
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used)
+
+
+def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[GraphTriple]],
+            span: tuple[int, int], who: set[str], lo: int) -> tuple[ClaimStatus, GraphTriple | None, str]:
+    """A value no triple of `who` holds: contradicted where the graph holds another value of a single-valued
+    relation cued before it, or holds it the other way round; absent otherwise. Status, evidence, reason."""
+    view = ctx.view
+    bad = _contradiction(ctx, store_triples, span, who, lo)
+    if bad is not None:
+        return "contradicted", bad, f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
+    flipped = graph.inverted(span, who)
+    if flipped is not None:
+        return "contradicted", flipped, _inversion(view, flipped)
+    return "absent", None, ("the graph shown holds no such statement"
+                            + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
 
 
 def _inversion(view: GraphView, t: GraphTriple) -> str:
@@ -381,8 +391,16 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 continue  # "died in Moscow" states a place of death, not a cause of death
             held = [t for t in triples if fold(t.label) == label]
             if held and not any(ctx.hits(t.value, t.object_id) for t in held):
-                same_kind = [t for t in held if (t.object_id is None) == _is_literal(tokens, span, lex)]
-                if same_kind:
+                # a date or number against a date or number, a name against a name: a place the graph holds
+                # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
+                same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)]
+                stated = fold(span_text(tokens, span).rstrip("."))
+                # "born in the United States" where the graph holds Chicago: a place that contains the held one
+                # is vaguer, not another place; so is one inside it ("born in Xikou" where the graph holds
+                # Fenghua District), as far as the graph says where either lies: absent, not contradicted
+                inside = [t for t in same_kind if stated in ctx.containers.get(fold(t.value), ())
+                          or fold(t.value) in ctx.containers.get(stated, ())]
+                if same_kind and not inside:
                     return same_kind[0]
     return None
 
@@ -415,16 +433,24 @@ def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Ci
 
 
 def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
-              used: set[int]) -> list[Claim]:
-    """"Takelot II was the third pharaoh": an ordinal right before a cited value's words says where in a series it
-    stands, which no triple holds (unless the question says it); marks its token used."""
-    starts = {span[0] for span, _ in values if span is not None}
+              held: Sequence[tuple[int, int]], used: set[int]) -> list[Claim]:
+    """"Takelot II was the third pharaoh": an ordinal right before a held value's words (cited or not: "the third
+    Tokugawa shogun") says where in a series it stands, which no triple holds (unless the question says it); so
+    does an ordinal or a birth-order word before a family word ("his first wife", "the youngest child of");
+    marks its token used."""
+    lex = ctx.lexicon
+    starts = {span[0] for span, _ in values if span is not None} | {span[0] for span in held}
     out = []
     for i, t in enumerate(ctx.tokens[:-1]):
-        if t.norm in ctx.lexicon.ordinals and i + 1 in starts and i not in used and t.norm not in ctx.question_words:
+        nxt = ctx.tokens[i + 1]
+        before_kin = (t.norm in lex.ordinals or t.norm in lex.birth_order_words) and nxt.word \
+            and lex.kin_class_of(nxt.norm) is not None
+        if (t.norm in lex.ordinals and i + 1 in starts or before_kin) and i not in used \
+                and t.norm not in ctx.question_words:
             used.add(i)
             out.append(Claim(text=t.text, kind="words", status="absent",
-                             reason="an ordinal: the graph holds no place in a series"))
+                             reason=f"'{t.text} {nxt.text}': the graph holds no order among relatives" if before_kin
+                             else "an ordinal: the graph holds no place in a series"))
     return out
 
 
@@ -586,6 +612,11 @@ def _leading_group(ctx: Context) -> list[Mention]:
             break
         group.append(m)
     return group
+
+
+def _held_literal(t: GraphTriple) -> bool:
+    """A held value that is a date or a number (not a name, even one held as a string)."""
+    return t.object_id is None and (parse_iso_date(t.value) is not None or number_of(t.value) is not None)
 
 
 def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:

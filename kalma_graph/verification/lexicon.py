@@ -99,6 +99,7 @@ class Lexicon:
     containment_labels: frozenset[str] = frozenset()  # relations that say where a place lies
     distributive_words: frozenset[str] = frozenset()  # "respectively": values paired with a group one by one
     ordinals: frozenset[str] = frozenset()  # "the third pharaoh": a place in a series the graph does not hold
+    birth_order_words: frozenset[str] = frozenset()  # "the youngest child": an order among siblings, not held
     value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
     none_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)  # folded phrase -> relation it denies
@@ -289,6 +290,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         containment_labels=own.words("containment_relations"),
         distributive_words=own.words("distributive_words"),
         ordinals=own.words("ordinals"),
+        birth_order_words=own.words("birth_order_words"),
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
         none_phrases={tuple(fold(w) for w in p.split()): label for p, label in own["none_phrases"].items()},

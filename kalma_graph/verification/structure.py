@@ -259,6 +259,15 @@ def _opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
             or t.norm in lexicon.clause_verbs)
 
 
+def _closed_apposition(tokens: Sequence[Token], m: Mention, lexicon: Lexicon) -> bool:
+    """"Iemitsu's father, Tokugawa Hidetada, was born in Hamamatsu": a name between commas, a verb after them, is
+    the clause's subject (what follows is said of Hidetada, not of Iemitsu)."""
+    if m.start == 0 or tokens[m.start - 1].text != "," or m.end + 1 >= len(tokens) or tokens[m.end].text != ",":
+        return False
+    nxt = tokens[m.end + 1]
+    return nxt.word and (nxt.norm in lexicon.copulas or nxt.norm in lexicon.clause_verbs)
+
+
 def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[int, int],
             lexicon: Lexicon) -> tuple[list[Mention], str]:
     """The mention(s) the value at `span` is said of, and how they were found. Scanning left from the
@@ -277,7 +286,7 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
         if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
-                or _opens_clause(tokens, m.end, lexicon) \
+                or _opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
                 or (m.kind == "pronoun" and m.text.casefold() in lexicon.subject_pronouns):
             group = [m]
             k = before.index(m)
@@ -554,11 +563,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if own:
         return out("supported_cue",
                    f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
-    for near_label in rel.near:
-        near = _cue_spans(tokens, lex.relation(near_label), lo, hi)
-        if near:
-            return out("partial_near",
-                       f"'{span_text(tokens, near[0])}' states '{near_label}', not '{cited.relation}'", spans)
+    near = _near_cue(tokens, rel, lex, _clause_start(tokens, lo, hit.span[0], lex) if how == "left" else lo, hi)
+    if near is not None:
+        return out("partial_near", f"'{span_text(tokens, near[1])}' states '{near[0]}', not '{cited.relation}'", spans)
     if hit.how == "demonym":
         if rel.demonym:
             return out("supported_demonym",
@@ -569,6 +576,28 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _near_cue(tokens: Sequence[Token], rel: RelationCues, lex: Lexicon, lo: int,
+              hi: int) -> tuple[str, tuple[int, int]] | None:
+    """A word of a looser relation (`near`) between `lo` and `hi`: that relation and the word's span. Called with
+    `lo` at the value's own clause ("born in Berlin and was a German physicist" says nothing of being born a
+    citizen)."""
+    for near_label in rel.near:
+        near = _cue_spans(tokens, lex.relation(near_label), lo, hi)
+        if near:
+            return near_label, near[0]
+    return None
+
+
+def _clause_start(tokens: Sequence[Token], lo: int, value_start: int, lex: Lexicon) -> int:
+    """Where the clause holding the value at `value_start` begins, scanning back to `lo`: after the last
+    coordinator or comma between them."""
+    for k in range(value_start - 1, lo - 1, -1):
+        t = tokens[k]
+        if t.text == "," or t.text == ";" or (t.word and t.norm in lex.coordinators):
+            return k + 1
+    return lo
 
 
 def _as_region(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
@@ -586,7 +615,10 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
     want = rel.kin
     assert want is not None  # called for a family relation
     subject_name = ctx.view.label(cited.subject)
-    for i in range(max(lo, 0), min(hi, len(tokens))):
+    between = range(max(lo, 0), min(hi, len(tokens)))
+    # the family word nearest the value governs it: in "He is the son of Maurice Garrel and the father of Louis
+    # Garrel", "son" is Maurice's word, not Louis's (read first, it made Louis his father)
+    for i in (between if value_first else reversed(between)):
         cls = lex.kin_class_of(tokens[i].norm) if tokens[i].word else None
         if cls is None:
             continue

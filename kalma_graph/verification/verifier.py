@@ -32,8 +32,11 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # pharaoh") as a claim, and the words of a cited relation's label ("notable works include V") as naming it; 8 reads
 # a value in other words ("took his own life"), words a value implies, denials ("an only child") as claims, a first
 # name or surname joined to another capitalised word as another person, and an inverted family word over a vaguer
-# relation.
-VERIFIER_VERSION = "8"
+# relation; 9 reads the family word nearest a value as its own ("the son of A and the father of B"), a name between
+# commas before a verb as the clause's subject ("S's father, F, was born in V"), a place held as a string as a name
+# another place contradicts (a place inside the held one, as far as the graph says, does not), a looser relation's
+# word only in the value's own clause, and an ordinal before any held value or a family word as a claim.
+VERIFIER_VERSION = "9"
 
 
 class VerifierStore(Protocol):
