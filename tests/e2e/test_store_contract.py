@@ -62,6 +62,22 @@ def test_one_hop_identical_on_sampled_entities(both):
         assert embedded.one_hop(entity_id) == neo4j.one_hop(entity_id), entity_id
 
 
+def test_one_hop_many_by_lookups_and_by_one_scan_agree(both):
+    # the embedded store looks a few ids up one by one and reads many in one scan (ONE_HOP_LOOKUPS_UP_TO):
+    # both ways, and Neo4j's one query, give each id exactly its one_hop, an unknown id nothing
+    from kalma_graph.store.embedded import ONE_HOP_LOOKUPS_UP_TO
+
+    embedded, neo4j, _ = both
+    ids = random.Random(5).sample(embedded.entity_ids_of_type("Q5"), ONE_HOP_LOOKUPS_UP_TO + 4)
+    few, many = ids[:3] + ["Q0-unknown"], ids
+    for wanted in (few, many):
+        found = embedded.one_hop_many(wanted)
+        assert found == {i: embedded.one_hop(i) for i in wanted}, wanted
+        assert {i: sorted(ts, key=repr) for i, ts in found.items()} == {
+            i: sorted(ts, key=repr) for i, ts in neo4j.one_hop_many(wanted).items()}
+    assert embedded.one_hop_many(few)["Q0-unknown"] == [] and any(embedded.one_hop_many(many).values())
+
+
 def test_one_hop_has_the_real_facts(both):
     embedded, _, _ = both
     crane = {(t.label, t.value) for t in embedded.one_hop("Q206534")}
