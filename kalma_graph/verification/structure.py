@@ -391,20 +391,21 @@ def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int], lexicon: Lexico
 
 
 def _word_forms(words: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, ...]]:
-    """Other forms of a one-word value: atheism/atheist, actor/actress (`Lexicon.suffix_forms`), arrest/arrested;
+    """Other forms of a value's last word: atheism/atheist, actor/actress, left-handedness/left-handed
+    (`Lexicon.suffix_forms`); of a one-word value, arrest/arrested;
     and a genre by its kind alone (`Lexicon.kind_heads`): "pop music" is said in "a pop singer"."""
     if len(words) >= 2 and words[-1] in lexicon.kind_heads:
         return [words[:-1]]
-    if len(words) != 1:
+    if not words:
         return []
-    w = words[0]
+    *head, w = words
     out = []
-    if len(w) >= 5 and w.isalpha():  # an event named by its verb: "arrest" by "was arrested"
+    if not head and len(w) >= 5 and w.isalpha():  # an event named by its verb: "arrest" by "was arrested"
         out += [w + "ed", w[:-1] + "ed" if w.endswith("e") else w + "ing"]
-    for ending, other in lexicon.suffix_forms:
-        if w.endswith(ending):
+    for ending, other in lexicon.suffix_forms:  # of the last word: "left-handedness" is said by "left-handed"
+        if w.endswith(ending) and len(w) > len(ending) + 2:
             out.append(w[:-len(ending)] + other)
-    return [(x,) for x in out]
+    return [(*head, x) for x in out]
 
 
 def _cue_spans(tokens: Sequence[Token], rel: RelationCues, lo: int, hi: int) -> list[tuple[int, int]]:

@@ -82,8 +82,9 @@ class Topics:
         return template.format(name=name, **{"is": "was" if dead else "is"})
 
     def has_verb(self, text: str) -> bool:
-        """Whether a sentence holds a verb (`verbs`, or a word ending in -ed): no fragment ("X's father, Y.")."""
-        return any(t.word and (t.norm in self.verbs or (len(t.norm) >= 4 and t.norm.endswith("ed")))
+        """Whether a sentence holds a verb (`verbs`, or a lower-case word ending in -ed): no fragment ("X's father,
+        Y."). A name is no verb: "Zoya Akhtar's parents, Javed Akhtar and Honey Irani." once passed on "Javed"."""
+        return any(t.word and (t.norm in self.verbs or (len(t.norm) >= 4 and t.norm.endswith("ed") and not t.capital))
                    for t in tokenize(text))
 
     def group_of(self, relation: str) -> int:

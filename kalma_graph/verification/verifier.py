@@ -35,7 +35,8 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # relation; 9 reads the family word nearest a value as its own ("the son of A and the father of B"), a name between
 # commas before a verb as the clause's subject ("S's father, F, was born in V"), a place held as a string as a name
 # another place contradicts (a place inside the held one, as far as the graph says, does not), a looser relation's
-# word only in the value's own clause, and an ordinal before any held value or a family word as a claim.
+# word only in the value's own clause, an ordinal before any held value or a family word as a claim, and a value's
+# last word in its other form ("left-handed" for left-handedness).
 VERIFIER_VERSION = "9"
 
 

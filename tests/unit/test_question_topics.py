@@ -46,6 +46,28 @@ def test_words_that_belong_to_no_topic_ask_nothing_of_it(question, not_asked):
     assert not (not_asked & asked_of(question))
 
 
+@pytest.mark.parametrize("question, asked, not_asked", [
+    # natural questions of our own (bench/results/natural_own_v2): each part was answered with nothing, not [NA]
+    ("Where was Akshara Haasan born, and what did she do for a living?", {"place of birth", "occupation"}, set()),
+    ("Is Akshara Haasan left-handed, and where was she born?", {"handedness", "place of birth"}, set()),
+    # "parents" asks the parents; her spouse and children were asked too and filled the answer
+    ("Who were Akshara Haasan's parents?", {"father", "mother"}, {"spouse", "child"}),
+])
+def test_everyday_wordings_of_a_part(question, asked, not_asked):
+    assert asked <= asked_of(question) and not (not_asked & asked_of(question))
+
+
+@pytest.mark.parametrize("sentence, fragment", [
+    ("Zoya Akhtar follows Islam.", False),  # the religion part was planned, and every wording rejected as a fragment
+    ("Zoya Akhtar practices Islam.", False),
+    ("Zoya Akhtar's parents, Javed Akhtar and Honey Irani.", True),
+])
+def test_a_present_tense_verb_makes_a_sentence(sentence, fragment):
+    from kalma_graph.pipeline.grounded import prose_problem
+
+    assert (prose_problem(sentence, []) == "a fragment") is fragment
+
+
 def test_who_was_x_asks_a_biographys_core_but_who_was_his_father_does_not():
     core = asked_of("Who was Akshara Haasan?", tier=1)
     assert {"occupation", "country of citizenship", "date of birth", "place of birth"} <= core

@@ -708,3 +708,16 @@ def test_an_order_the_graph_does_not_hold(sentence, word):
     claims = uncited(sentence)
     assert claims[word][0] == "absent", claims
     assert word not in uncited(sentence.replace(f"{word} ", ""))
+
+
+@pytest.mark.parametrize("sentence, verdict", [
+    # a natural question of our own ("Is Petra Kvitová left-handed?"): every wording was rejected, so the asked part
+    # went unsaid; a value's last word in its other form, and handedness is said by the value itself
+    ("Petra Kvitová is left-handed.", "supported"),
+    ("Petra Kvitová is right-handed.", "unsupported"),
+])
+def test_left_handed_states_left_handedness(sentence, verdict):
+    answer = AnswerInput(question="", entities=[GraphEntity(id="Q30812", name="Petra Kvitová")], shown=[
+        GraphTriple(subject="Q30812", label="handedness", value="left-handedness", object_id="Q789447")],
+        sentences=[(sentence, [CitedTriple(subject="Q30812", relation="handedness", value="left-handedness")])])
+    assert Verifier().verify(answer).sentences[0].citations[0].verdict == verdict
