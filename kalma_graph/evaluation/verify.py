@@ -22,7 +22,9 @@ from kalma_graph.verification.verifier import cited_sentences, graph_triple
 
 from .answers_file import ScoredAnswer
 
-MAX_ANSWER_CHARS = 20000  # longer answers are checked up to here
+#: An answer longer than this is checked in pieces of whole sentences (`answer_pieces`), each with the persons it
+#: names: every sentence gets a verdict, in memory and time that grow with one piece, not the whole answer.
+MAX_PIECE_CHARS = 20000
 
 
 class VerifyInputError(BadInputError, ValueError):
@@ -59,11 +61,19 @@ def _item(value: Any, where: str, index: int) -> dict[str, Any]:
 
 
 def to_input(item: dict[str, Any], store: Any | None) -> AnswerInput:
-    """An answers-file record keeps the graph it was shown; any other answer is checked against the store."""
+    """An answers-file record keeps the graph it was shown; any other answer is checked against the store (one
+    `text_input`, however long: `check_item` checks a long one in pieces)."""
     if item.get("retrieved") or item.get("shown"):
         record = {k: v for k, v in item.items() if not k.startswith("_")}
         return verifier_input(record)
     return text_input(item["answer"], question=item["question"], store=store, answer_id=item["id"])
+
+
+def check_item(verifier: Verifier, item: dict[str, Any], store: Any | None) -> AnswerCheck:
+    """`to_input`'s check; an answer without a record's graph is checked whole, in pieces when long (`check_text`)."""
+    if item.get("retrieved") or item.get("shown"):
+        return verifier.verify(to_input(item, store))
+    return check_text(verifier, item["answer"], question=item["question"], store=store, answer_id=item["id"])
 
 
 def verify_answers(items: Sequence[dict[str, Any]], *, store: Any | None = None, verifier: Verifier | None = None,
@@ -71,10 +81,41 @@ def verify_answers(items: Sequence[dict[str, Any]], *, store: Any | None = None,
     verifier = verifier or Verifier(store)
     out = []
     for i, item in enumerate(items):
-        out.append(verifier.verify(to_input(item, store)))
+        out.append(check_item(verifier, item, store))
         if progress:
             progress(i + 1, len(items))
     return out
+
+
+def answer_pieces(answer: str, limit: int = MAX_PIECE_CHARS) -> list[str]:
+    """`answer` in consecutive pieces of at most `limit` characters, each cut after the last sentence end in it
+    (else at its last space, else at `limit`); nothing is dropped: the pieces join to the answer.
+
+    >>> answer_pieces("One. Two. Three.", limit=10)
+    ['One. Two.', ' Three.']
+    """
+    pieces: list[str] = []
+    rest = answer
+    while len(rest) > limit:
+        window = rest[:limit]
+        end = max(window.rfind(mark) for mark in (". ", "? ", "! ", "\n"))
+        cut = end + 1 if end > 0 else (window.rfind(" ") if window.rfind(" ") > 0 else limit)
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    return pieces + [rest]
+
+
+def check_text(verifier: Verifier, answer: str, *, question: str = "", store: Any | None = None,
+               answer_id: str = "answer", limit: int = MAX_PIECE_CHARS) -> AnswerCheck:
+    """Any answer checked whole: one `text_input` when it is short, else one per piece (`answer_pieces`), the
+    pieces' sentences renumbered into one check. A pronoun at the start of a piece cannot reach back into the piece
+    before it (it resolves to the question's person)."""
+    pieces = [piece for piece in answer_pieces(answer, limit) if piece.strip()] or [answer[:limit]]
+    checks = [verifier.verify(text_input(piece, question=question, store=store, answer_id=answer_id))
+              for piece in pieces]
+    sentences = [s.model_copy(update={"position": n})
+                 for n, s in enumerate(s for check in checks for s in check.sentences)]
+    return checks[0].model_copy(update={"sentences": sentences})
 
 
 def verify_report(checks: Sequence[AnswerCheck]) -> dict[str, Any]:
@@ -125,7 +166,6 @@ def text_input(answer: str, *, question: str = "", store: Any | None = None, ans
     from kalma_graph.kg.citations import known_pairs, known_props, parse_answer
     from kalma_graph.kg.triples import Entity
 
-    answer = answer[:MAX_ANSWER_CHARS]
     triples = [graph_triple(t) for t in shown] if shown is not None else []
     names: dict[str, str] = {}
     if shown is None and store is not None:
