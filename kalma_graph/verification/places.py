@@ -71,9 +71,10 @@ def shown_lookup(shown: Sequence[GraphTriple]) -> Lookup:
 
 
 class LazyContainers(Mapping[str, frozenset[str]]):
-    """`place_containers`, walked on first use: only a name right after "<held place>," asks for it, which most
-    answers never write, and with a store the walk costs up to four round trips per answer (`verify` over
-    thousands of answers pays them on its hot path otherwise)."""
+    """`place_containers`, walked on first use: only a name right after "<held place>," asks for it, or a place
+    that would contradict a held one (is it vaguer or more precise?), which most answers never write, and with a
+    store the walk costs up to four round trips per answer (`verify` over thousands of answers pays them on its
+    hot path otherwise)."""
 
     def __init__(self, compute: Callable[[], Mapping[str, frozenset[str]]]) -> None:
         self._compute = compute
