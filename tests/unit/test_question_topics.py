@@ -99,6 +99,19 @@ def test_a_topic_the_graph_holds_nothing_for_is_an_unanswered_part():
                             {"Q40909": "Virginia Woolf"}) == []
 
 
+def test_an_event_the_graph_holds_none_of_is_an_unanswered_part():
+    # complex_question_graph:436 (dev): "what event deeply affected him" was read by nothing, so the one
+    # unanswerable dev question without an [NA] part had none; the graph holds no event of his
+    azai = [Entity("Q1", name="Azai Nagamasa")]
+    shown = [Triple("Q1", "", "occupation", "daimyo"), Triple("Q1", "", "noble family", "Azai clan")]
+    question = ("How did Azai Nagamasa become the head of the Azai clan and what event deeply affected him during "
+                "this transition?")
+    parts = unanswered_parts(question_asks(question, azai, shown), shown, {"Q1": "Azai Nagamasa"})
+    assert ("events", "Azai Nagamasa's life events") in [(p["topic"], p["lead"]) for p in parts]
+    shown.append(Triple("Q1", "", "significant event", "Siege of Odani Castle"))
+    assert "significant event" in asked_of(question, azai, shown)
+
+
 def test_the_plan_groups_facts_of_one_kind_and_puts_asked_before_relevant():
     plan = plan_answer("Who was Akshara Haasan, and how did her family shape her career?", AKSHARA, AKSHARA_FACTS)
     asked = [[t.label for t in target] for target in plan.asked]
