@@ -507,6 +507,15 @@ class _Loop:
             entry.update(outcome="[NA]: the graph does not hold this part", kept=True)
             chosen = _Candidate(text, [], 0, 1, False, False, (False,))
             break
+        if chosen is None:
+            # every written sentence failed ("[NA] Sun Quan's succession … can be traced back to his father, Sun
+            # Quan" names him his own father): the part is still said, in the loop's own words, not left unsaid
+            text = f"{lead} is not in the knowledge graph."
+            if prose_problem(text, self.seen) in (None, "a fragment"):
+                self.result.trace.append({"slot": self.slot, "written": f"[NA] {text}", "na_part": lead,
+                                          "outcome": "[NA]: no written sentence could be kept; the loop's words",
+                                          "kept": True})
+                chosen = _Candidate(text, [], 0, 1, False, False, (False,))
         self.result.resampled += attempt > 0
         self.slot += 1
         return chosen

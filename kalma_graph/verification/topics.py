@@ -82,10 +82,25 @@ class Topics:
         return template.format(name=name, **{"is": "was" if dead else "is"})
 
     def has_verb(self, text: str) -> bool:
-        """Whether a sentence holds a verb (`verbs`, or a lower-case word ending in -ed): no fragment ("X's father,
-        Y."). A name is no verb: "Zoya Akhtar's parents, Javed Akhtar and Honey Irani." once passed on "Javed"."""
-        return any(t.word and (t.norm in self.verbs or (len(t.norm) >= 4 and t.norm.endswith("ed") and not t.capital))
-                   for t in tokenize(text))
+        """Whether a sentence holds a verb (`verbs`, or a lower-case word ending in -ed) outside its relative clauses:
+        no fragment ("X's father, Y."). A name is no verb: "Zoya Akhtar's parents, Javed Akhtar and Honey Irani." once
+        passed on "Javed"; nor is a relative clause's: a trim left "Sun Quan's son, Sun Kuangti, which is the
+        ancestral home of his family."."""
+        relative = load_lexicon().relative_pronouns
+        inside, after_comma = False, False  # in a relative clause (", which …" up to the next comma)
+        for t in tokenize(text):
+            if t.text == ",":
+                inside, after_comma = False, True
+                continue
+            if after_comma and t.word and t.norm in relative:
+                inside = True
+            after_comma = False
+            if inside:
+                continue
+            if t.word and (t.norm in self.verbs
+                           or (len(t.norm) >= 4 and t.norm.endswith("ed") and not t.capital)):
+                return True
+        return False
 
     def group_of(self, relation: str) -> int:
         """The sentence group a relation is said in (relations of one group share a sentence); its own past the end."""

@@ -61,6 +61,11 @@ def test_everyday_wordings_of_a_part(question, asked, not_asked):
     ("Zoya Akhtar follows Islam.", False),  # the religion part was planned, and every wording rejected as a fragment
     ("Zoya Akhtar practices Islam.", False),
     ("Zoya Akhtar's parents, Javed Akhtar and Honey Irani.", True),
+    # a clause trim of a dev answer (complex_question_graph:140) dropped the main verb and was kept
+    ("Sun Quan's son, Sun Kuangti, which is the ancestral home of his family.", True),
+    ("Sun Quan's son, Sun Kuangti, was born in Changsha, which is the ancestral home of his family.", False),
+    ("Goethe, who was a poet, was born in Frankfurt.", False),
+    ("The book that he wrote was famous.", False),
 ])
 def test_a_present_tense_verb_makes_a_sentence(sentence, fragment):
     from kalma_graph.pipeline.grounded import prose_problem
