@@ -60,10 +60,15 @@ def _item(value: Any, where: str, index: int) -> dict[str, Any]:
     return out
 
 
+def _keeps_its_graph(item: dict[str, Any]) -> bool:
+    """An answers-file record: it carries the graph its model was shown."""
+    return bool(item.get("retrieved") or item.get("shown"))
+
+
 def to_input(item: dict[str, Any], store: Any | None) -> AnswerInput:
     """An answers-file record keeps the graph it was shown; any other answer is checked against the store (one
     `text_input`, however long: `check_item` checks a long one in pieces)."""
-    if item.get("retrieved") or item.get("shown"):
+    if _keeps_its_graph(item):
         record = {k: v for k, v in item.items() if not k.startswith("_")}
         return verifier_input(record)
     return text_input(item["answer"], question=item["question"], store=store, answer_id=item["id"])
@@ -71,7 +76,7 @@ def to_input(item: dict[str, Any], store: Any | None) -> AnswerInput:
 
 def check_item(verifier: Verifier, item: dict[str, Any], store: Any | None) -> AnswerCheck:
     """`to_input`'s check; an answer without a record's graph is checked whole, in pieces when long (`check_text`)."""
-    if item.get("retrieved") or item.get("shown"):
+    if _keeps_its_graph(item):
         return verifier.verify(to_input(item, store))
     return check_text(verifier, item["answer"], question=item["question"], store=store, answer_id=item["id"])
 

@@ -345,6 +345,11 @@ class _Candidate:
         return " ".join([*marks, self.text]) + " "
 
 
+def _na_candidate(text: str) -> _Candidate:
+    """An [NA] sentence as kept: it cites nothing and holds one claim the graph does not (`unit` marks it [NA])."""
+    return _Candidate(text, [], 0, 1, False, False, (False,))
+
+
 class _Loop:
     """The state of one grounded answer: what is kept, what is stated, and the calls left."""
 
@@ -505,7 +510,7 @@ class _Loop:
                 entry.update(outcome=problem, kept=False)
                 continue
             entry.update(outcome="[NA]: the graph does not hold this part", kept=True)
-            chosen = _Candidate(text, [], 0, 1, False, False, (False,))
+            chosen = _na_candidate(text)
             break
         if chosen is None:
             # every written sentence failed ("[NA] Sun Quan's succession … can be traced back to his father, Sun
@@ -515,7 +520,7 @@ class _Loop:
                 self.result.trace.append({"slot": self.slot, "written": f"[NA] {text}", "na_part": lead,
                                           "outcome": "[NA]: no written sentence could be kept; the loop's words",
                                           "kept": True})
-                chosen = _Candidate(text, [], 0, 1, False, False, (False,))
+                chosen = _na_candidate(text)
         self.result.resampled += attempt > 0
         self.slot += 1
         return chosen

@@ -66,12 +66,12 @@ class Topics:
     leads: dict[str, str] = field(default_factory=dict)
     unread: tuple[str, ...] = ()  # relevant to a question that asks, in words no reading knows, of a person
     connection_cues: tuple[tuple[str, ...], ...] = ()  # "connected", "relationship": the question asks a link
+    value_not_asked: frozenset[str] = frozenset()
 
     def asks_connection(self, question: str) -> bool:
         """Whether the question asks how the persons it names are connected (`connection_cues`)."""
         tokens = tokenize(question)
         return any(find_stem(tokens, cue) for cue in self.connection_cues)
-    value_not_asked: frozenset[str] = frozenset()
 
     def lead(self, relations: Sequence[str], name: str, dead: bool) -> str:
         """The words a planned sentence of these relations starts with (`leads`, by its group's first relation)."""
