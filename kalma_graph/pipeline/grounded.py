@@ -58,6 +58,7 @@ from kalma_graph.models.chat import GenerationParams
 from kalma_graph.models.protocols import Generator
 from kalma_graph.verification import AnswerInput, CitedTriple, GraphTriple, Verifier
 from kalma_graph.verification.lexicon import load_lexicon
+from kalma_graph.verification.namesakes import question_namesakes
 from kalma_graph.verification.records import evidence_triple
 from kalma_graph.verification.text import find_phrase, phrase, tokenize
 from kalma_graph.verification.topics import (
@@ -197,6 +198,7 @@ class Plan:
     relevant: list[list[Triple]] = field(default_factory=list)
     note: str | None = None  # how the question was read when it could not be read as asked
     unread: bool = False  # the question asks, in words no reading knows, what the graph does not hold
+    namesakes: bool = False  # a person asked of is held only by a namesake (`verification.namesakes`): an [NA] part
 
 
 def _grouped(triples: Sequence[Triple], other_person: Any) -> list[list[Triple]]:
@@ -228,6 +230,12 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
                and not set("[]").intersection(t.label + t.value)]
     humans = {t.subject for t in citable if (t.label, t.value) == ("instance of", "human")}
     persons = {e.id: e for e in entities if e.name and (not humans or e.id in humans)}
+    # "… his literary prowess?" where the graph's John Cleland is a researcher: nothing of him is planned, the
+    # person asked of is an [NA] part
+    odd = {i: (why, _profile(i, citable)) for i, why in question_namesakes(
+        question, [graph_triple(t) for t in citable], [graph_entity(e) for e in persons.values()]).items()}
+    citable = [t for t in citable if t.subject not in odd]
+    persons = {i: e for i, e in persons.items() if i not in odd}
     by_name = {e.name.casefold(): e.id for e in persons.values() if e.name}
 
     def other_person(t: Triple) -> str | None:
@@ -268,11 +276,24 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
     names = {e.id: e.name for e in persons.values() if e.name}
     connections = _unlinked(question, entities, names, citable, other_person)
     parts = [p for p in unanswered_parts(asks, citable, names) if not (connections and p["topic"] == UNREAD)]
-    plan.unanswered = (parts + connections)[:MAX_UNANSWERED]  # a connection asked is what an unread part was
+    namesake_parts = [{"subject": i, "topic": "namesake", "lead": next(e.name for e in entities if e.id == i),
+                       "label": why, "does": does} for i, (why, does) in odd.items()]
+    plan.unanswered = (namesake_parts + parts + connections)[:MAX_UNANSWERED]  # a connection asked is what an
+    # unread part was
     plan.unread = any(a.topic == UNREAD for a in asks)
+    plan.namesakes = bool(odd)
     if not looks_english(question):
         plan.note = "the question does not read as English: answered as 'Who is X?' of the persons it names"
     return plan
+
+
+def _profile(subject: str, citable: Sequence[Triple]) -> str:
+    """What the graph says a person does, in a few words ("a researcher"; "a writer and poet")."""
+    occupations = list(dict.fromkeys(t.value for t in citable if t.subject == subject and t.label == "occupation"))
+    if not occupations:
+        return "another person"
+    said = " and ".join(occupations[:2])
+    return f"{'an' if said[0].lower() in 'aeiou' else 'a'} {said}"
 
 
 def _unlinked(question: str, entities: Sequence[Entity], names: dict[str, str], citable: Sequence[Triple],
@@ -515,15 +536,19 @@ class _Loop:
         if chosen is None:
             # every written sentence failed ("[NA] Sun Quan's succession … can be traced back to his father, Sun
             # Quan" names him his own father): the part is still said, in the loop's own words, not left unsaid
-            text = f"{lead} is not in the knowledge graph."
-            if prose_problem(text, self.seen) in (None, "a fragment"):
-                self.result.trace.append({"slot": self.slot, "written": f"[NA] {text}", "na_part": lead,
-                                          "outcome": "[NA]: no written sentence could be kept; the loop's words",
-                                          "kept": True})
-                chosen = _na_candidate(text)
+            chosen = self.own_na(f"{lead} is not in the knowledge graph.", lead,
+                                 "[NA]: no written sentence could be kept; the loop's words")
         self.result.resampled += attempt > 0
         self.slot += 1
         return chosen
+
+    def own_na(self, text: str, lead: str, why: str) -> _Candidate | None:
+        """An [NA] part said in the loop's own words (none when the prose is not a sentence)."""
+        if prose_problem(text, self.seen) not in (None, "a fragment"):
+            return None
+        self.result.trace.append({"slot": self.slot, "written": f"[NA] {text}", "na_part": lead, "outcome": why,
+                                  "kept": True})
+        return _na_candidate(text)
 
     def keep(self, candidate: _Candidate) -> None:
         unit = candidate.unit()
@@ -578,7 +603,15 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
         if result.sentences >= max_sentences:
             stopped = True
             break
-        candidate = loop.write_na(part["lead"], text_grammar)
+        if part["topic"] == "namesake":
+            # the model, shown the namesake's triples, writes them under [NA] ("John Cleland was a researcher … [NA]"):
+            # said in the loop's words instead, with what the graph holds of that name
+            candidate = loop.own_na(f"The knowledge graph holds no {part['lead']} of the kind the question asks "
+                                    f"of (its {part['lead']} is {part['does']}).", part["lead"],
+                                    "[NA]: the graph holds only a namesake; the loop's words")
+            loop.slot += 1
+        else:
+            candidate = loop.write_na(part["lead"], text_grammar)
         if candidate is not None:
             loop.keep(candidate)
             result.na_parts += 1
@@ -594,6 +627,8 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
     elif not stopped and loop.units and (plan.asked or plan.relevant):
         result.stop_reason = ("the question's asked facts are covered" if set(asked) <= covered
                               else "the plan is done (a planned fact no candidate stated)")
+    elif not stopped and plan.namesakes and not result.sentences - result.na_parts:
+        result.stop_reason = "the graph holds only a namesake of the person asked of: said and marked [NA]"
     elif not stopped and not result.sentences - result.na_parts:
         # nothing planned was said (a question that names no topic or relation the graph holds): the model
         # chooses each sentence's marks itself

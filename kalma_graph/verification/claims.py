@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from .lexicon import Lexicon, load_lexicon
+from .namesakes import namesakes
+from .places import SaidPlaces
 from .records import (
     AnswerCheck,
     AnswerInput,
@@ -19,6 +21,7 @@ from .records import (
 )
 from .structure import (
     MAX_SENTENCE_CHARS,
+    SCORE,
     Context,
     GraphView,
     Mention,
@@ -76,23 +79,27 @@ def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent
 
 def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
                      store_triples: dict[str, list[GraphTriple]] | None = None,
-                     containers: Mapping[str, frozenset[str]] | None = None) -> AnswerCheck:
+                     containers: Mapping[str, frozenset[str]] | None = None,
+                     said_places: SaidPlaces | None = None) -> AnswerCheck:
     """Stage one over a whole answer. `store_triples` (subject id → every statement the store holds for
     it) widens what counts as held or contradicted beyond the graph shown to the model; `containers`
-    (`places.place_containers`) says where the places the answer may name lie."""
+    (`places.place_containers`) says where the places the answer may name lie, `said_places` where the places it
+    names instead of a held one lie."""
     lexicon = lexicon or load_lexicon()
     view = GraphView.build(answer.shown, answer.entities, lexicon)
     object_ids = {(t.subject, fold(t.label), fold(t.value)): t.object_id for t in answer.shown}  # the shown triples
     question_tokens = tokenize(answer.question)
     question_words = frozenset(t.norm for t in question_tokens if t.word)
-    group = list(dict.fromkeys(m.ids[0] for m in entity_mentions(question_tokens, view) if m.subject))
+    asked_of = entity_mentions(question_tokens, view)
+    group = list(dict.fromkeys(m.ids[0] for m in asked_of if m.subject))
+    namesake = namesakes(question_tokens, asked_of, view, lexicon)
     focus = group[:1] or view.subjects[:1]
     recent = list(group)
     said: dict[str, str] = {}
     sentences = []
     for position, (text, cited) in enumerate(answer.sentences):
         tokens = tokenize(text[:MAX_SENTENCE_CHARS])
-        found = entity_mentions(tokens, view)
+        found = entity_mentions(tokens, view, prefer=[*focus, *recent])
         taken = covered((m.start, m.end) for m in found)
         # "took his own life" is a value's wording (`value_phrases`): its "his" names nobody new
         in_phrases = covered(span for wordings in lexicon.value_phrases.values() for w in wordings
@@ -103,11 +110,16 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
                             lexicon)
         ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words,
-                      containers=containers if containers is not None else {})
+                      containers=containers if containers is not None else {}, namesakes=namesake,
+                      said_places=said_places)
         checks, accounted, values = [], [], []
         for c in cited:
             key = (c.subject, fold(c.relation), fold(c.value))
             check, spans = check_citation(ctx, c, key in object_ids, object_ids.get(key))
+            if c.subject in namesake and check.verdict != "unsupported":  # said of the one asked of, held by another
+                check, spans = check.model_copy(update={"verdict": "unsupported", "outcome": "unsupported_bystander",
+                                                        "score": SCORE["unsupported_bystander"],
+                                                        "reason": namesake[c.subject]}), []
             if not check.in_graph:
                 check = check.model_copy(update={"reason": check.reason + "; the triple is not in the graph shown"})
             checks.append(check)
@@ -140,6 +152,8 @@ class _UncitedJudge:
         self.judged: dict[tuple[str, str, str], tuple[str, list, str]] = {}
 
     def triples(self, sid: str) -> list[GraphTriple]:
+        if sid in self.ctx.namesakes:  # a namesake's triples hold nothing about the person asked of
+            return []
         return list(self.ctx.view.by_subject.get(sid, ())) + list(self.store_triples.get(sid, ()))
 
     def judge(self, t: GraphTriple) -> tuple[str, list, str]:
@@ -161,6 +175,19 @@ class _UncitedJudge:
                 if t.label != "name" and verdict == "supported" and any(spans_overlap(x, span) for x in spans[:1]):
                     return "supported_uncited", t
         return "absent", None
+
+    def held_back(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
+        """A family triple of the person named at `span` whose value is one of `who`, which the sentence states
+        ("Osorkon II was the father of Takelot II" where the graph holds Takelot II `father: Osorkon II`)."""
+        named = {i for m in self.ctx.mentions if m.kind == "entity" and (m.start, m.end) == span for i in m.ids}
+        lex, view = self.ctx.lexicon, self.ctx.view
+        for sid in sorted(named):
+            for t in self.triples(sid):
+                if lex.relation(t.label).kin and (t.object_id in who or any(fold(t.value) == fold(view.label(w))
+                                                                               for w in who)) \
+                        and self.judge(t)[0] == "supported":
+                    return t
+        return None
 
     def outweighing_inversion(self, span: tuple[int, int], who: set[str],
                               held: GraphTriple | None) -> GraphTriple | None:
@@ -226,8 +253,12 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         elif status == "absent":
             status, evidence, reason = _unheld(ctx, graph, store_triples, span, who,
                                                max((m.end for m in found), default=0))
-            if status == "absent" and kind == "name" and all(w in ctx.question_words for w in phrase(text)):
-                return  # a name the question itself gives: restating the premise
+            back = graph.held_back(span, who) if status == "absent" and kind == "name" else None
+            if back is not None:  # "Osorkon II was the father of Takelot II": Takelot II's own `father` says so
+                status, evidence, reason = "supported_uncited", back, "held by the graph but not cited"
+            elif status == "absent" and kind == "name" and all(w in ctx.question_words for w in phrase(text)) \
+                    and not _kin_before(ctx, span):
+                return  # a name the question itself gives: restating the premise (not "the father of" it)
         elif status == "supported_uncited" and (flipped := graph.outweighing_inversion(span, who, evidence)):
             status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
         elif status == "supported_uncited":
@@ -273,6 +304,11 @@ def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[
         return "contradicted", flipped, _inversion(view, flipped)
     return "absent", None, ("the graph shown holds no such statement"
                             + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
+
+
+def _kin_before(ctx: Context, span: tuple[int, int]) -> bool:
+    """A family word just before the name ("the father of X", "his son, X"): the sentence relates X to someone."""
+    return any(ctx.lexicon.kin_class_of(t.norm) for t in ctx.tokens[max(0, span[0] - 3):span[0]])
 
 
 def _inversion(view: GraphView, t: GraphTriple) -> str:
@@ -400,6 +436,10 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 # Fenghua District), as far as the graph says where either lies: absent, not contradicted
                 inside = [t for t in same_kind if stated in ctx.containers.get(fold(t.value), ())
                           or fold(t.value) in ctx.containers.get(stated, ())]
+                if ctx.said_places is not None and lex.is_place_relation(label) and not _is_literal(tokens, span, lex):
+                    # not a place the graph puts inside the held one ("born in Oxford" where it holds England), nor one
+                    # it cannot locate said for an area ("born in Xikou" where it holds Fenghua District)
+                    same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
                 if same_kind and not inside:
                     return same_kind[0]
     return None

@@ -48,6 +48,17 @@ class RelationCues:
 
 
 @dataclass(frozen=True)
+class PersonField:
+    """A field of work a question may give the person it names (verifier_words.json `person_fields`)."""
+
+    name: str
+    asked: tuple[str, ...]  # the question's words that give it ("literary": "his literary prowess")
+    held: tuple[str, ...]  # stems of a profile value's words that show the person works in it
+    any_of: frozenset[str] = frozenset()  # relations whose mere presence shows it (`position held`: politics)
+    same_word: bool = False  # the profile must hold the `held` stem at the asked word's place ("wrestl")
+
+
+@dataclass(frozen=True)
 class Lexicon:
     relations: dict[str, RelationCues]
     kin_words: dict[str, tuple[str, ...]]
@@ -108,6 +119,9 @@ class Lexicon:
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
     alias_skip_words: frozenset[str] = frozenset()
+    area_words: frozenset[str] = frozenset()  # "Fenghua District": a held place an unlocated one may lie in
+    profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
+    person_fields: tuple[PersonField, ...] = ()
     verbs: frozenset[str] = frozenset()  # question_topics.json `verbs`: common verbs, no claim by themselves
     stop_and_glue: frozenset[str] = frozenset()  # stop_words | glue: words that are no name and no claim
     # sha256 of the lines "<file> <sha256 of the file>\n" of DATA_FILES: what the verifier's id hashes
@@ -192,6 +206,18 @@ class _Keys:
             raise LexiconError(f"{self.where}: no code reads {', '.join(unread)}")
 
 
+def _person_field(name: str, spec: dict[str, Any]) -> PersonField:
+    unknown = set(spec) - {"asked", "held", "any_of", "same_word"}
+    if unknown:
+        raise LexiconError(f"verifier_words.json: person_fields: {name}: no code reads {', '.join(sorted(unknown))}")
+    out = PersonField(name, tuple(fold(w) for w in spec["asked"]), tuple(fold(w) for w in spec["held"]),
+                      frozenset(fold(r) for r in spec.get("any_of", ())), bool(spec.get("same_word")))
+    if out.same_word and len(out.asked) != len(out.held):
+        raise LexiconError(f"verifier_words.json: person_fields: {name}: `same_word` pairs `asked` with `held` "
+                           "one by one")
+    return out
+
+
 def _stems(cue: str) -> tuple[str, ...]:
     return tuple(fold(w) for w in cue.split())
 
@@ -249,7 +275,7 @@ def _relation_fields(data: dict[str, Any]) -> dict[str, Any]:
 
 def _word_fields(own: _Keys) -> dict[str, Any]:
     """The Lexicon's fields from verifier_words.json (each key read once; one no code reads is an error)."""
-    forward, places = own.sub("reads_forward"), own.sub("place_relations")
+    forward, places, fields = own.sub("reads_forward"), own.sub("place_relations"), own.sub("person_fields")
     months = own.ordered("months")
     out = dict(
         singular_pronouns=own.words("singular_pronouns"),
@@ -299,8 +325,12 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},
         alias_skip_words=own.words("alias_skip_words"),
+        area_words=own.words("area_words"),
+        profile_relations=fields.words("profile_relations"),
+        person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),
     )
     forward.done()
     places.done()
+    fields.done()
     own.done("version", "about")
     return out

@@ -11,6 +11,7 @@ them; any other name there ("Marbach am Neckar, France") stays an absent claim.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .lexicon import Lexicon
@@ -93,3 +94,48 @@ class LazyContainers(Mapping[str, frozenset[str]]):
 
     def __len__(self) -> int:
         return len(self._walked())
+
+
+class SaidPlaces:
+    """Where a place the sentence names lies, as far as the graph knows it: for a folded name, the folded names of
+    the places containing it (`place_containers` of the entities of that name) and their descriptions ("city in
+    Oxfordshire, England"), or None when the graph knows no place of that name. A held place is contradicted only
+    by a place the graph knows and does not put inside it: "born in Oxford" where the graph holds England is
+    vaguer at worst, and "born in Xikou", a town the graph does not know, may lie inside the held Fenghua District.
+    Looked up on first use, once per name (only a would-be contradiction asks)."""
+
+    def __init__(self, find: Callable[[str], Sequence[tuple[GraphEntity, str]]], lookup: Lookup, lexicon: Lexicon,
+                 entities: Callable[[list[str]], Iterable[GraphEntity]] | None = None) -> None:
+        self._find, self._lookup, self._lexicon, self._entities = find, lookup, lexicon, entities
+        self._said: dict[str, frozenset[str] | None] = {}
+
+    def lies_in(self, name: str) -> frozenset[str] | None:
+        key = fold(name)
+        if key not in self._said:
+            found = self._find(name)
+            if not found:
+                self._said[key] = None
+            else:
+                as_held = [GraphTriple(subject="_", label="place of birth", value=e.name or name, object_id=e.id)
+                           for e, _ in found]
+                walked = place_containers(as_held, self._lookup, self._lexicon, self._entities)
+                self._said[key] = frozenset(w for ws in walked.values() for w in ws) | \
+                    frozenset(fold(d) for _, d in found if d)
+        return self._said[key]
+
+    def inside(self, name: str, held: str) -> bool | None:
+        """Whether the graph puts the place `name` inside the place `held` (None: it cannot say where `name` lies)."""
+        above = self.lies_in(name)
+        if not above:
+            return None
+        pattern = re.compile(rf"(?<!\w){re.escape(fold(held))}(?!\w)")
+        return any(pattern.search(d) for d in above)
+
+    def contradicts(self, name: str, held: str) -> bool:
+        """Whether the place `name`, said where the graph holds `held`, is another place: one the graph locates
+        outside `held`, or one it cannot locate where `held` is a town or city (an area may hold it)."""
+        inside = self.inside(name, held)
+        if inside is None:
+            words = set(fold(held).split())
+            return not (words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
+        return not inside

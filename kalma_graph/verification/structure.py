@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .lexicon import Lexicon, RelationCues
+from .places import SaidPlaces
 from .records import CitationCheck, CitedTriple, GraphEntity, GraphTriple, evidence_text
 from .text import (
     DateValue,
@@ -42,6 +43,7 @@ from .text import (
     phrase,
     span_text,
     spans_overlap,
+    written_phrase,
 )
 
 MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per clause anyway
@@ -90,6 +92,8 @@ class GraphView:
     name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
     genders: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f" (the lexicon's)
     stop: frozenset[str] = frozenset()  # the lexicon's stop words and glue: they join no name
+    # a surname or first name alone that several subjects share -> their ids (`entity_mentions`' `prefer`)
+    shared_names: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity], lexicon: Lexicon) -> "GraphView":
@@ -133,6 +137,8 @@ class GraphView:
         for words, ids in [*surnames.items(), *firsts.items()]:
             if len(ids) == 1 and words not in out:
                 out[words] = (next(iter(ids)), False)
+            elif words not in out:  # "Chiang" of Chiang Kai-shek and Chiang Ching-kuo: the one the answer is about
+                self.shared_names[words] = tuple(sorted(ids | set(self.shared_names.get(words, ()))))
         return sorted(((w, eid, full) for w, (eid, full) in out.items()), key=lambda v: -len(v[0]))
 
     def gender_statement(self, eid: str) -> GraphTriple | None:
@@ -151,8 +157,10 @@ def _without_parenthesis(text: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", text).strip() or text
 
 
-def entity_mentions(tokens: Sequence[Token], view: GraphView) -> list[Mention]:
-    """Longest-first, non-overlapping mentions of the graph's entities (names, aliases, surnames)."""
+def entity_mentions(tokens: Sequence[Token], view: GraphView, prefer: Sequence[str] = ()) -> list[Mention]:
+    """Longest-first, non-overlapping mentions of the graph's entities (names, aliases, surnames). A surname or
+    first name alone that several subjects share names the first of `prefer` (the persons the answer is about,
+    the latest first) among them, and nobody when none is."""
     taken: set[int] = set()
     out = []
     subject_set = set(view.subjects)
@@ -160,7 +168,9 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView) -> list[Mention]:
     for i, t in enumerate(tokens):
         if t.word:
             first_words.setdefault(t.norm, []).append(i)
-    for words, eid, full in view.name_variants:
+    shared = [(words, eid, False) for words, ids in view.shared_names.items()
+              for eid in [next((p for p in prefer if p in ids), None)] if eid is not None]
+    for words, eid, full in [*view.name_variants, *shared]:
         for i in first_words.get(words[0], ()):
             span = (i, i + len(words))
             if span[1] > len(tokens) or any(k in taken for k in range(*span)):
@@ -350,7 +360,10 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         if k > 0 and len(words) == 1 and (len(words[0]) < 3 or words[0] in lexicon.stop_and_glue):
             continue  # an alias such as India's "IN" is the word "in", not the value (as for mentions)
         seen.add(words)
-        for span in find_phrase(tokens, words):
+        # the value's own comma ("Order of Saint Anna, 2nd class"); an alias's ("Memphis, Tennessee") names where
+        # the place lies, a claim of its own
+        written = written_phrase(_without_parenthesis(name)) if k == 0 else words
+        for span in find_phrase(tokens, words) + (find_phrase(tokens, written) if "," in written else []):
             hits.append(_ValueHit(span, "name" if k == 0 else "alias"))
     # "took his own life", "committed suicide": the value in other words, in place of its name inside them
     worded = [_ValueHit(span, "phrase") for wording in lexicon.value_phrases.get(fold(value), ())
@@ -425,6 +438,10 @@ class Context:
     question_words: frozenset[str]
     # folded place name -> the folded names of the places containing it (`places.place_containers`)
     containers: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # entity id -> why: the question's persons whose graph namesake is not the one it asks of (`namesakes`)
+    namesakes: Mapping[str, str] = field(default_factory=dict)
+    # where a place the sentence names lies (`places.SaidPlaces`); None: every other place contradicts a held one
+    said_places: SaidPlaces | None = None
     _hits: dict = field(default_factory=dict)
     # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
     # the graph contradicts, (token span, the triple that contradicts, why)

@@ -62,6 +62,11 @@ def phrase(text: str) -> tuple[str, ...]:
     return tuple(t.norm for t in tokenize(text) if t.word and t.norm)
 
 
+def written_phrase(text: str) -> tuple[str, ...]:
+    """`phrase` with the commas kept: "Order of Saint Anna, 2nd class" is named only with its comma."""
+    return tuple(t.norm if t.word else t.text for t in tokenize(text) if (t.norm if t.word else t.text == ","))
+
+
 def _same(word: str, want: str, last: bool) -> bool:
     if word == want:
         return True
@@ -88,7 +93,11 @@ def find_phrase(tokens: Sequence[Token], words: Sequence[str]) -> list[tuple[int
         ok = True
         for k in range(n):
             t = tokens[i + k]
-            if not t.word or not _same(t.norm, words[k], k == n - 1):
+            if words[k] == ",":  # a value's own comma (`written_phrase`)
+                ok = not t.word and t.text == ","
+                if not ok:
+                    break
+            elif not t.word or not _same(t.norm, words[k], k == n - 1):
                 ok = False
                 break
         if ok:
@@ -188,8 +197,11 @@ def numbers_in(tokens: Sequence[Token]) -> list[tuple[int, int, float]]:
 
 
 def span_text(tokens: Sequence[Token], span: tuple[int, int]) -> str:
-    """The words (and punctuation) of a span as written, joined by spaces."""
-    return " ".join(t.text for t in tokens[span[0]:span[1]])
+    """The words (and punctuation) of a span as written, joined by spaces (none before a comma)."""
+    out = ""
+    for t in tokens[span[0]:span[1]]:
+        out += t.text if not out or t.text in (",", ";", ":", ")") else " " + t.text
+    return out
 
 
 def spans_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:

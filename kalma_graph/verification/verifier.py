@@ -10,12 +10,13 @@ be held or contradicted). Nothing is written to the store.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from .claims import verify_structure
 from .lexicon import Lexicon, load_lexicon
-from .places import LazyContainers, place_containers, shown_lookup
+from .places import LazyContainers, SaidPlaces, place_containers, shown_lookup
 from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTriple
+from .text import fold
 
 # The verifier's id is `version:cues_sha256`, so that a stored report scored by another verifier is never read
 # back. `cues_sha256` (`Lexicon.sha256`) hashes every data file the verifier reads (`lexicon.DATA_FILES`: the
@@ -36,8 +37,13 @@ from .records import AnswerCheck, AnswerInput, CitedTriple, GraphEntity, GraphTr
 # commas before a verb as the clause's subject ("S's father, F, was born in V"), a place held as a string as a name
 # another place contradicts (a place inside the held one, as far as the graph says, does not), a looser relation's
 # word only in the value's own clause, an ordinal before any held value or a family word as a claim, and a value's
-# last word in its other form ("left-handed" for left-handedness).
-VERIFIER_VERSION = "9"
+# last word in its other form ("left-handed" for left-handedness); 10 reads a person the question gives a field
+# their graph namesake does not fit as another person (`namesakes.py`: "his literary prowess" is not a researcher's),
+# a family word before a person the question names as a claim (held by that person's own triple), a value's own
+# comma, a first name two persons share as the one the answer is about, and another birthplace as contradicting
+# only where the graph locates it outside the held one, or cannot locate it and the held one is a town
+# (`places.SaidPlaces`).
+VERIFIER_VERSION = "10"
 
 
 class VerifierStore(Protocol):
@@ -47,6 +53,8 @@ class VerifierStore(Protocol):
     def get_entities(self, entity_ids: Iterable[str]) -> Sequence[Any]: ...
 
     def one_hop_many(self, entity_ids: Iterable[str]) -> Mapping[str, Sequence[Any]]: ...
+
+    def entities_by_name(self, name: str) -> Sequence[Any]: ...
 
 
 class ScoreRefiner(Protocol):
@@ -94,7 +102,9 @@ class Verifier:
         lookup = self._store_lookup if self.store is not None else shown_lookup(shown)
         names = self._store_entities if self.store is not None else None
         containers = LazyContainers(lambda: place_containers(shown, lookup, self.lexicon, names))
-        check = verify_structure(answer, self.lexicon, store_triples, containers)
+        said = SaidPlaces(self._store_places if self.store is not None else _shown_places(answer), lookup,
+                          self.lexicon, names)
+        check = verify_structure(answer, self.lexicon, store_triples, containers, said)
         if self.calibrator is not None:
             check = self.calibrator.refine(answer, check)
         check = check.model_copy(update={"verifier": self.describe()})
@@ -119,9 +129,25 @@ class Verifier:
         assert self.store is not None
         return {s: [graph_triple(t) for t in ts] for s, ts in self.store.one_hop_many(ids).items()}
 
+    def _store_places(self, name: str) -> list[tuple[GraphEntity, str]]:
+        assert self.store is not None
+        return [(graph_entity(e), e.description or "") for e in self.store.entities_by_name(name)]
+
     def _store_entities(self, ids: list[str]) -> list[GraphEntity]:
         assert self.store is not None
         return [graph_entity(e) for e in self.store.get_entities(ids)]
+
+
+def _shown_places(answer: AnswerInput) -> Callable[[str], list[tuple[GraphEntity, str]]]:
+    """`SaidPlaces`' lookup without a store: the entities of that name among the graph shown."""
+    named: dict[str, dict[str, GraphEntity]] = {}
+    for e in answer.entities:
+        if e.name:
+            named.setdefault(fold(e.name), {})[e.id] = e
+    for t in answer.shown:
+        if t.object_id:
+            named.setdefault(fold(t.value), {}).setdefault(t.object_id, GraphEntity(id=t.object_id, name=t.value))
+    return lambda name: [(e, "") for e in named.get(fold(name), {}).values()]
 
 
 def graph_triple(t: Any) -> GraphTriple:

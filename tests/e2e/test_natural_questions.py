@@ -123,3 +123,19 @@ def test_a_question_no_reading_knows_gets_one_na_part_and_no_free_writing(tmp_pa
     assert grounding["stop_reason"] != "max_sentences"
     if grounding["na_parts"]:
         assert "does not hold" in grounding["stop_reason"]
+
+
+@pytest.mark.slow
+def test_a_person_held_only_by_a_namesake_is_said_to_be_missing_not_answered_with_the_namesake(tmp_path,
+                                                                                                tmp_path_factory):
+    # complex_question_graph:95 (dev): the sample graph's only John Cleland is a researcher; the question asks of
+    # the novelist. The answer once cited the researcher's occupation and employer as the novelist's.
+    store = sample_store_path(tmp_path_factory)
+    out = tmp_path / "answers.jsonl"
+    result = _answer(store, "--question", "Who was John Cleland, what was his career, and where did he receive his "
+                     "education that honed his literary prowess?", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    record = read_records(out)[0]
+    assert record["answer"].startswith("The knowledge graph holds no John Cleland of the kind the question asks of")
+    assert "[NA]" in record["answer"] and "[Q44931654" not in record["answer"], record["answer"]
+    assert any("namesake" in part for part in record["grounding"]["unanswered"]), record["grounding"]

@@ -48,6 +48,19 @@ def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     assert said[0]["Italy"]["status"] == "supported_uncited", said[0]  # held as Pisa is: uncited
     assert said[0]["Italy"]["evidence"] == "Pisa, located in: Italy"
     assert said[1]["France"]["status"] == "absent", said[1]
+    # another birthplace than the graph's England only where the store locates it elsewhere: Oxford is "city in
+    # Oxfordshire, England" (its description), Paris is not in England (chatbot answers, labelled set v2)
+    births = tmp_path / "births.jsonl"
+    births.write_text("".join(json.dumps({"id": f"b{i}", "question": "Who was Venetia Burney?",
+                                          "answer": f"Venetia Burney was born in {town}."}) + "\n"
+                              for i, town in enumerate(("Oxford", "Paris"))), encoding="utf-8")
+    checked = runner.invoke(cli, ["verify", str(births), "--store", store, "--json"])
+    assert checked.exit_code == 0, checked.output
+    said = [{c["text"]: c for s in check["sentences"] for c in s["claims"]}
+            for check in json.loads(checked.output)["checks"]]
+    assert said[0]["Oxford"]["status"] == "absent", said[0]
+    assert said[1]["Paris"]["status"] == "contradicted", said[1]
+    assert said[1]["Paris"]["evidence"].endswith("place of birth: England")
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"answer": "fine"}\n{"question": "no answer"}\n', encoding="utf-8")

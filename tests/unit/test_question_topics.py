@@ -376,3 +376,21 @@ def test_persons_a_question_names_unlinked_are_a_part_only_when_it_asks_their_co
     assert plan_answer("Where were Philip Roth and James Joyce born?", entities, shown).unanswered == []
     parts = plan_answer("How were Philip Roth and James Joyce related?", entities, shown).unanswered
     assert [p["topic"] for p in parts] == ["connection"]
+
+
+def test_a_person_held_only_by_a_namesake_is_an_na_part_and_nothing_of_them_is_planned():
+    # complex_question_graph:95 (dev): the graph's only John Cleland is a researcher at Hull; grounded answered
+    # "John Cleland is a researcher. John Cleland worked at the University of Hull." (both annotators: 0)
+    cleland = [Entity("Q44931654", name="John Cleland")]
+    facts = [Triple("Q44931654", "", label, value) for label, value in (
+        ("instance of", "human"), ("occupation", "researcher"), ("employer", "University of Hull"))]
+    question = ("Who was John Cleland, what was his career, and where did he receive his education that honed his "
+                "literary prowess?")
+    plan = plan_answer(question, cleland, facts)
+    assert not plan.asked and not plan.relevant and not plan.links and plan.namesakes
+    assert [(p["topic"], p["lead"], p["does"]) for p in plan.unanswered] == [("namesake", "John Cleland",
+                                                                             "a researcher")]
+    assert "namesake" in plan.unanswered[0]["label"]
+    # asked of without a field he does not fit, he is the one asked of
+    plan = plan_answer("Who was John Cleland, and what was his career?", cleland, facts)
+    assert plan.asked and not plan.namesakes
