@@ -32,8 +32,8 @@ from verifier_eval import kappa, read_pass  # noqa: E402
 LABELS = Path("bench/results/verifier/labels_v2")
 
 
-def settled() -> tuple[dict, dict[tuple[str, str], int]]:
-    a, b = (read_pass(LABELS / f"labels_{name}.csv") for name in ("A", "B"))
+def settled(labels: Path = LABELS) -> tuple[dict, dict[tuple[str, str], int]]:
+    a, b = (read_pass(labels / f"labels_{name}.csv") for name in ("A", "B"))
     merged = {k: min(a[k], b[k]) for k in a if k in b}
 
     def part(d: dict, kind: str, f=lambda v: v) -> dict:
@@ -73,9 +73,10 @@ def main() -> None:
     parser.add_argument("--split", choices=("dev", "test"), required=True)
     parser.add_argument("--store", default="embedded:/tmp/chatbot.lbdb", help="the store the chatbot items came from")
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="the labelled set's folder (v3: labels_v3)")
     args = parser.parse_args()
-    agreement, labels = settled()
-    items = [json.loads(line) for line in (LABELS / "items.jsonl").open(encoding="utf-8")]
+    agreement, labels = settled(args.labels)
+    items = [json.loads(line) for line in (args.labels / "items.jsonl").open(encoding="utf-8")]
     items = [i for i in items if i["split"] == args.split]
     verifier = Verifier()
     started = time.perf_counter()
@@ -122,7 +123,8 @@ def main() -> None:
         if predicted_full != full:
             errors.append(f"[{item['source']} full {full}] {item['sentence']}\n    "
                           f"{[(c.text, c.status) for c in sentence.claims]}")
-    out: dict = {"split": args.split, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    out: dict = {"labels": str(args.labels), "split": args.split,
+                 "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "kappa": agreement, "verifier": verifier.describe(), "seconds": round(seconds, 1), "sources": {}}
     for source, bucket in sorted(by_source.items()):
         figures: dict = {"sentences": len(bucket["full"]), "full": balanced(bucket["full"])}

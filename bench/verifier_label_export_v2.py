@@ -199,9 +199,9 @@ def write_markdown(path: Path, items: list[dict]) -> int:
     return len(lines)
 
 
-def counts(items: list[dict]) -> dict[str, dict[str, dict[str, int]]]:
+def counts(items: list[dict], sources: tuple[str, ...] | list[str] = SOURCES) -> dict[str, dict[str, dict[str, int]]]:
     out: dict[str, dict[str, dict[str, int]]] = {}
-    for source in SOURCES:
+    for source in sources:
         for split in ("dev", "test"):
             chosen = [i for i in items if i["source"] == source and i["split"] == split]
             out.setdefault(source, {})[split] = {
@@ -276,18 +276,30 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/verifier/labels_v2")
     parser.add_argument("--test-share", type=float, default=0.45)
     parser.add_argument("--citations", type=int, default=120,
-                        help="citations per split and cited source: whole answers in hash order until this many")
+                        help="citations per split and cited source: whole answers in hash order until this many "
+                             "(0: all)")
     parser.add_argument("--chatbot", default=None, help="chatbot answers [default: OUT/chatbot_answers.jsonl]")
     parser.add_argument("--verify", default=None, help="the verify run's output [default: OUT/chatbot_verify.json]")
     parser.add_argument("--store", default=None, help="the store the verify run used (embedded[:PATH] or bolt://…)")
+    parser.add_argument("--cited", action="append", metavar="SOURCE=RUN",
+                        help="a cited source and its run folder (repeatable) [default: the v2 sources]")
+    parser.add_argument("--skip", type=Path, action="append", default=[],
+                        help="an items.jsonl already labelled: its sentences (with their marks) are not exported again")
+    parser.add_argument("--readme", action=argparse.BooleanOptionalAction, default=True,
+                        help="write the v2 README.md (a later set writes its own)")
     args = parser.parse_args()
     out = Path(args.out)
+    cited = dict(c.split("=", 1) for c in args.cited) if args.cited else CITED
+    labelled = {json.loads(line)["sentence_with_marks"] for path in args.skip for line in path.open(encoding="utf-8")}
     seen: set[str] = set()
     items = []
-    for source, run in CITED.items():
-        items += select(cited_items(source, run, args.test_share, seen), args.citations)
-    items += chatbot_items(Path(args.chatbot or out / "chatbot_answers.jsonl"),
-                           Path(args.verify or out / "chatbot_verify.json"), args.store, args.test_share, seen)
+    for source, run in cited.items():
+        fresh = [i for i in cited_items(source, Path(run), args.test_share, seen)
+                 if i["sentence_with_marks"] not in labelled]
+        items += select(fresh, args.citations or None)
+    items += [i for i in chatbot_items(Path(args.chatbot or out / "chatbot_answers.jsonl"),
+                                       Path(args.verify or out / "chatbot_verify.json"), args.store, args.test_share,
+                                       seen) if i["sentence_with_marks"] not in labelled]
     for item in items:
         if item["source"] != CHATBOT:
             dev_only(item["answer_id"])
@@ -296,14 +308,19 @@ def main() -> None:
     with (out / "items.jsonl").open("w", encoding="utf-8") as f:
         for item in items:
             f.write(json.dumps(item, ensure_ascii=False) + "\n")
-    table = counts(items)
-    for source in SOURCES:
+    sources = list(dict.fromkeys(i["source"] for i in items))
+    table = counts(items, sources)
+    for source in sources:
         for split in ("dev", "test"):
             chosen = [i for i in items if i["source"] == source and i["split"] == split]
+            if not chosen:
+                continue
             lines = write_markdown(out / f"items_{source}_{split}.md", chosen)
             c = table[source][split]
             print(f"{source} {split}: {c['answers']} answers, {c['sentences']} sentences, {c['citations']} citations; "
                   f"items_{source}_{split}.md {lines} lines")
+    if not args.readme:
+        return
     what = {"grounded-dev": "grounded strategy, development questions",
             "attribute-first-dev": "attribute-first strategy, development questions",
             CHATBOT: "hand-written chatbot answers, no citations"}
