@@ -133,7 +133,10 @@ class SaidPlaces:
 
     def contradicts(self, name: str, held: str) -> bool:
         """Whether the place `name`, said where the graph holds `held`, is another place: one the graph locates
-        outside `held`, or one it cannot locate where `held` is a town or city (an area may hold it)."""
+        outside `held`, or one it cannot locate where `held` is a town or city (an area may hold it); never one the
+        graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer."""
+        if self.inside(held, name):
+            return False
         inside = self.inside(name, held)
         if inside is None:
             words = set(fold(held).split())

@@ -163,10 +163,16 @@ def test_where_a_place_the_graph_knows_lies_decides_a_contradiction():
     # Oxford as "city in Oxfordshire, England" (its description), so it lies inside the held place
     lexicon = load_lexicon()
     known = {"oxford": [(GraphEntity(id="Q34217", name="Oxford"), "city in Oxfordshire, England")],
-             "paris": [(GraphEntity(id="Q90", name="Paris"), "capital city of France")]}
+             "paris": [(GraphEntity(id="Q90", name="Paris"), "capital city of France")],
+             "memphis": [(GraphEntity(id="Q16563", name="Memphis"), "county seat of Shelby County, Tennessee, "
+                                                                     "United States")],
+             "tennessee": [(GraphEntity(id="Q1509", name="Tennessee"), "state of the United States of America")]}
     said = SaidPlaces(lambda name: known.get(name.casefold(), []), shown_lookup([]), lexicon)
     assert said.contradicts("Oxford", "England") is False
     assert said.contradicts("Paris", "England") is True
     assert said.contradicts("Bruree", "Manhattan") is True  # not located: against a borough, another place
     assert said.contradicts("Xikou", "Fenghua District") is False  # not located: an area may hold it
     assert said.contradicts("Oxford", "Oxfordshire") is False
+    # the place the graph holds lies in the one said: vaguer, never another place ("born in Tennessee" for Memphis)
+    assert said.contradicts("Tennessee", "Memphis") is False
+    assert said.contradicts("Paris", "Memphis") is True
