@@ -417,16 +417,20 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                    lo: int) -> GraphTriple | None:
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
+    start = _cue_window(ctx, lo, span[0])
     for sid in sorted(who):
         triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
-            if not rel.single or not _cue_spans(tokens, rel, max(lo, span[0] - 4), span[0]):
+            if not rel.single or not _cue_spans(tokens, rel, start, span[0]):
                 continue
             if not _fits(label, tokens, span, lex):
                 continue  # "died in Moscow" states a place of death, not a cause of death
+            if lex.is_place_relation(label) and not tokens[span[0]].capital:
+                continue  # "buried in the cathedral of …": a common noun names no other place
             held = [t for t in triples if fold(t.label) == label]
-            if held and not any(ctx.hits(t.value, t.object_id) for t in held):
+            # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th)
+            if held and not any(h.how != "date_wrong" for t in held for h in ctx.hits(t.value, t.object_id)):
                 # a date or number against a date or number, a name against a name: a place the graph holds
                 # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
                 same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)]
@@ -443,6 +447,17 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 if same_kind and not inside:
                     return same_kind[0]
     return None
+
+
+def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
+    """Where a single-valued relation's cue may start before a value at `hi`: up to `words` words back (not past
+    `lo`), a date between them not counted ("died on 31 July 1972 in Brussels")."""
+    in_dates = {k for a, b, _ in ctx.dates for k in range(a, b)}
+    start, counted = hi, 0
+    while start > lo and counted < words:
+        start -= 1
+        counted += start not in in_dates
+    return start
 
 
 def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],

@@ -269,6 +269,27 @@ def _opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
             or t.norm in lexicon.clause_verbs)
 
 
+def _shared_subject(tokens: Sequence[Token], before: Sequence[Mention], span: tuple[int, int],
+                    lexicon: Lexicon) -> Mention | None:
+    """"Angela kept house for Hitler …, married Martin Hammitzsch in 1936, and died in Hanover": a verb right after
+    "and", with no subject of its own before the value, shares the sentence's subject (the person who opens it,
+    not a possessive: "His father was a painter and died in V" is the father's)."""
+    if len(before) < 2:
+        return None
+    first = before[0]
+    if first.start > 1 or tokens[first.end - 1].possessive or first.text.casefold() in lexicon.possessive_pronouns:
+        return None
+    persons = {k for m in before[1:] if (m.kind == "pronoun" or m.subject) and _opens_clause(tokens, m.end, lexicon)
+               for k in range(m.start, m.end)}
+    for k in range(span[0] - 2, first.end - 1, -1):  # back from the value, up to a new clause's subject
+        if k in persons:
+            return None
+        if tokens[k].word and tokens[k].norm in lexicon.coordinators and _opens_clause(tokens, k + 1, lexicon) \
+                and tokens[k + 1].norm not in lexicon.relative_pronouns and not tokens[k + 1].capital:
+            return first
+    return None
+
+
 def _closed_apposition(tokens: Sequence[Token], m: Mention, lexicon: Lexicon) -> bool:
     """"Iemitsu's father, Tokugawa Hidetada, was born in Hamamatsu": a name between commas, a verb after them, is
     the clause's subject (what follows is said of Hidetada, not of Iemitsu)."""
@@ -292,6 +313,9 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     # even where the graph has an entity of that name (the English language): it holds nothing
     demonyms = _demonym_words(lexicon)
     before = [m for m in before if not (m.end == span[0] and m.kind == "entity" and fold(m.text) in demonyms)]
+    shared = _shared_subject(tokens, before, span, lexicon)
+    if shared is not None:
+        return [shared], "left"
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue

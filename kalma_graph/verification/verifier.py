@@ -42,8 +42,12 @@ from .text import fold
 # a family word before a person the question names as a claim (held by that person's own triple), a value's own
 # comma, a first name two persons share as the one the answer is about, and another birthplace as contradicting
 # only where the graph locates it outside the held one, or cannot locate it and the held one is a town
-# (`places.SaidPlaces`).
-VERIFIER_VERSION = "10"
+# (`places.SaidPlaces`); 11 reads a verb after "and" with no subject of its own as the sentence subject's ("…, married
+# M in 1936, and died in Hanover"), a single-valued relation's cue up to six words before the value (a date between
+# not counted: "died on 31 July 1972 in Brussels"), another full date in the held year as another date, a common noun
+# as no other place ("buried in the cathedral"), and cause and manner of death as relations a second value does not
+# contradict ("heart failure" beside a held myocardial infarction).
+VERIFIER_VERSION = "11"
 
 
 class VerifierStore(Protocol):

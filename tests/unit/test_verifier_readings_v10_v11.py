@@ -1,9 +1,14 @@
-"""Verifier 10's readings (issue 44), each from a real sentence of the labelled sets v2 (dev split) or a committed
-run: a namesake the question does not ask of, a family relation held by the other person's triple, a value
-written with its own comma, a first name two persons share, a value in other words, a place the graph cannot
-locate said where it holds an area."""
+"""Verifier 10's and 11's readings (issue 44), each from a real sentence: verifier 10's from the labelled sets v2 (dev
+split) and committed runs (a namesake the question does not ask of, a family relation held by the other person's
+triple, a value written with its own comma, a first name two persons share, a value in other words, a place the
+graph cannot locate said where it holds an area); verifier 11's from the chatbot sentences of the labelled set v3,
+after its one held-out scoring (a verb after "and" sharing the sentence's subject, a cue before a date, another
+date in the held year, a common noun that names no place, causes of death that contradict nothing)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +16,8 @@ from kalma_graph.verification import Verifier
 from kalma_graph.verification.lexicon import load_lexicon
 from kalma_graph.verification.places import SaidPlaces, shown_lookup
 from kalma_graph.verification.records import AnswerInput, CitedTriple, GraphEntity, GraphTriple
+
+LABELS_V3 = Path(__file__).resolve().parents[2] / "bench" / "results" / "verifier" / "labels_v3"
 
 CLELAND = [GraphTriple(subject="Q44931654", label="occupation", value="researcher", object_id="Q1650915"),
            GraphTriple(subject="Q44931654", label="employer", value="University of Hull", object_id="Q1474019"),
@@ -176,3 +183,59 @@ def test_where_a_place_the_graph_knows_lies_decides_a_contradiction():
     # the place the graph holds lies in the one said: vaguer, never another place ("born in Tennessee" for Memphis)
     assert said.contradicts("Tennessee", "Memphis") is False
     assert said.contradicts("Paris", "Memphis") is True
+
+
+# verifier 11: from chatbot sentences of the labelled set v3 (scored once with verifier 10 first, then used to develop)
+ANGELA = [GraphTriple(subject="Q78643", label="place of death", value="Hanover", datatype="string"),
+          GraphTriple(subject="Q78643", label="date of death", value="1949-10-30"),
+          GraphTriple(subject="Q78643", label="cause of death", value="stroke", object_id="Q12202"),
+          GraphTriple(subject="Q78643", label="place of burial", value="Stadtfriedhof Engesohde", datatype="string"),
+          GraphTriple(subject="Q352", label="date of death", value="1945-04-30"),
+          GraphTriple(subject="Q352", label="place of death", value="Berlin", object_id="Q64"),
+          GraphTriple(subject="Q35448", label="date of death", value="1947-01-17"),
+          GraphTriple(subject="Q35448", label="place of death", value="Moscow", object_id="Q649"),
+          GraphTriple(subject="Q155691", label="place of death", value="Braine-l'Alleud", datatype="string"),
+          GraphTriple(subject="Q155691", label="date of death", value="1972-07-31"),
+          # `verify` links every name it finds: Hanover is then a subject of the graph too
+          GraphTriple(subject="Q1715", label="country", value="Germany", object_id="Q183")]
+ANGELA_NAMES = [GraphEntity(id="Q78643", name="Angela Hitler"), GraphEntity(id="Q352", name="Adolf Hitler"),
+                GraphEntity(id="Q35448", name="Pyotr Krasnov"), GraphEntity(id="Q155691", name="Paul-Henri Spaak"),
+                GraphEntity(id="Q1715", name="Hanover")]
+
+
+def said(sentence: str, previous: str = "") -> dict[str, str]:
+    sentences = ([(previous, [])] if previous else []) + [(sentence, [])]
+    answer = AnswerInput(question="", shown=ANGELA, entities=ANGELA_NAMES, sentences=sentences)
+    return {c.text: c.status for c in Verifier().verify(answer).sentences[-1].claims}
+
+
+def test_a_verb_after_and_shares_the_sentence_subject():
+    # labelled set v3, chatbot3-23, as `verify` checked it (the item's shown triples, the answer's sentences before
+    # it): "and died in Hanover on 30 October 1949" was said of Adolf Hitler ("his"), both contradicted
+    items = [json.loads(line) for line in (LABELS_V3 / "items.jsonl").open(encoding="utf-8")]
+    item = next(i for i in items if i["sentence"].startswith("Angela kept house for Hitler"))
+    answer = next(json.loads(line) for line in (LABELS_V3 / "chatbot_answers.jsonl").open(encoding="utf-8")
+                  if json.loads(line)["id"] == item["answer_id"])
+    shown = [GraphTriple(subject=t["qid"], label=t["relation"], value=t["value"]) for t in item["shown"]]
+    names = [GraphEntity(id=p["qid"], name=p["name"]) for p in item["persons"]]
+    before = [s["sentence"] for s in items if s["answer_id"] == item["answer_id"]
+              and int(s["item_id"].rsplit("-", 1)[1]) < int(item["item_id"].rsplit("-", 1)[1])]
+    check = Verifier().verify(AnswerInput(question=answer["question"], shown=shown, entities=names,
+                                          sentences=[(s, []) for s in [*before, item["sentence"]]]))
+    claims = {c.text: (c.status, c.about) for c in check.sentences[-1].claims}
+    assert claims["Hanover"] == ("supported_uncited", "Q78643"), claims
+    assert claims["30 October 1949"] == ("supported_uncited", "Q78643"), claims
+
+
+@pytest.mark.parametrize("sentence, previous, text, status", [
+    # the cue six words back, the date between not counted: both were absent
+    ("He died on 31 July 1972 in Brussels.", "Paul-Henri Spaak was a Belgian politician.", "Brussels",
+     "contradicted"),
+    ("Pyotr Krasnov was executed by hanging in Moscow on 16 January 1947.", "", "16 January 1947", "contradicted"),
+    # a common noun names no other place; a second cause of death contradicts nothing
+    ("Angela Hitler was buried in the cathedral of Hanover.", "", "cathedral", "absent"),
+    ("Angela Hitler died of heart failure.", "", "heart failure", "absent"),
+])
+def test_verifier_11_readings(sentence, previous, text, status):
+    claims = said(sentence, previous)
+    assert claims.get(text) == status, claims
