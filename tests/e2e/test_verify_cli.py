@@ -13,6 +13,16 @@ from kalma_graph.cli.main import cli
 DUMPS = Path(__file__).resolve().parents[2] / "dumps"
 
 
+def _claims(runner: CliRunner, store: str, path: Path, question: str, answers: list[str]) -> list[dict]:
+    """Each answer's claims by their text, as `kalma-graph verify --json` reports them."""
+    path.write_text("".join(json.dumps({"id": f"a{i}", "question": question, "answer": answer}) + "\n"
+                            for i, answer in enumerate(answers)), encoding="utf-8")
+    checked = runner.invoke(cli, ["verify", str(path), "--store", store, "--json"])
+    assert checked.exit_code == 0, checked.output
+    return [{c["text"]: c for s in check["sentences"] for c in s["claims"]}
+            for check in json.loads(checked.output)["checks"]]
+
+
 def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     store = f"embedded:{tmp_path / 'graph.lbdb'}"
     runner = CliRunner()
@@ -37,27 +47,15 @@ def test_verify_checks_any_answer_against_the_loaded_graph(tmp_path):
     assert runner.invoke(cli, ["stats", "--store", store, "--json"]).output == before  # nothing written
 
     # where a place lies, read from the store: Pisa (Q13375) is in Italy, not in France
-    places = tmp_path / "places.jsonl"
-    places.write_text("".join(json.dumps({"id": f"p{i}", "question": "Where was Galileo Galilei born?",
-                                          "answer": f"Galileo Galilei was born in Pisa, {country}."}) + "\n"
-                              for i, country in enumerate(("Italy", "France"))), encoding="utf-8")
-    checked = runner.invoke(cli, ["verify", str(places), "--store", store, "--json"])
-    assert checked.exit_code == 0, checked.output
-    said = [{c["text"]: c for s in check["sentences"] for c in s["claims"]}
-            for check in json.loads(checked.output)["checks"]]
+    said = _claims(runner, store, tmp_path / "places.jsonl", "Where was Galileo Galilei born?",
+                   [f"Galileo Galilei was born in Pisa, {country}." for country in ("Italy", "France")])
     assert said[0]["Italy"]["status"] == "supported_uncited", said[0]  # held as Pisa is: uncited
     assert said[0]["Italy"]["evidence"] == "Pisa, located in: Italy"
     assert said[1]["France"]["status"] == "absent", said[1]
     # another birthplace than the graph's England only where the store locates it elsewhere: Oxford is "city in
     # Oxfordshire, England" (its description), Paris is not in England (chatbot answers, labelled set v2)
-    births = tmp_path / "births.jsonl"
-    births.write_text("".join(json.dumps({"id": f"b{i}", "question": "Who was Venetia Burney?",
-                                          "answer": f"Venetia Burney was born in {town}."}) + "\n"
-                              for i, town in enumerate(("Oxford", "Paris"))), encoding="utf-8")
-    checked = runner.invoke(cli, ["verify", str(births), "--store", store, "--json"])
-    assert checked.exit_code == 0, checked.output
-    said = [{c["text"]: c for s in check["sentences"] for c in s["claims"]}
-            for check in json.loads(checked.output)["checks"]]
+    said = _claims(runner, store, tmp_path / "births.jsonl", "Who was Venetia Burney?",
+                   [f"Venetia Burney was born in {town}." for town in ("Oxford", "Paris")])
     assert said[0]["Oxford"]["status"] == "absent", said[0]
     assert said[1]["Paris"]["status"] == "contradicted", said[1]
     assert said[1]["Paris"]["evidence"].endswith("place of birth: England")
