@@ -278,8 +278,8 @@ def plan_answer(question: str, entities: Sequence[Entity], shown: Sequence[Tripl
     parts = [p for p in unanswered_parts(asks, citable, names) if not (connections and p["topic"] == UNREAD)]
     namesake_parts = [{"subject": i, "topic": "namesake", "lead": next(e.name for e in entities if e.id == i),
                        "label": why, "does": does} for i, (why, does) in odd.items()]
-    plan.unanswered = (namesake_parts + parts + connections)[:MAX_UNANSWERED]  # a connection asked is what an
-    # unread part was
+    # a namesake first (nothing else is said of that person); a connection asked is what an unread part was
+    plan.unanswered = (namesake_parts + parts + connections)[:MAX_UNANSWERED]
     plan.unread = any(a.topic == UNREAD for a in asks)
     plan.namesakes = bool(odd)
     if not looks_english(question):

@@ -99,10 +99,8 @@ class LazyContainers(Mapping[str, frozenset[str]]):
 class SaidPlaces:
     """Where a place the sentence names lies, as far as the graph knows it: for a folded name, the folded names of
     the places containing it (`place_containers` of the entities of that name) and their descriptions ("city in
-    Oxfordshire, England"), or None when the graph knows no place of that name. A held place is contradicted only
-    by a place the graph knows and does not put inside it: "born in Oxford" where the graph holds England is
-    vaguer at worst, and "born in Xikou", a town the graph does not know, may lie inside the held Fenghua District.
-    Looked up on first use, once per name (only a would-be contradiction asks)."""
+    Oxfordshire, England"), or None when the graph knows no place of that name (`contradicts` says what that
+    decides). Looked up on first use, once per name: only a would-be contradiction asks."""
 
     def __init__(self, find: Callable[[str], Sequence[tuple[GraphEntity, str]]], lookup: Lookup, lexicon: Lexicon,
                  entities: Callable[[list[str]], Iterable[GraphEntity]] | None = None) -> None:

@@ -52,7 +52,8 @@ VERIFIER_VERSION = "11"
 
 class VerifierStore(Protocol):
     """What the verifier reads of a graph store (`kalma_graph.store.GraphStore` has it): the entities' names and
-    aliases, and every statement of the answer's subjects."""
+    aliases, every statement of the answer's subjects, and the entities of a place's name the answer says instead
+    of a held one (where it lies decides a contradiction)."""
 
     def get_entities(self, entity_ids: Iterable[str]) -> Sequence[Any]: ...
 
