@@ -61,6 +61,15 @@ def _r(x: float | None) -> float | None:
     return round(x, 4) if x is not None else None
 
 
+def _sentence_of(check, item: dict):
+    """The item's sentence in the check: by its position (the item id's suffix), as an answer may repeat a sentence
+    with other citations; by its text where the check segmented the answer otherwise."""
+    position = int(item["item_id"].rsplit("-", 1)[1])
+    if position < len(check.sentences) and check.sentences[position].text.strip() == item["sentence"].strip():
+        return check.sentences[position]
+    return next(s for s in check.sentences if s.text.strip() == item["sentence"].strip())
+
+
 def main() -> None:
     from sklearn.metrics import roc_auc_score
 
@@ -99,7 +108,7 @@ def main() -> None:
     errors = []
     for item in items:
         check = checks[(item["run"], item["answer_id"])]
-        sentence = next(s for s in check.sentences if s.text.strip() == item["sentence"].strip())
+        sentence = _sentence_of(check, item)
         bucket = by_source[item["source"]]
         for c in item["citations"]:
             got = sentence.citations[c["index"]]
