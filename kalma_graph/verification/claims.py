@@ -31,6 +31,7 @@ from .structure import (
     holders,
     joined,
     name_mentions,
+    opens_clause,
     pronoun_mentions,
 )
 from .text import (
@@ -50,13 +51,18 @@ from .text import (
 )
 
 
-def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent: list[str], view: GraphView,
-             said: dict[str, str], lexicon: Lexicon) -> list[Mention]:
+def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str], group: list[str], recent: list[str],
+             view: GraphView, said: dict[str, str], lexicon: Lexicon) -> list[Mention]:
     """Pronouns refer to the person the sentence is evidently about: the first person named earlier in
     this sentence, else the one the previous sentences were about (a `he` skips a person the graph says is
-    female, and the other way round); plural ones to the persons named together last."""
+    female, and the other way round); plural ones to the persons named together last. A sentence that opens
+    with a name the graph does not hold, as its subject, is about that person ("Marc Isambard Brunel is best
+    known for his work on V", in an answer about his son): its pronouns name nobody of the graph."""
     out = []
     first_subject = None
+    opener = mentions[0] if mentions else None
+    stranger = (opener is not None and opener.kind == "name" and opener.start == 0 and opener.end - opener.start >= 2
+                and opens_clause(tokens, opener.end, lexicon))
     for m in mentions:
         if m.kind == "entity" and m.subject and first_subject is None:
             first_subject = m.ids[0]
@@ -64,7 +70,9 @@ def _resolve(mentions: list[Mention], focus: list[str], group: list[str], recent
             out.append(m)
             continue
         word = m.text.casefold()
-        if word in lexicon.singular_pronouns:
+        if word in lexicon.singular_pronouns and stranger:
+            ids: tuple[str, ...] = ()
+        elif word in lexicon.singular_pronouns:
             candidates = list(dict.fromkeys([*([first_subject] if first_subject else []), *focus, *recent]))
             gender = lexicon.pronoun_gender.get(word)
             fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)]
@@ -107,9 +115,10 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         pronouns = [m for m in pronoun_mentions(tokens, taken, lexicon) if m.start not in in_phrases]
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
-        mentions = _resolve(sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent, view, said,
-                            lexicon)
-        ctx = Context(tokens, mentions, view, lexicon, dates_in(tokens, lexicon.month_index), question_words,
+        mentions = _resolve(tokens, sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent,
+                            view, said, lexicon)
+        dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after))
+        ctx = Context(tokens, mentions, view, lexicon, dates, question_words,
                       containers=containers if containers is not None else {}, namesakes=namesake,
                       said_places=said_places)
         checks, accounted, values = [], [], []
@@ -288,7 +297,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
-    return claims + _leftover_words(ctx, used)
+    return claims + _leftover_words(ctx, used, values, claims, held_spans)
 
 
 def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[GraphTriple]],
@@ -422,12 +431,15 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
         triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
-            if not rel.single or not _cue_spans(tokens, rel, start, span[0]):
+            cues = _cue_spans(tokens, rel, start, span[0]) if rel.single else []
+            if not cues:
                 continue
             if not _fits(label, tokens, span, lex):
                 continue  # "died in Moscow" states a place of death, not a cause of death
             if lex.is_place_relation(label) and not tokens[span[0]].capital:
                 continue  # "buried in the cathedral of …": a common noun names no other place
+            if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
+                continue  # "on their father's death in 1638": the father's date, not theirs
             held = [t for t in triples if fold(t.label) == label]
             # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th)
             if held and not any(h.how != "date_wrong" for t in held for h in ctx.hits(t.value, t.object_id)):
@@ -449,6 +461,25 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 if same_kind:
                     return same_kind[0]
     return None
+
+
+def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
+    """A relative of the holder is what the value at `hi` is said of, its relation's cue ending at `cue_end`: a
+    family noun between `lo` and `hi` that is possessive ("their father's death in V") or opens a clause after a
+    possessive ("his father died in V", "her mother was born"), or any possessed family noun after the cue ("gave
+    birth to her son Max in V")."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    for k in range(lo, hi):
+        t = tokens[k]
+        if not t.word or lex.kin_class_of(t.norm) is None or _verb_like(t.norm, lex):
+            continue
+        if t.possessive:
+            return True
+        prev = tokens[k - 1] if k > 0 else None
+        if prev is not None and (prev.possessive or prev.norm in lex.possessive_pronouns) \
+                and (k >= cue_end or opens_clause(tokens, k + 1, lex)):
+            return True
+    return False
 
 
 def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
@@ -606,18 +637,56 @@ def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:
     return claims
 
 
-def _leftover_words(ctx: Context, used: set[int]) -> list[Claim]:
-    """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim."""
-    stop = ctx.lexicon.stop_and_glue
-    cue_words = _all_cue_stems(ctx.lexicon)
-    verbs = ctx.lexicon.verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
+def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
+                    claims: Sequence[Claim], held_spans: Sequence[tuple[int, int]]) -> list[Claim]:
+    """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim.
+    A relation's verb ("born", "studied") introduces the value that is the claim, so it is never one itself; a
+    relation's noun ("country", "position", "professional") is one, unless the sentence states a value of that
+    relation (a supported citation's or a held claim's) or it introduces a held value (`_governing_cues`):
+    "received the Order of the British Empire for his service to the country" says more than the award."""
+    lex = ctx.lexicon
+    used = used | _governing_cues(ctx, [*held_spans, *(s for s, _ in values if s is not None)])
+    stated = {c.relation for _, c in values} | {c.relation for c in claims if c.relation}
+    stop = lex.stop_and_glue
+    any_cue, own_cue = _all_cue_stems(lex), _cue_stems_of(lex, stated)
+    verbs = lex.verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
+
+    def a_cue(word: str) -> bool:
+        stems = any_cue if _verb_like(word, lex) else own_cue
+        return any(word.startswith(c) for c in stems)
+
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
-            and not any(t.norm.startswith(c) for c in cue_words)]
+            and not a_cue(t.norm)]
     if not rest:
         return []
     return [Claim(text=" ".join(rest).rstrip("."), kind="words", status="absent",
                   reason="words no cited triple accounts for")]
+
+
+def _governing_cues(ctx: Context, spans: Sequence[tuple[int, int]]) -> set[int]:
+    """A relation's word before "of" and a held value ("a member of the Catholic Church" says `religion: Catholic
+    Church`): it introduces that value, whichever relation it is the cue of; or right after a held person's
+    possessive ("Jonathan Swift's work")."""
+    tokens, stems, out = ctx.tokens, _all_cue_stems(ctx.lexicon), set()
+    for start, end in spans:
+        after = tokens[end] if end < len(tokens) else None
+        if tokens[end - 1].possessive and after is not None and after.word \
+                and any(after.norm.startswith(c) for c in stems):
+            out.add(end)  # "influenced by Jonathan Swift's work": the person's work stands for the person
+        k = start - 1
+        while k >= 0 and start - k <= 3 and tokens[k].word and tokens[k].norm in ctx.lexicon.stop_and_glue:
+            k -= 1
+        # only across "of": a word right before the value modifies it ("a professional tennis player")
+        if k >= 0 and tokens[k].word and any(t.norm == "of" for t in tokens[k + 1:start]) \
+                and any(tokens[k].norm.startswith(c) for c in stems):
+            out.add(k)
+    return out
+
+
+def _verb_like(word: str, lex: Lexicon) -> bool:
+    return (word.endswith("ed") or word in lex.verbs or word in lex.clause_verbs
+            or word in lex.apposed_participles)
 
 
 def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:
@@ -654,7 +723,9 @@ def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int], lex: Lexic
         return place or label.startswith("date of")
     if before in lex.cause_prepositions:
         return not place
-    return True
+    # a place follows "in", "at", "near" or a copula ("his birthplace was V"): "killed the chieftain V", "by
+    # Hannibal's forces", "after Paula's death Geldof gained custody" name no place of death
+    return not place or before in lex.copulas
 
 
 def _leading_group(ctx: Context) -> list[Mention]:
@@ -681,14 +752,25 @@ def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) ->
     return all(t.norm.isdigit() or t.norm in lex.months for t in tokens[span[0]:span[1]])
 
 
-_CUE_CACHE: dict[str, tuple[str, ...]] = {}
+_CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}
 
 
 def _all_cue_stems(lex: Lexicon) -> tuple[str, ...]:
     """Single-word relation cues ("born", "studied", "influenced"): relation words, not claims of their
     own — the value they introduce is the claim."""
-    if lex.sha256 not in _CUE_CACHE:
-        stems = {c[0] for r in lex.relations.values() for c in r.cues if len(c) == 1 and len(c[0]) >= 4}
-        stems |= {w for ws in lex.kin_words.values() for w in ws}
-        _CUE_CACHE[lex.sha256] = tuple(sorted(stems))
-    return _CUE_CACHE[lex.sha256]
+    return _cue_stems_of(lex, None)
+
+
+def _cue_stems_of(lex: Lexicon, labels: set[str] | None) -> tuple[str, ...]:
+    """The single-word cues (four letters or more) of the relations `labels` (None: of every relation), and the
+    family words where one of them is a kin relation."""
+    key = (lex.sha256, frozenset(fold(x) for x in labels) if labels is not None else frozenset(["*"]))
+    if key not in _CUE_CACHE:
+        rels = list(lex.relations.values()) if labels is None else [lex.relation(x) for x in labels]
+        stems = {c[0] for r in rels for c in r.cues if len(c) == 1 and len(c[0]) >= 4}
+        if labels is None or any(r.kin for r in rels):  # a family word names some kinship the graph holds
+            stems |= {w for ws in lex.kin_words.values() for w in ws}
+        if len(_CUE_CACHE) > 4096:  # one entry per set of relations a sentence states: bounded
+            _CUE_CACHE.clear()
+        _CUE_CACHE[key] = tuple(sorted(stems))
+    return _CUE_CACHE[key]

@@ -120,6 +120,9 @@ class Lexicon:
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
     alias_skip_words: frozenset[str] = frozenset()
     area_words: frozenset[str] = frozenset()  # "Fenghua District": a held place an unlocated one may lie in
+    apposed_participles: frozenset[str] = frozenset()  # "Jaden Smith, born on …": a clause about the name
+    short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
+    short_year_after: frozenset[str] = frozenset()
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
     verbs: frozenset[str] = frozenset()  # question_topics.json `verbs`: common verbs, no claim by themselves
@@ -326,6 +329,9 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},
         alias_skip_words=own.words("alias_skip_words"),
         area_words=own.words("area_words"),
+        apposed_participles=own.words("apposed_participles"),
+        short_year_before=own.words("short_year_before"),
+        short_year_after=own.words("short_year_after"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),
     )

@@ -132,11 +132,16 @@ class SaidPlaces:
     def contradicts(self, name: str, held: str) -> bool:
         """Whether the place `name`, said where the graph holds `held`, is another place: one the graph locates
         outside `held`, or one it cannot locate where `held` is a town or city (an area may hold it); never one the
-        graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer."""
-        if self.inside(held, name):
+        graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer;
+        nor an area the graph cannot place where it cannot place `held` either ("born in Fuping County" where it
+        holds Zhonghe: the county may hold it)."""
+        held_in = self.inside(held, name)
+        if held_in:
             return False
         inside = self.inside(name, held)
         if inside is None:
+            if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
+                return False
             words = set(fold(held).split())
             return not (words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
         return not inside

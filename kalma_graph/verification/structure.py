@@ -92,6 +92,7 @@ class GraphView:
     name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
     genders: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f" (the lexicon's)
     stop: frozenset[str] = frozenset()  # the lexicon's stop words and glue: they join no name
+    articles: frozenset[str] = frozenset()  # the lexicon's: capitalised inside a sentence they still join none
     # a surname or first name alone that several subjects share -> their ids (`entity_mentions`' `prefer`)
     shared_names: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
@@ -115,7 +116,8 @@ class GraphView:
                 names[t.subject] = t.value
             if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
                 names[t.object_id] = t.value
-        view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values, stop=lexicon.stop_and_glue)
+        view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values, stop=lexicon.stop_and_glue,
+                   articles=lexicon.articles)
         view.name_variants = view._variants(lexicon.stop_and_glue)
         return view
 
@@ -177,19 +179,21 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView, prefer: Sequence[s
                 continue
             if find_phrase(tokens[i:span[1]], words) != [(0, len(words))]:
                 continue
-            if not full and (not tokens[i].capital or _in_another_name(tokens, span, view.stop)):
+            if not full and (not tokens[i].capital or _in_another_name(tokens, span, view)):
                 continue
             taken.update(range(*span))
             out.append(Mention(span[0], span[1], "entity", (eid,), span_text(tokens, span), eid in subject_set))
     return sorted(out, key=lambda m: m.start)
 
 
-def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], stop: frozenset[str]) -> bool:
+def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], view: GraphView) -> bool:
     """A surname or first name alone that a capitalised word joins into another's name: "Louis Joxe" is not
-    Pierre Joxe, nor "Pierre Mendès" Pierre Joxe (a word of the glue, "The Joxe family", does not join)."""
+    Pierre Joxe, nor "Pierre Mendès" Pierre Joxe (a word of the glue, "The Joxe family", does not join, unless
+    capitalised inside the sentence: "One Bull" is not Sitting Bull)."""
     before = tokens[span[0] - 1] if span[0] > 0 else None
     after = tokens[span[1]] if span[1] < len(tokens) else None
-    return any(t is not None and t.word and t.capital and t.norm not in stop and not t.possessive
+    return any(t is not None and t.word and t.capital and not t.possessive
+               and (t.norm not in view.stop or (t is before and span[0] > 1 and t.norm not in view.articles))
                for t in (before, after))
 
 
@@ -252,9 +256,9 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
 # --- who a value is said of ---------------------------------------------------------------------
 
 
-def _opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
+def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     """The words right after a mention say something of it: a relative or appositive clause, a verb,
-    a possessive (`M, who`, `M, a poet`, `M was`, `M's father`)."""
+    a possessive (`M, who`, `M, a poet`, `M, born on`, `M was`, `M's father`)."""
     if end >= len(tokens):
         return False
     t = tokens[end]
@@ -262,11 +266,12 @@ def _opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
         return True
     if t.text == ",":
         nxt = tokens[end + 1] if end + 1 < len(tokens) else None
-        return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles)
+        return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles
+                                                 or nxt.norm in lexicon.apposed_participles)
     if not t.word:
         return False
     return (t.norm in lexicon.relative_pronouns or t.norm in lexicon.copulas or t.norm.endswith("ed")
-            or t.norm in lexicon.clause_verbs)
+            or t.norm in lexicon.clause_verbs or t.norm in lexicon.verbs)
 
 
 def _shared_subject(tokens: Sequence[Token], before: Sequence[Mention], span: tuple[int, int],
@@ -279,12 +284,12 @@ def _shared_subject(tokens: Sequence[Token], before: Sequence[Mention], span: tu
     first = before[0]
     if first.start > 1 or tokens[first.end - 1].possessive or first.text.casefold() in lexicon.possessive_pronouns:
         return None
-    persons = {k for m in before[1:] if (m.kind == "pronoun" or m.subject) and _opens_clause(tokens, m.end, lexicon)
+    persons = {k for m in before[1:] if (m.kind == "pronoun" or m.subject) and opens_clause(tokens, m.end, lexicon)
                for k in range(m.start, m.end)}
     for k in range(span[0] - 2, first.end - 1, -1):  # back from the value, up to a new clause's subject
         if k in persons:
             return None
-        if tokens[k].word and tokens[k].norm in lexicon.coordinators and _opens_clause(tokens, k + 1, lexicon) \
+        if tokens[k].word and tokens[k].norm in lexicon.coordinators and opens_clause(tokens, k + 1, lexicon) \
                 and tokens[k + 1].norm not in lexicon.relative_pronouns and not tokens[k + 1].capital:
             return first
     return None
@@ -320,7 +325,7 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
         if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
-                or _opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
+                or opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
                 or (m.kind == "pronoun" and m.text.casefold() in lexicon.subject_pronouns):
             group = [m]
             k = before.index(m)
@@ -346,7 +351,7 @@ def joined(tokens: Sequence[Token], first: Mention, second: Mention, lexicon: Le
 @dataclass
 class _ValueHit:
     span: tuple[int, int]
-    how: str  # "name", "alias", "phrase", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
+    how: str  # "name", "alias", "phrase", "form", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
 
 
 def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view: GraphView, lexicon: Lexicon,
@@ -407,7 +412,10 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         if core and core != words:  # "City of Brussels" is named by "Brussels"
             hits += [_ValueHit(span, "name") for span in find_phrase(tokens, core)]
         for variant in _word_forms(words, lexicon):
-            hits += [_ValueHit(span, "name") for span in find_phrase(tokens, variant)]
+            # the last word in another form names the value as the subject's own ("a communist", "left-handed");
+            # a genre by its kind alone ("pop" of "pop music") is only its name
+            how = "form" if len(variant) == len(words) else "name"
+            hits += [_ValueHit(span, how) for span in find_phrase(tokens, variant)]
     if not hits and len(words) >= 2:
         for w in words:
             if w in lexicon.generic_heads or w in lexicon.stop_and_glue or len(w) < 4:
@@ -440,7 +448,7 @@ def _word_forms(words: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, ...
     if not head and len(w) >= 5 and w.isalpha():  # an event named by its verb: "arrest" by "was arrested"
         out += [w + "ed", w[:-1] + "ed" if w.endswith("e") else w + "ing"]
     for ending, other in lexicon.suffix_forms:  # of the last word: "left-handedness" is said by "left-handed"
-        if w.endswith(ending) and len(w) > len(ending) + 2:
+        if w.endswith(ending) and len(w) >= len(ending) + 2:  # "actor": "actress"
             out.append(w[:-len(ending)] + other)
     return [(*head, x) for x in out]
 
@@ -614,7 +622,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
                        f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
         return out("partial_no_cue",
                    f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
-    if rel.implied or hit.how == "phrase":  # "took his own life" says the manner of death itself
+    if rel.implied or hit.how in ("phrase", "form"):  # "took his own life" says the manner of death itself
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)

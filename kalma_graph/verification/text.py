@@ -140,9 +140,12 @@ def parse_iso_date(value: str) -> DateValue | None:
     return DateValue(year, month, day)
 
 
-def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int]) -> list[tuple[int, int, DateValue]]:
-    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`. `month_index`:
-    month names and their first three letters -> 1..12 (`Lexicon.month_index`)."""
+def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
+             short_year: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+             ) -> list[tuple[int, int, DateValue]]:
+    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`, and a three-digit
+    year between `short_year`'s words ("born in 155 in Qiao"). `month_index`: month names and their first three
+    letters -> 1..12 (`Lexicon.month_index`)."""
     out: list[tuple[int, int, DateValue]] = []
     used: set[int] = set()
     n = len(tokens)
@@ -173,7 +176,16 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int]) -> list[tu
             out.append((i, i + 1, DateValue(int(t.norm))))
         elif re.fullmatch(r"\d{3,4}s", t.norm):  # "the 1920s": a decade, kept as its first year
             out.append((i, i + 1, DateValue(int(t.norm[:-1]))))
+        elif re.fullmatch(r"[1-9]\d\d", t.norm) and _short_year(tokens, i, *short_year):
+            out.append((i, i + 1, DateValue(int(t.norm))))
     return sorted(out, key=lambda d: d[0])
+
+
+def _short_year(tokens: Sequence[Token], i: int, before: frozenset[str], after: frozenset[str]) -> bool:
+    prev = tokens[i - 1] if i > 0 else None
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (prev is not None and prev.norm in before
+            and (nxt is None or not nxt.word or nxt.norm in after))
 
 
 def number_of(value: str) -> float | None:

@@ -46,8 +46,16 @@ from .text import fold
 # M in 1936, and died in Hanover"), a single-valued relation's cue up to six words before the value (a date between
 # not counted: "died on 31 July 1972 in Brussels"), another full date in the held year as another date, a common noun
 # as no other place ("buried in the cathedral"), and cause and manner of death as relations a second value does not
-# contradict ("heart failure" beside a held myocardial infarction).
-VERIFIER_VERSION = "11"
+# contradict ("heart failure" beside a held myocardial infarction); 12 reads a participle after a name's comma as
+# said of that name ("her brother Jaden Smith, born on …"), a place of birth or death only after "in", "at", "near" or
+# a copula ("killed the chieftain V" names none), a date of a relative's event as the relative's ("on their father's
+# death in 1638"), a three-digit year ("born in 155"), a capitalised word inside a sentence as joining a name ("One
+# Bull" is not Sitting Bull), an area the graph cannot place as possibly holding the held town, a relation's noun as a
+# claim unless the sentence states a value of that relation or it introduces one across "of" ("for his service to
+# the country"; "a member of the Catholic Church"), a value's last word in another form as naming it as the person's
+# own ("a communist"), present-tense verbs as opening a clause ("speaks"), and a sentence that opens with a person the
+# graph does not hold as about that person ("Marc Isambard Brunel … his work", in an answer about his son).
+VERIFIER_VERSION = "12"
 
 
 class VerifierStore(Protocol):
