@@ -213,7 +213,8 @@ class _UncitedJudge:
         Jerry Lawler" where the graph holds `father: Jerry Lawler` for him."""
         for sid in sorted(who):
             for t in self.triples(sid):
-                if any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id)) \
+                # named in full: "Anne Isabella", a daughter, is not her mother Anne Isabella Byron
+                if any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id) if h.how != "vaguer") \
                         and self.judge(t)[2] == "unsupported_inverted":
                     return t
         return None
@@ -410,16 +411,36 @@ def _said_of_group(ctx: Context, claims: Sequence[Claim], graph: "_UncitedJudge"
 
 def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention]) -> str | None:
     """A person named both among those a family word is said of and as its object: "Tokugawa Iemitsu and
-    Tokugawa Ietsuna were the sons of Tokugawa Iemitsu". The person's name, or None."""
-    named = {i for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span) for i in m.ids}
-    holders_ids = {i for m in found for i in m.ids}
+    Tokugawa Ietsuna were the sons of Tokugawa Iemitsu", "He was the father of Walter Huston" in an answer about
+    him. The person's name, or None. Named in full (or as "he", "she"): a surname alone is a relative's ("with his
+    father Lionel Penrose … the Moore–Penrose pseudoinverse"), and a grandparent, uncle or cousin of a possessive
+    pronoun's person may bear that person's name ("named after his grandfather … Lord Randolph Churchill")."""
+    named = {i for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span)
+             and _in_full(ctx.view, m) for i in m.ids}
+    holders_ids = {i for m in found if (m.kind == "entity" and _in_full(ctx.view, m))
+                   or m.text.casefold() in ctx.lexicon.subject_pronouns for i in m.ids}
     same = named & holders_ids
     if not same or not found:
         return None
-    between = ctx.tokens[max(m.end for m in found):span[0]]
-    if not any(t.word and ctx.lexicon.kin_class_of(t.norm) for t in between):
+    said = phrase(span_text(ctx.tokens, span))
+    if any(ctx.lexicon.relation(t.label).kin and phrase(t.value) == said for i in same
+           for t in ctx.view.by_subject.get(i, ())):
+        return None  # a relative of that name the graph holds ("his father was the poet Allan Ramsay")
+    lo = max(m.end for m in found)
+    kin = [k for k in range(lo, span[0]) if ctx.tokens[k].word and ctx.lexicon.kin_class_of(ctx.tokens[k].norm)]
+    if not kin:
         return None
+    before = ctx.tokens[kin[0] - 1] if kin[0] > 0 else None
+    if before is not None and before.norm in ctx.lexicon.possessive_pronouns \
+            and ctx.lexicon.kin_class_of(ctx.tokens[kin[0]].norm) == "relative":
+        return None  # "He was named after his grandfather, … Randolph Churchill": a namesake forebear
     return ctx.view.label(sorted(same)[0])
+
+
+def _in_full(view: GraphView, m: Mention) -> bool:
+    """The mention names its entity by its name or an alias, not by a surname or first name alone."""
+    said = phrase(m.text)
+    return any(phrase(n) == said for i in m.ids for n in (view.names.get(i, ""), *view.aliases.get(i, ())))
 
 
 def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], span: tuple[int, int], who: set[str],

@@ -123,6 +123,7 @@ class Lexicon:
     apposed_participles: frozenset[str] = frozenset()  # "Jaden Smith, born on …": a clause about the name
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
+    inner_place_words: frozenset[str] = frozenset()  # "Oscar Parish": part of a town a said town may hold
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
     verbs: frozenset[str] = frozenset()  # question_topics.json `verbs`: common verbs, no claim by themselves
@@ -332,6 +333,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         apposed_participles=own.words("apposed_participles"),
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
+        inner_place_words=own.words("inner_place_words"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),
     )

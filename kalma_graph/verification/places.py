@@ -134,9 +134,12 @@ class SaidPlaces:
         outside `held`, or one it cannot locate where `held` is a town or city (an area may hold it); never one the
         graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer;
         nor an area the graph cannot place where it cannot place `held` either ("born in Fuping County" where it
-        holds Zhonghe: the county may hold it)."""
+        holds Zhonghe: the county may hold it), nor any place where `held` is part of a town the graph cannot
+        place ("died in Stockholm" where it holds Oscar Parish)."""
         held_in = self.inside(held, name)
         if held_in:
+            return False
+        if held_in is None and set(fold(held).split()) & self._lexicon.inner_place_words:
             return False
         inside = self.inside(name, held)
         if inside is None:

@@ -54,8 +54,13 @@ from .text import fold
 # claim unless the sentence states a value of that relation or it introduces one across "of" ("for his service to
 # the country"; "a member of the Catholic Church"), a value's last word in another form as naming it as the person's
 # own ("a communist"), present-tense verbs as opening a clause ("speaks"), and a sentence that opens with a person the
-# graph does not hold as about that person ("Marc Isambard Brunel … his work", in an answer about his son).
-VERIFIER_VERSION = "12"
+# graph does not hold as about that person ("Marc Isambard Brunel … his work", in an answer about his son); 13 names a
+# person as their own relative only in full or by "he"/"she" (not by a surname: "his father Lionel Penrose … the
+# Moore–Penrose pseudoinverse"; not a forebear after "his", nor one the graph holds by that name), inverts only a value
+# named in full ("Anne Isabella", a daughter, is not her mother Anne Isabella Byron), lets part of a town the graph
+# cannot place lie in the town said ("died in Stockholm" where it holds Oscar Parish), reads "speaks" as no native
+# language, and gives religious order, part of, conflict, noble title and a singer's voice their cues.
+VERIFIER_VERSION = "13"
 
 
 class VerifierStore(Protocol):
