@@ -110,9 +110,13 @@ def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0,
     """Spans in [lo, hi) where consecutive words start with the stems (`stud` matches `studied`)."""
     hi = len(tokens) if hi is None else hi
     n = len(stems)
-    out = []
+    if not n:
+        return []
+    first, out = stems[0], []
     for i in range(max(lo, 0), hi - n + 1):
-        if all(tokens[i + k].word and tokens[i + k].norm.startswith(stems[k]) for k in range(n)):
+        t = tokens[i]  # the first stem alone rules out almost every position: checked without a generator
+        if t.word and t.norm.startswith(first) and \
+                all(tokens[i + k].word and tokens[i + k].norm.startswith(stems[k]) for k in range(1, n)):
             out.append((i, i + n))
     return out
 
