@@ -148,12 +148,14 @@ class AnswerRecord(_Record):
                 found = selected.entity_name()
                 if found:
                     names.setdefault(*found)
-            elif isinstance(selected, str) and entity.mention:
-                names.setdefault(selected, entity.mention)
             for candidate in entity.candidates:
                 found = candidate.entity_name() if isinstance(candidate, CandidateRecord) else None
                 if found:
                     names.setdefault(*found)
+            # the mention only where no candidate gives the graph's name: "General Tipu Sultan" links Tipu
+            # Sultan (the honorific stripped), whose name the answer writes, not the question's words
+            if isinstance(selected, str) and entity.mention:
+                names.setdefault(selected, entity.mention)
         return names
 
     def stored_citations(self) -> list[list[str]] | None:

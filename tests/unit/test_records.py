@@ -103,3 +103,15 @@ def test_documented_schema_is_the_models():
         documented.setdefault(model, set()).update(f.strip().strip("`") for f in cells[1].split(","))
     models = {name: getattr(records, name) for name in records.__all__ if name.endswith(("Record", "Entity"))}
     assert documented == {name: set(m.model_fields) for name, m in models.items()}
+
+
+def test_an_entity_is_named_as_the_graph_names_it_not_as_the_question_did():
+    # v6 labelled set, complex_question_graph:110: "General Tipu Sultan" links Q10088 with the honorific stripped;
+    # the answer writes "Tipu Sultan", and every citation of his was checked against "General Tipu Sultan"
+    record = AnswerRecord.model_validate({
+        "id": "complex_question_graph:110", "question": "What were the roles of General Tipu Sultan?",
+        "entities": [{"mention": "General Tipu Sultan", "selected": "Q10088",
+                      "candidates": [{"id": "Q10088", "name": "Tipu Sultan", "score": 0.0}]},
+                     {"mention": "Hyder Ali", "selected": "Q1569078"}],
+        "answer": ""})
+    assert record.entity_names() == {"Q10088": "Tipu Sultan", "Q1569078": "Hyder Ali"}
