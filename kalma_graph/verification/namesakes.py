@@ -48,13 +48,15 @@ def namesakes(question_tokens: Sequence[Token], mentions: Sequence[Mention], vie
 
 def _whom(tokens: Sequence[Token], persons: Sequence[Mention], i: int, lexicon: Lexicon) -> Mention | None:
     """The person a field word at `i` is given to: the one named last before it, unless a family word stands
-    between ("his father's career in engineering" gives the father the field); else the first named after it."""
+    between ("his father's career in engineering" gives the father the field) or a plural pronoun ("Cao Cao and
+    his relatives, including … Xiahou Dun, shape their political and personal lives": several persons, any of whom
+    may be the one in the field); else the first named after it."""
     before = [m for m in persons if m.end <= i]
     if before:
         last = before[-1]
         kin = {w for words in lexicon.kin_words.values() for w in words}
         between = tokens[last.end:i]
-        return None if any(t.norm in kin for t in between) else last
+        return None if any(t.norm in kin or t.norm in lexicon.plural_pronouns for t in between) else last
     return next((m for m in persons if m.start > i), None)
 
 

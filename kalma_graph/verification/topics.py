@@ -181,8 +181,9 @@ def _nameable_relations() -> tuple[str, ...]:
         return any(find_stem(tokens, cue) == [(0, len(tokens))] for t in table.topics for cue in t.cues)
 
     topic_words = {label for label in labels - topical if topic_word(label)}
+    # "part of" names no relation in a question ("what artistic movement was he a part of?" asks the movement)
     return tuple(sorted(labels - topic_words - {"name", "instance of", "sex or gender", "given name", "family name",
-                                                "surname"}))
+                                                "surname", "part of"}))
 
 
 def _cue_spans(tokens: Sequence[Token], cue: tuple[str, ...], whole: bool) -> list[tuple[int, int]]:

@@ -175,3 +175,20 @@ def test_part_of_a_town_the_graph_cannot_place_may_lie_in_the_town_said():
     said = SaidPlaces(lambda name: [], shown_lookup([]), load_lexicon())
     assert said.contradicts("Stockholm", "Oscar Parish") is False
     assert said.contradicts("Stockholm", "Uppsala") is True
+
+
+def test_a_field_given_to_several_persons_makes_none_of_them_a_namesake():
+    # read in this session's ten natural answers (v6 grounded run, complex_question_graph:22): "political" went to
+    # Xiahou Dun, named last, though "their" gives it to all of them; his profile (military officer) fits no
+    # politics, and the answer said "The knowledge graph holds no Xiahou Dun of the kind the question asks of"
+    from kalma_graph.verification.namesakes import question_namesakes
+
+    shown = [GraphTriple(subject="Q204077", label="occupation", value="politician"),
+             GraphTriple(subject="Q204077", label="military rank", value="general"),
+             GraphTriple(subject="Q706364", label="occupation", value="military officer")]
+    names = [GraphEntity(id="Q204077", name="Cao Cao"), GraphEntity(id="Q706364", name="Xiahou Dun")]
+    question = ("How did the family dynamics and military achievements of Cao Cao and his relatives, including Cao "
+                "Song and Xiahou Dun, shape their political and personal lives during the Yellow Turban Rebellion?")
+    assert question_namesakes(question, shown, names) == {}
+    # given to him alone, the same field still makes him one
+    assert "Q706364" in question_namesakes("What was Xiahou Dun's political career?", shown, names)
