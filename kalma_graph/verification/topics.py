@@ -267,6 +267,9 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
         # a word that names a relation names that relation, not a topic: "employer" asks the employer, not a
         # career; "noble family" and "place of burial" ask themselves, not the family or the death
         named_spans = _relation_spans(tokens, {t.label for t in shown})
+        # nor is a word inside a name: "Cao Song" asks no music ("song")
+        named_spans += [span for spans in name_spans(tokens, {e.id: e.name for e in entities if e.name}).values()
+                        for span in spans]
         for topic in table.topics:
             every = [s for c in topic.cues for s in _cue_spans(tokens, c, c in topic.whole)]
             spans = [s for s in every if not any(a < s[1] and s[0] < b for a, b in named_spans)]

@@ -192,3 +192,19 @@ def test_a_field_given_to_several_persons_makes_none_of_them_a_namesake():
     assert question_namesakes(question, shown, names) == {}
     # given to him alone, the same field still makes him one
     assert "Q706364" in question_namesakes("What was Xiahou Dun's political career?", shown, names)
+
+
+def test_a_word_inside_a_name_is_no_topic_cue():
+    # the same question: "Cao Song" made the music topic ("song") ask Cao Song's and Xiahou Dun's genre,
+    # instrument, record label … (the plan's "not in the graph: Cao Song's music")
+    from kalma_graph.kg.triples import Entity, Triple
+    from kalma_graph.verification.topics import question_asks
+
+    entities = [Entity("Q204077", name="Cao Cao"), Entity("Q699910", name="Cao Song"),
+                Entity("Q706364", name="Xiahou Dun")]
+    shown = [Triple("Q204077", "P22", "father", "Cao Song"), Triple("Q699910", "P1038", "relative", "Xiahou Dun")]
+    question = ("How did the family dynamics and military achievements of Cao Cao and his relatives, including Cao "
+                "Song and Xiahou Dun, shape their political and personal lives during the Yellow Turban Rebellion?")
+    topics = {a.topic for a in question_asks(question, entities, shown)}
+    assert "music" not in topics, topics
+    assert "music" in {a.topic for a in question_asks("What songs did Cao Song write?", entities, shown)}
