@@ -672,9 +672,8 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     any_cue, own_cue = _all_cue_stems(lex), _cue_stems_of(lex, stated)
     verbs = lex.verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
 
-    def a_cue(word: str) -> bool:
-        stems = any_cue if _verb_like(word, lex) else own_cue
-        return any(word.startswith(c) for c in stems)
+    def a_cue(word: str) -> bool:  # str.startswith tries the tuple of stems in C: this runs on every word
+        return word.startswith(any_cue if _verb_like(word, lex) else own_cue)
 
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
@@ -692,15 +691,14 @@ def _governing_cues(ctx: Context, spans: Sequence[tuple[int, int]]) -> set[int]:
     tokens, stems, out = ctx.tokens, _all_cue_stems(ctx.lexicon), set()
     for start, end in spans:
         after = tokens[end] if end < len(tokens) else None
-        if tokens[end - 1].possessive and after is not None and after.word \
-                and any(after.norm.startswith(c) for c in stems):
+        if tokens[end - 1].possessive and after is not None and after.word and after.norm.startswith(stems):
             out.add(end)  # "influenced by Jonathan Swift's work": the person's work stands for the person
         k = start - 1
         while k >= 0 and start - k <= 3 and tokens[k].word and tokens[k].norm in ctx.lexicon.stop_and_glue:
             k -= 1
         # only across "of": a word right before the value modifies it ("a professional tennis player")
         if k >= 0 and tokens[k].word and any(t.norm == "of" for t in tokens[k + 1:start]) \
-                and any(tokens[k].norm.startswith(c) for c in stems):
+                and tokens[k].norm.startswith(stems):
             out.add(k)
     return out
 

@@ -139,12 +139,12 @@ class SaidPlaces:
         held_in = self.inside(held, name)
         if held_in:
             return False
-        if held_in is None and set(fold(held).split()) & self._lexicon.inner_place_words:
+        held_words = set(fold(held).split())
+        if held_in is None and held_words & self._lexicon.inner_place_words:
             return False
         inside = self.inside(name, held)
         if inside is None:
             if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
                 return False
-            words = set(fold(held).split())
-            return not (words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
+            return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
         return not inside

@@ -157,15 +157,22 @@ class Verifier:
 
 
 def _shown_places(answer: AnswerInput) -> Callable[[str], list[tuple[GraphEntity, str]]]:
-    """`SaidPlaces`' lookup without a store: the entities of that name among the graph shown."""
+    """`SaidPlaces`' lookup without a store: the entities of that name among the graph shown, indexed on the first
+    lookup (only a would-be contradicted place asks, which most answers never write)."""
     named: dict[str, dict[str, GraphEntity]] = {}
-    for e in answer.entities:
-        if e.name:
-            named.setdefault(fold(e.name), {})[e.id] = e
-    for t in answer.shown:
-        if t.object_id:
-            named.setdefault(fold(t.value), {}).setdefault(t.object_id, GraphEntity(id=t.object_id, name=t.value))
-    return lambda name: [(e, "") for e in named.get(fold(name), {}).values()]
+
+    def find(name: str) -> list[tuple[GraphEntity, str]]:
+        if not named:
+            for e in answer.entities:
+                if e.name:
+                    named.setdefault(fold(e.name), {})[e.id] = e
+            for t in answer.shown:
+                if t.object_id:
+                    named.setdefault(fold(t.value), {}).setdefault(t.object_id,
+                                                                   GraphEntity(id=t.object_id, name=t.value))
+        return [(e, "") for e in named.get(fold(name), {}).values()]
+
+    return find
 
 
 def graph_triple(t: Any) -> GraphTriple:
