@@ -394,3 +394,15 @@ def test_a_person_held_only_by_a_namesake_is_an_na_part_and_nothing_of_them_is_p
     # asked of without a field he does not fit, he is the one asked of
     plan = plan_answer("Who was John Cleland, and what was his career?", cleland, facts)
     assert plan.asked and not plan.namesakes
+
+
+def test_siblings_the_graph_lacks_are_an_unanswered_part():
+    # asked of the product this session: "Who were Emily Brontë's siblings and parents?" answered the parents and
+    # stopped ("the question's asked facts are covered"): "siblings", the label's plural, named no relation
+    bronte = [Entity("Q80137", name="Emily Brontë")]
+    shown = [Triple("Q80137", "", "father", "Patrick Brontë"), Triple("Q80137", "", "mother", "Maria Branwell")]
+    question = "Who were Emily Brontë's siblings and parents?"
+    parts = unanswered_parts(question_asks(question, bronte, shown), shown, {"Q80137": "Emily Brontë"})
+    assert "Emily Brontë's siblings" in [p["lead"] for p in parts], parts
+    shown.append(Triple("Q80137", "", "sibling", "Anne Brontë"))
+    assert unanswered_parts(question_asks(question, bronte, shown), shown, {"Q80137": "Emily Brontë"}) == []
