@@ -75,7 +75,8 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
         elif word in lexicon.singular_pronouns:
             candidates = list(dict.fromkeys([*([first_subject] if first_subject else []), *focus, *recent]))
             gender = lexicon.pronoun_gender.get(word)
-            fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)]
+            fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)
+                       and not view.not_person(c)]  # "After treatment in Germany …, he died": not Germany
             ids = tuple((fitting or candidates)[:1])
             if ids and gender and ids[0] not in said and view.gender(ids[0]) is None:
                 said[ids[0]] = gender  # the answer called this person "she": a later "he" is someone else
@@ -174,16 +175,32 @@ class _UncitedJudge:
             self.judged[key] = (check.verdict, spans, check.outcome)
         return self.judged[key]
 
-    def held_by(self, span: tuple[int, int], who: set[str]) -> tuple[str, GraphTriple | None]:
-        for value_span, c in self.values:
-            if value_span is not None and spans_overlap(value_span, span):
-                return "supported", GraphTriple(subject=c.subject, label=c.relation, value=c.value)
+    def held_by(self, span: tuple[int, int], who: set[str]) -> tuple[ClaimStatus, GraphTriple | None]:
+        overlapping = [(v, c) for v, c in self.values if v is not None and spans_overlap(v, span)]
+        cited = GraphTriple(subject=overlapping[0][1].subject, label=overlapping[0][1].relation,
+                            value=overlapping[0][1].value) if overlapping else None
+        # a held value wider than the cited one, by a word before it: "a stage actor", citing `field of work: acting`
+        # (not "an ice hockey player", citing `sport: ice hockey`: "player" names no other value)
+        if cited is not None and not any(span[0] < v[0] for v, _ in overlapping):
+            return "supported", cited
+        uncited = None
         for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
             for t in self.triples(sid):
                 verdict, spans, _ = self.judge(t)
                 if t.label != "name" and verdict == "supported" and any(spans_overlap(x, span) for x in spans[:1]):
-                    return "supported_uncited", t
-        return "absent", None
+                    if cited is None:
+                        return "supported_uncited", t
+                    if spans[0] == span:  # "a stage actor", citing `field of work: acting`: held wider, not cited
+                        uncited = t
+        if uncited is not None:
+            return "supported_uncited", uncited
+        return ("supported", cited) if cited is not None else ("absent", None)
+
+    def holds_at(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
+        """A triple of `who` whose value is named at `span`, whoever the sentence says it of."""
+        return next((t for sid in sorted(who) for t in self.triples(sid) if t.label != "name"
+                     and any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id)
+                             if h.how not in ("vaguer", "date_wrong"))), None)
 
     def held_back(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
         """A family triple of the person named at `span` whose value is one of `who`, which the sentence states
@@ -203,8 +220,10 @@ class _UncitedJudge:
         """An inversion of the value named in full at `span` (`inverted`) that outweighs the other relation the
         graph holds it in: "He was the father of Tokugawa Ieyasu", where the graph holds both `relative: Tokugawa
         Ieyasu` and `father: Tokugawa Ieyasu` for him, inverts the father."""
+        if held is None or self.ctx.lexicon.relation(held.label).kin not in (None, "relative"):
+            return None  # "the son of General Raffaele Cadorna", held as his father and as his son of that name
         flipped = self.inverted(span, who)
-        if flipped is None or held is None or flipped.label == held.label:
+        if flipped is None or flipped.label == held.label:
             return None
         return flipped if find_phrase(self.ctx.tokens[span[0]:span[1]], phrase(flipped.value)) else None
 
@@ -244,9 +263,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             return
         found, _ = holders(tokens, [m for m in ctx.mentions if not spans_overlap((m.start, m.end), span)], span,
                            ctx.lexicon)
-        who = {i for m in found for i in m.ids}
+        who, status, evidence = _held_of_whom(ctx, graph, span, found, leading)
         text = span_text(tokens, span).rstrip(".")
-        status, evidence = graph.held_by(span, who)
         reason = ""
         own = _own_relative(ctx, span, found)
         lies_in = _lies_in(ctx, span, text, places) if status == "absent" else None
@@ -314,6 +332,47 @@ def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[
         return "contradicted", flipped, _inversion(view, flipped)
     return "absent", None, ("the graph shown holds no such statement"
                             + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
+
+
+def _held_of_whom(ctx: Context, graph: "_UncitedJudge", span: tuple[int, int], found: Sequence[Mention],
+                  leading: Sequence[Mention]) -> tuple[set[str], ClaimStatus, GraphTriple | None]:
+    """Whom the value at `span` is said of (the entities of `found`, the holders), and whether the graph holds it
+    for them: (ids, "supported_uncited" / "supported" / "absent", evidence)."""
+    who = {i for m in found if not _relative_of_that_name(ctx, m) for i in m.ids}
+    status, evidence = graph.held_by(span, who)
+    if status == "absent" and _head_of_of(ctx, found):  # "the first wife of Albert Einstein, born on V": hers
+        who = {i for m in leading for i in m.ids}
+        evidence = graph.holds_at(span, who)
+        status = "supported_uncited" if evidence is not None else "absent"
+    return who, status, evidence
+
+
+def _head_of_of(ctx: Context, found: Sequence[Mention]) -> bool:
+    """The holder found is the object of a family word's "of" ("the first wife of Albert Einstein, born on V"): the
+    clause after it may be said of the family word's person, who opens the sentence, as well."""
+    if len(found) != 1 or found[0].start < 2:
+        return False
+    tokens = ctx.tokens
+    return tokens[found[0].start - 1].norm == "of" and ctx.lexicon.kin_class_of(tokens[found[0].start - 2].norm) \
+        is not None
+
+
+def _relative_of_that_name(ctx: Context, m: Mention) -> bool:
+    """The mention names a relative that a person of the answer holds under this name, and the graph's entity of
+    that name is someone else: the relation's value is another item, or a bare name while the entity names no
+    relative in that person ("with whom he had Kim Jong-il (born in 1941 …)": Kim Il-sung's `child` is the name
+    "Kim Jong-il", the graph's entity of that name an athlete born in 1962). What the answer says of the relative
+    is not said of the namesake."""
+    if m.kind != "entity":
+        return False
+    view, lex = ctx.view, ctx.lexicon
+    for sid, t in view.kin_named(phrase(m.text), lex):
+        if sid in m.ids or t.object_id in m.ids:
+            continue
+        if t.object_id or not any(lex.relation(k.label).kin and (k.object_id == sid or phrase(k.value)
+                                  == phrase(view.label(sid))) for i in m.ids for k in view.by_subject.get(i, ())):
+            return True
+    return False
 
 
 def _kin_before(ctx: Context, span: tuple[int, int]) -> bool:
@@ -416,7 +475,7 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     father Lionel Penrose … the Moore–Penrose pseudoinverse"), and a grandparent, uncle or cousin of a possessive
     pronoun's person may bear that person's name ("named after his grandfather … Lord Randolph Churchill")."""
     named = {i for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span)
-             and _in_full(ctx.view, m) for i in m.ids}
+             and _in_full(ctx.view, m) for i in m.ids if not ctx.view.not_person(i)}  # "the invasion of Poland"
     holders_ids = {i for m in found if (m.kind == "entity" and _in_full(ctx.view, m))
                    or m.text.casefold() in ctx.lexicon.subject_pronouns for i in m.ids}
     same = named & holders_ids
@@ -448,6 +507,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
     start = _cue_window(ctx, lo, span[0])
+    years_alone = {(a, b) for a, b, d in ctx.dates if d.month is None and (a, b) != span}
     for sid in sorted(who):
         triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
         for label in {fold(t.label) for t in triples}:
@@ -462,8 +522,10 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
             if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
                 continue  # "on their father's death in 1638": the father's date, not theirs
             held = [t for t in triples if fold(t.label) == label]
-            # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th)
-            if held and not any(h.how != "date_wrong" for t in held for h in ctx.hits(t.value, t.object_id)):
+            # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th),
+            # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072")
+            if held and not any(h.how != "date_wrong" and h.span not in years_alone
+                                for t in held for h in ctx.hits(t.value, t.object_id)):
                 # a date or number against a date or number, a name against a name: a place the graph holds
                 # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
                 same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)]
@@ -505,12 +567,16 @@ def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
 
 def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
     """Where a single-valued relation's cue may start before a value at `hi`: up to `words` words back (not past
-    `lo`), a date between them not counted ("died on 31 July 1972 in Brussels")."""
+    `lo`), a date between them not counted ("died on 31 July 1972 in Brussels"), nor, before a date, words of elapsed
+    time ("died of the wound a few days later, in November 1072")."""
     in_dates = {k for a, b, _ in ctx.dates for k in range(a, b)}
+    before_date = hi in {a for a, _, _ in ctx.dates}
+    elapsed = ctx.lexicon.elapsed_time_words
     start, counted = hi, 0
     while start > lo and counted < words:
         start -= 1
-        counted += start not in in_dates
+        counted += start not in in_dates and not (before_date and (ctx.tokens[start].norm in elapsed
+                                                                    or not ctx.tokens[start].word))
     return start
 
 
@@ -564,17 +630,19 @@ def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Cited
 
 
 def _denials(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge", used: set[int]) -> list[Claim]:
-    """"He was an only child": a phrase that says the person the sentence is about has no value of a relation
+    """"He was an only child": a phrase that says the person it is said of has no value of a relation
     (`Lexicon.none_phrases`) is a claim of its own: contradicted where the graph holds a value of it for that
     person, absent otherwise. Once a sentence with such a phrase had no claim at all and passed; marks its tokens
     used."""
-    who = {i for m in leading for i in m.ids}
     out = []
     for words, label in ctx.lexicon.none_phrases.items():
         for span in find_phrase(ctx.tokens, words):
             if any(k in used for k in range(*span)):
                 continue
             used.update(range(*span))
+            # said of whoever holds the phrase: "when Tughril died childless" is not said of Alp Arslan
+            found, _ = holders(ctx.tokens, ctx.mentions, span, ctx.lexicon)
+            who = {i for m in (found or leading) for i in m.ids}
             held = next((t for sid in sorted(who) for t in graph.triples(sid) if t.label == label), None)
             text = span_text(ctx.tokens, span).rstrip(".")
             if held is not None:

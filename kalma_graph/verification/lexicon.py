@@ -62,6 +62,7 @@ class PersonField:
 class Lexicon:
     relations: dict[str, RelationCues]
     kin_words: dict[str, tuple[str, ...]]
+    kin_endings: frozenset[str]  # what may follow a family word's stem ("sons", "married"; not "Song-ju")
     kin_inverse: dict[str, str]
     person_words: frozenset[str]
     evaluative: tuple[tuple[str, ...], ...]
@@ -123,6 +124,7 @@ class Lexicon:
     apposed_participles: frozenset[str] = frozenset()  # "Jaden Smith, born on …": a clause about the name
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
+    elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
     inner_place_words: frozenset[str] = frozenset()  # "Oscar Parish": part of a town a said town may hold
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
@@ -162,7 +164,7 @@ class Lexicon:
 
     def kin_class_of(self, word: str) -> str | None:
         for cls, words in self.kin_words.items():
-            if any(word.startswith(w) for w in words):
+            if any(word.startswith(w) and word[len(w):] in self.kin_endings for w in words):
                 return cls
         return None
 
@@ -265,6 +267,7 @@ def _relation_fields(data: dict[str, Any]) -> dict[str, Any]:
     return dict(
         relations=relations,
         kin_words={k: tuple(fold(w) for w in v) for k, v in data["kin_words"].items()},
+        kin_endings=frozenset(data["kin_endings"]),
         kin_inverse=dict(data["kin_inverse"]),
         person_words=frozenset(fold(w) for w in data["person_words"]),
         evaluative=tuple(_stems(e) for e in data["evaluative"]),
@@ -333,6 +336,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         apposed_participles=own.words("apposed_participles"),
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
+        elapsed_time_words=own.words("elapsed_time_words"),
         inner_place_words=own.words("inner_place_words"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),

@@ -91,10 +91,12 @@ class GraphView:
     by_subject: dict[str, list[GraphTriple]] = field(default_factory=dict)
     name_variants: list[tuple[tuple[str, ...], str, bool]] = field(default_factory=list)  # (words, id, full)
     genders: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f" (the lexicon's)
+    human_values: frozenset[str] = frozenset()  # folded `instance of` values that mean a person (the lexicon's)
     stop: frozenset[str] = frozenset()  # the lexicon's stop words and glue: they join no name
     articles: frozenset[str] = frozenset()  # the lexicon's: capitalised inside a sentence they still join none
     # a surname or first name alone that several subjects share -> their ids (`entity_mentions`' `prefer`)
     shared_names: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    _kin_by_name: dict[tuple[str, ...], list[tuple[str, GraphTriple]]] | None = None  # `kin_named`'s index
 
     @classmethod
     def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity], lexicon: Lexicon) -> "GraphView":
@@ -117,7 +119,7 @@ class GraphView:
             if t.object_id and t.value and t.object_id not in names and t.value != t.object_id:
                 names[t.object_id] = t.value
         view = cls(names, aliases, subjects, by_subject, genders=lexicon.gender_values, stop=lexicon.stop_and_glue,
-                   articles=lexicon.articles)
+                   articles=lexicon.articles, human_values=lexicon.human_values)
         view.name_variants = view._variants(lexicon.stop_and_glue)
         return view
 
@@ -152,6 +154,22 @@ class GraphView:
 
     def label(self, eid: str) -> str:
         return self.names.get(eid) or eid
+
+    def kin_named(self, said: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, GraphTriple]]:
+        """The family triples (holder id, triple) whose value is named `said` (a `phrase`), indexed on first use."""
+        if self._kin_by_name is None:
+            self._kin_by_name = {}
+            for sid in self.subjects:
+                for t in self.by_subject.get(sid, ()):
+                    if lexicon.relation(t.label).kin:
+                        self._kin_by_name.setdefault(phrase(t.value), []).append((sid, t))
+        return self._kin_by_name.get(said, [])
+
+    def not_person(self, eid: str) -> bool:
+        """The graph says what the entity is (`instance of`), and none of it is a person: Germany, a country, is
+        no "he" and no one's relative. An entity the graph says nothing of that kind about may be a person."""
+        kinds = [fold(t.value) for t in self.by_subject.get(eid, ()) if fold(t.label) == "instance of"]
+        return bool(kinds) and not any(k in self.human_values for k in kinds)
 
 
 @lru_cache(maxsize=65536)
@@ -610,6 +628,10 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("partial_near",
                    f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{adjacent}', not "
                    f"'{cited.relation}'", spans)
+    wider = _wider_cue(ctx, cited, own[0]) if own else None
+    if wider is not None:  # "Huygens's doctoral students were Papin and …", citing `student: Denis Papin`
+        return out("partial_near", f"'{span_text(tokens, wider[1])}' states '{wider[0]}', not '{cited.relation}'",
+                   spans)
     if own:
         return out("supported_cue",
                    f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
@@ -626,6 +648,19 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _wider_cue(ctx: Context, cited: CitedTriple, cue: tuple[int, int]) -> tuple[str, tuple[int, int]] | None:
+    """Another relation the graph holds for the subject whose cue holds the cited relation's cue and more: "doctoral
+    students" is the cue of `doctoral student`, not of `student`, which its last word alone would be. That relation
+    and its cue's span."""
+    label = fold(cited.relation)
+    wider = [(other, span) for other in sorted({fold(t.label) for t in ctx.view.by_subject.get(cited.subject, ())}
+                                               - {label})
+             for span in _cue_spans(ctx.tokens, ctx.lexicon.relation(other), max(cue[0] - 3, 0), cue[1])
+             if span[0] <= cue[0] and cue[1] <= span[1] and span != cue]
+    # the widest; of equals, the one named like the cited relation ("doctoral student", not "doctoral advisor")
+    return max(wider, key=lambda w: (w[1][1] - w[1][0], label in w[0]), default=None)
 
 
 def _near_cue(tokens: Sequence[Token], rel: RelationCues, lex: Lexicon, lo: int,

@@ -59,8 +59,16 @@ from .text import fold
 # Moore–Penrose pseudoinverse"; not a forebear after "his", nor one the graph holds by that name), inverts only a value
 # named in full ("Anne Isabella", a daughter, is not her mother Anne Isabella Byron), lets part of a town the graph
 # cannot place lie in the town said ("died in Stockholm" where it holds Oscar Parish), reads "speaks" as no native
-# language, and gives religious order, part of, conflict, noble title and a singer's voice their cues.
-VERIFIER_VERSION = "13"
+# language, and gives religious order, part of, conflict, noble title and a singer's voice their cues; 14 resolves
+# "he"/"she" to no entity the graph says is not a person (`instance of: country`) and names none as its own relative,
+# reads a relative the graph gives only by name as not the namesake entity of that name ("he had Kim Jong-il (born in
+# 1941 …)" against an athlete born in 1962), a family word only with a family word's ending ("Song-ju" is no "son"),
+# "the son of V" where the graph holds both a father and a son V as the father, the clause after "the wife of X, born
+# …" as possibly hers, a phrase that denies a relation ("died childless") as said of whoever holds it, a date after
+# words of elapsed time ("died … a few days later, in November 1072"), a wider cue of another held relation ("doctoral
+# students" citing `student`) as partly supporting, and a held value wider than the cited one by a word before it ("a
+# stage actor" citing `field of work: acting`) as held but not cited.
+VERIFIER_VERSION = "14"
 
 
 class VerifierStore(Protocol):

@@ -8,6 +8,7 @@ full, part of a town, "speaks" against a native language, more cues)."""
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ from kalma_graph.verification.records import AnswerInput, CitedTriple, GraphEnti
 VERIFIER_SETS = Path(__file__).resolve().parents[2] / "bench" / "results" / "verifier"
 
 
+@cache
 def _items(version: str) -> tuple[list[dict], dict[str, str]]:
+    """A labelled set's items and its chatbot questions (read once per version)."""
     folder = VERIFIER_SETS / f"labels_{version}"
     items = [json.loads(line) for line in (folder / "items.jsonl").open(encoding="utf-8")]
     questions = {json.loads(line)["id"]: json.loads(line)["question"]
@@ -28,13 +31,10 @@ def _items(version: str) -> tuple[list[dict], dict[str, str]]:
     return items, questions
 
 
-SETS = {version: _items(version) for version in ("v4", "v5")}
-
-
 def check(start: str, version: str = "v4"):
     """The labelled item whose sentence starts with `start`, checked as the labels saw it: its shown triples, the
     persons (chatbot) or cited subjects linked, the sentences of its answer before it, its citations."""
-    items, questions = SETS[version]
+    items, questions = _items(version)
     item = next(i for i in items if i["sentence"].startswith(start))
     shown = [GraphTriple(subject=t["qid"], label=t["relation"], value=t["value"]) for t in item["shown"]]
     if item["source"] == "chatbot":
