@@ -3,6 +3,7 @@ the answer is talking about from one sentence to the next (pronouns, "the two").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .lexicon import Lexicon, load_lexicon
@@ -116,8 +117,9 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         pronouns = [m for m in pronoun_mentions(tokens, taken, lexicon) if m.start not in in_phrases]
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
-        mentions = _resolve(tokens, sorted(found + pronouns + names, key=lambda m: m.start), focus, group, recent,
-                            view, said, lexicon)
+        mentions = [replace(m, thing=True) if m.kind == "entity" and m.ids and all(view.not_person(i) for i in m.ids)
+                    else m for m in _resolve(tokens, sorted(found + pronouns + names, key=lambda m: m.start), focus,
+                                             group, recent, view, said, lexicon)]
         dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after))
         ctx = Context(tokens, mentions, view, lexicon, dates, question_words,
                       containers=containers if containers is not None else {}, namesakes=namesake,
@@ -306,13 +308,11 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     for span, kind in _claim_spans(ctx, values, leading):
         add(span, kind)
     used |= covered(accounted)
-    for span, evidence, reason in ctx.wrong:  # a family word of the wrong sex ("the daughter of", said of a man)
-        used.update(range(*span))
-        claims.append(Claim(text=span_text(tokens, span), kind="words", status="contradicted", evidence=evidence,
-                            reason=reason))
+    claims += _family_word_sex(ctx, used)
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
-    claims += _ordinals(ctx, values, held_spans, used) + _denials(ctx, leading, graph, used)
+    denials = _denials(ctx, leading, graph, used)  # before `_ordinals`: "an only child" denies siblings
+    claims += _ordinals(ctx, values, held_spans, used) + denials
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
@@ -355,6 +355,20 @@ def _head_of_of(ctx: Context, found: Sequence[Mention]) -> bool:
     tokens = ctx.tokens
     return tokens[found[0].start - 1].norm == "of" and ctx.lexicon.kin_class_of(tokens[found[0].start - 2].norm) \
         is not None
+
+
+def _family_word_sex(ctx: Context, used: set[int]) -> list[Claim]:
+    """The sex a family word says, where a supported citation's check found the graph says another ("the daughter of",
+    of a man: contradicted) or nothing ("his son V", citing `child`, V's sex not shown: absent); marks them used."""
+    out = []
+    for span, evidence, reason in ctx.wrong:
+        used.update(range(*span))
+        out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="contradicted", evidence=evidence,
+                         reason=reason))
+    for span, reason in ctx.unsaid:
+        used.update(range(*span))
+        out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="absent", reason=reason))
+    return out
 
 
 def _relative_of_that_name(ctx: Context, m: Mention) -> bool:
@@ -521,6 +535,8 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 continue  # "buried in the cathedral of …": a common noun names no other place
             if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
                 continue  # "on their father's death in 1638": the father's date, not theirs
+            if _another_clause(ctx, max(end for _, end in cues), span):
+                continue  # "the conspiracy that killed Domitian in 96"; "born in 1977 and raised in Copenhagen"
             held = [t for t in triples if fold(t.label) == label]
             # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th),
             # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072")
@@ -548,13 +564,15 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
 
 def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
     """A relative of the holder is what the value at `hi` is said of, its relation's cue ending at `cue_end`: a
-    family noun between `lo` and `hi` that is possessive ("their father's death in V") or opens a clause after a
-    possessive ("his father died in V", "her mother was born"), or any possessed family noun after the cue ("gave
-    birth to her son Max in V")."""
+    family noun (or "family") between `lo` and `hi` that is possessive ("their father's death in V") or opens a clause
+    after a possessive ("his father died in V", "her mother was born"), any possessed family noun after the cue ("gave
+    birth to her son Max in V"), or one before the cue that a verb, a relative pronoun or a participle follows ("two
+    daughters who died in infancy", "had a son, born in 2009", "several members of the family died in V")."""
     tokens, lex = ctx.tokens, ctx.lexicon
     for k in range(lo, hi):
         t = tokens[k]
-        if not t.word or lex.kin_class_of(t.norm) is None or _verb_like(t.norm, lex):
+        if not t.word or (lex.kin_class_of(t.norm) is None and t.norm not in lex.possessed_nouns) \
+                or _verb_like(t.norm, lex):
             continue
         if t.possessive:
             return True
@@ -562,7 +580,29 @@ def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
         if prev is not None and (prev.possessive or prev.norm in lex.possessive_pronouns) \
                 and (k >= cue_end or opens_clause(tokens, k + 1, lex)):
             return True
+        nxt = tokens[k + 1] if k + 1 < hi else None
+        if k < cue_end and nxt is not None and (opens_clause(tokens, k + 1, lex) and nxt.word
+                                                or nxt.text == "," and _participle_at(tokens, k + 2, lex)):
+            return True
     return False
+
+
+def _participle_at(tokens: Sequence[Token], k: int, lex: Lexicon) -> bool:
+    return k < len(tokens) and tokens[k].word and tokens[k].norm in lex.apposed_participles
+
+
+def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
+    """Between a single-valued relation's cue and the value, another clause takes the value: the cue's object
+    ("the conspiracy that killed Domitian in 96": Domitian's death), or another verb after some words ("born in 1977
+    and raised in Copenhagen", "born in London in 1840 and died in Chamonix"; not "born and raised in V")."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    if cue_end < span[0] and tokens[cue_end - 1].norm.endswith("ed") and tokens[cue_end].capital \
+            and any(m.start == cue_end and m.kind in ("name", "entity") for m in ctx.mentions):
+        return True
+    in_dates = {k for a, b, _ in ctx.dates for k in range(a, b)}
+    first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].norm in lex.coordinators else cue_end
+    return any(tokens[k].word and k not in in_dates and tokens[k].norm not in lex.elapsed_time_words
+               and _verb_like(tokens[k].norm, lex) for k in range(first + 1, span[0]))
 
 
 def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
@@ -616,15 +656,19 @@ def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Cited
     lex = ctx.lexicon
     starts = {span[0] for span, _ in values if span is not None} | {span[0] for span in held}
     out = []
-    for i, t in enumerate(ctx.tokens[:-1]):
-        nxt = ctx.tokens[i + 1]
-        before_kin = (t.norm in lex.ordinals or t.norm in lex.birth_order_words) and nxt.word \
-            and lex.kin_class_of(nxt.norm) is not None
+    tokens = ctx.tokens
+    for i, t in enumerate(tokens[:-1]):
+        # one lower-case word may stand between: "his only known child", "the eldest surviving son"
+        kin_at = next((k for k in (i + 1, i + 2) if k < len(tokens) and tokens[k].word
+                       and lex.kin_class_of(tokens[k].norm) is not None), None)
+        before_kin = (t.norm in lex.ordinals or t.norm in lex.birth_order_words) and kin_at is not None \
+            and all(tokens[k].word and not tokens[k].capital for k in range(i + 1, kin_at))
         if (t.norm in lex.ordinals and i + 1 in starts or before_kin) and i not in used \
                 and t.norm not in ctx.question_words:
             used.add(i)
             out.append(Claim(text=t.text, kind="words", status="absent",
-                             reason=f"'{t.text} {nxt.text}': the graph holds no order among relatives" if before_kin
+                             reason=f"'{t.text} {tokens[kin_at].text}': the graph holds no order or count among "
+                             "relatives" if before_kin and kin_at is not None
                              else "an ordinal: the graph holds no place in a series"))
     return out
 
@@ -835,8 +879,9 @@ def _held_literal(t: GraphTriple) -> bool:
 
 
 def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
-    """A date or number: contradicted only by a literal the graph holds, not by an entity."""
-    return all(t.norm.isdigit() or t.norm in lex.months for t in tokens[span[0]:span[1]])
+    """A date or number: contradicted only by a literal the graph holds, not by an entity. The comma of "March 25,
+    2006" is part of it (with it, no date written month first had been contradicted)."""
+    return all(t.norm.isdigit() or t.norm in lex.months or not t.word for t in tokens[span[0]:span[1]])
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

@@ -79,6 +79,7 @@ class Mention:
     ids: tuple[str, ...] = ()  # the entity ids it refers to (pronouns: resolved)
     text: str = ""
     subject: bool = False  # refers to an entity the answer is about (a subject of the shown graph)
+    thing: bool = False  # an entity the graph says is not a person (`GraphView.not_person`): Germany, Rhode Island
 
 
 @dataclass
@@ -292,6 +293,12 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
             or t.norm in lexicon.clause_verbs or t.norm in lexicon.verbs)
 
 
+def _apposed_participle(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
+    """A comma and a participle right after a mention (`M, born on`)."""
+    return end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].word \
+        and tokens[end + 1].norm in lexicon.apposed_participles
+
+
 def _shared_subject(tokens: Sequence[Token], before: Sequence[Mention], span: tuple[int, int],
                     lexicon: Lexicon) -> Mention | None:
     """"Angela kept house for Hitler …, married Martin Hammitzsch in 1936, and died in Hanover": a verb right after
@@ -342,6 +349,8 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
+        if m.thing and _apposed_participle(tokens, m.end, lexicon):
+            continue  # "a politician from Rhode Island, born on V": no place is born; the politician is
         if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
                 or opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
                 or (m.kind == "pronoun" and m.text.casefold() in lexicon.subject_pronouns):
@@ -496,6 +505,9 @@ class Context:
     # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
     # the graph contradicts, (token span, the triple that contradicts, why)
     wrong: list[tuple[tuple[int, int], str, str]] = field(default_factory=list)
+    # family words that say a sex the graph shown does not hold ("Hidetada's daughter was Senhime", citing `child`):
+    # claims of their own, absent, (token span, why)
+    unsaid: list[tuple[tuple[int, int], str]] = field(default_factory=list)
 
     def hits(self, value: str, object_id: str | None) -> list["_ValueHit"]:
         """`value_hits` for this sentence, computed once per value."""
@@ -628,10 +640,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("partial_near",
                    f"'{span_text(tokens, hit.span)} {tokens[hit.span[1]].text}' states '{adjacent}', not "
                    f"'{cited.relation}'", spans)
-    wider = _wider_cue(ctx, cited, own[0]) if own else None
-    if wider is not None:  # "Huygens's doctoral students were Papin and …", citing `student: Denis Papin`
-        return out("partial_near", f"'{span_text(tokens, wider[1])}' states '{wider[0]}', not '{cited.relation}'",
-                   spans)
+    said_with = _another_relation_said(ctx, cited, hit.span, own[0] if own else None)
+    if said_with is not None:
+        return out("partial_near", said_with, spans)
     if own:
         return out("supported_cue",
                    f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
@@ -648,6 +659,34 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _another_relation_said(ctx: Context, cited: CitedTriple, span: tuple[int, int],
+                           cue: tuple[int, int] | None) -> str | None:
+    """Why the value is said with another relation the subject holds than the cited one, or None: the cue is part of
+    that relation's wider cue ("Huygens's doctoral students were Papin and …", citing `student: Denis Papin`), or, with
+    no cue, the value says of what another held value is ("the monarch of French Annam", citing `country of
+    citizenship: French Annam`)."""
+    if cue is not None:
+        wider = _wider_cue(ctx, cited, cue)
+        return None if wider is None else \
+            f"'{span_text(ctx.tokens, wider[1])}' states '{wider[0]}', not '{cited.relation}'"
+    of_value = _of_another_value(ctx, cited, span)
+    return None if of_value is None else (f"'{of_value} of {span_text(ctx.tokens, span).rstrip('.')}' says the "
+                                          f"{of_value}'s place, not {ctx.view.label(cited.subject)}'s {cited.relation}")
+
+
+def _of_another_value(ctx: Context, cited: CitedTriple, span: tuple[int, int]) -> str | None:
+    """The nation follows "of" after a value of another relation the subject holds ("the monarch of French Annam",
+    `position held: monarch`): it says of what the other value is, not the cited relation. That value's words."""
+    if span[0] < 2 or ctx.tokens[span[0] - 1].norm != "of" or not ctx.lexicon.relation(cited.relation).demonym:
+        return None  # a nation's relation only: "a composer of opera" states `genre: opera`
+    label = fold(cited.relation)
+    for t in ctx.view.by_subject.get(cited.subject, ()):
+        if fold(t.label) != label and any(h.span[1] == span[0] - 1 and h.how != "vaguer"
+                                          for h in ctx.hits(t.value, t.object_id)):
+            return span_text(ctx.tokens, (span[0] - 2, span[0] - 1))
+    return None
 
 
 def _wider_cue(ctx: Context, cited: CitedTriple, cue: tuple[int, int]) -> tuple[str, tuple[int, int]] | None:
@@ -726,6 +765,11 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                 if statement is not None and all(span != (i, i + 1) for span, _, _ in ctx.wrong):
                     ctx.wrong.append(((i, i + 1), evidence_text(statement.subject, statement.label, statement.value),
                                       f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
+            elif said and not held and want in ("child", "sibling") and stated == want \
+                    and all(span != (i, i + 1) for span, _ in ctx.unsaid):
+                # "son" where `child` is cited says the child's sex, which the graph shown does not hold
+                ctx.unsaid.append(((i, i + 1), f"'{tokens[i].text}' says {ctx.view.label(described) or cited.value}'s "
+                                   f"sex, which the graph shown does not hold"))
             exact = rel.label in lex.parent_relations and of_follows is False \
                 and word.startswith(lex.parent_relations) and not word.startswith(rel.label[:4])
             if exact or word.startswith(rel.not_words or ("\0",)):

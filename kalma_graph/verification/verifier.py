@@ -67,8 +67,14 @@ from .text import fold
 # …" as possibly hers, a phrase that denies a relation ("died childless") as said of whoever holds it, a date after
 # words of elapsed time ("died … a few days later, in November 1072"), a wider cue of another held relation ("doctoral
 # students" citing `student`) as partly supporting, and a held value wider than the cited one by a word before it ("a
-# stage actor" citing `field of work: acting`) as held but not cited.
-VERIFIER_VERSION = "14"
+# stage actor" citing `field of work: acting`) as held but not cited; 15 reads a date written month first ("March 25,
+# 2006") as a date a held one contradicts, no place as born ("a politician from Rhode Island, born on V"), a value in
+# another clause than its cue's as not the cue's (a relative's: "two daughters who died in infancy", "had a son, born
+# in 2009", "his family died in V"; the cue's object's: "killed Domitian in 96"; another verb's: "born in 1977 and
+# raised in Copenhagen"), a family word's sex where `child` or `sibling` is cited and the graph shown does not hold it
+# ("Hidetada's daughter was Senhime") and "only" before a family word as claims, and a nation after another held value
+# and "of" ("the monarch of French Annam") as not stating citizenship.
+VERIFIER_VERSION = "15"
 
 
 class VerifierStore(Protocol):
