@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping, Sequence
 
-from .lexicon import Lexicon, load_lexicon
+from .lexicon import Lexicon, RelationCues, load_lexicon
 from .namesakes import namesakes
 from .places import SaidPlaces
 from .records import (
@@ -78,13 +78,28 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
             gender = lexicon.pronoun_gender.get(word)
             fitting = [c for c in candidates if (view.gender(c) or said.get(c)) in (None, gender)
                        and not view.not_person(c)]  # "After treatment in Germany …, he died": not Germany
-            ids = tuple((fitting or candidates)[:1])
+            ids = tuple(fitting[:1]) if fitting else _named_before(m, out, view, said, gender, candidates)
             if ids and gender and ids[0] not in said and view.gender(ids[0]) is None:
                 said[ids[0]] = gender  # the answer called this person "she": a later "he" is someone else
         else:
             ids = tuple(group) if len(group) > 1 else tuple(focus[:1])
         out.append(Mention(m.start, m.end, "pronoun", ids, m.text, True))
     return out
+
+
+def _named_before(pronoun: Mention, before: Sequence[Mention], view: GraphView, said: dict[str, str],
+                  gender: str | None, candidates: Sequence[str]) -> tuple[str, ...]:
+    """Whom a pronoun that fits none of the persons spoken of refers to: the last one named before it in the sentence
+    that its sex does not exclude ("Mallika Sarabhai's father, Vikram Sarabhai, … earned his MBA": Vikram; a name
+    the graph does not hold: nobody of the graph); failing that, the first person spoken of, as before."""
+    for m in reversed(before):
+        if m.start >= pronoun.start or m.kind == "pronoun" or m.thing:
+            continue
+        if m.kind == "name":
+            return ()
+        if m.ids and (view.gender(m.ids[0]) or said.get(m.ids[0])) in (None, gender) and not view.not_person(m.ids[0]):
+            return m.ids[:1]
+    return tuple(candidates[:1])
 
 
 def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
@@ -359,15 +374,13 @@ def _head_of_of(ctx: Context, found: Sequence[Mention]) -> bool:
 
 def _family_word_sex(ctx: Context, used: set[int]) -> list[Claim]:
     """The sex a family word says, where a supported citation's check found the graph says another ("the daughter of",
-    of a man: contradicted) or nothing ("his son V", citing `child`, V's sex not shown: absent); marks them used."""
+    said of a man): contradicted; marks them used. Where the graph shown does not say the sex ("his son V", citing
+    `child`), the word is no claim of its own: four annotation passes (v2, v4, v8) accepted it, two (v7) did not."""
     out = []
     for span, evidence, reason in ctx.wrong:
         used.update(range(*span))
         out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="contradicted", evidence=evidence,
                          reason=reason))
-    for span, reason in ctx.unsaid:
-        used.update(range(*span))
-        out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="absent", reason=reason))
     return out
 
 
@@ -526,7 +539,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
         triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
-            cues = _cue_spans(tokens, rel, start, span[0]) if rel.single else []
+            cues = (_cue_spans(tokens, rel, start, span[0]) or _where_cue(tokens, rel, span)) if rel.single else []
             if not cues:
                 continue
             if not _fits(label, tokens, span, lex):
@@ -557,9 +570,33 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # it cannot locate said for an area ("born in Xikou" where it holds Fenghua District); asked only
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
+                same_kind = [t for t in same_kind if not _near_year(ctx, span, t)]
                 if same_kind:
                     return same_kind[0]
     return None
+
+
+def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """A year said as approximate ("born around 601") less than two years off the held date's year."""
+    said = next((d for a, b, d in ctx.dates if (a, b) == span), None)
+    year = said.year if said is not None and said.month is None else None
+    if said is None and span[1] - span[0] == 1 and ctx.tokens[span[0]].norm.isdigit():
+        year = int(ctx.tokens[span[0]].norm)  # "born around 601": a number, not read as a date
+    date = parse_iso_date(held.value)
+    k = span[0] - 1
+    while k >= 0 and not ctx.tokens[k].word:
+        k -= 1  # "c. 505"
+    return year is not None and date is not None and k >= 0 \
+        and ctx.tokens[k].norm in ctx.lexicon.approximate_words and abs(year - date.year) < 2
+
+
+def _where_cue(tokens: Sequence[Token], rel: RelationCues, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """A relation's cue in a clause right after the value that opens with "where" ("His story begins in Tabriz, where
+    he was born on V"): its span, or none."""
+    k = span[1] + (span[1] < len(tokens) and tokens[span[1]].text == ",")
+    if k >= len(tokens) or tokens[k].norm != "where":
+        return []
+    return _cue_spans(tokens, rel, k + 1, min(k + 5, len(tokens)))
 
 
 def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:

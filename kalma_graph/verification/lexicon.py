@@ -125,6 +125,7 @@ class Lexicon:
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
     elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
+    approximate_words: frozenset[str] = frozenset()  # "born around 601": a year two or more off contradicts
     inner_place_words: frozenset[str] = frozenset()  # "Oscar Parish": part of a town a said town may hold
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
@@ -337,6 +338,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
+        approximate_words=own.words("approximate_words"),
         inner_place_words=own.words("inner_place_words"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),
