@@ -27,6 +27,7 @@ from .structure import (
     GraphView,
     Mention,
     _cue_spans,
+    apposed_participle,
     check_citation,
     entity_mentions,
     holders,
@@ -619,13 +620,9 @@ def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
             return True
         nxt = tokens[k + 1] if k + 1 < hi else None
         if k < cue_end and nxt is not None and (opens_clause(tokens, k + 1, lex) and nxt.word
-                                                or nxt.text == "," and _participle_at(tokens, k + 2, lex)):
+                                                or apposed_participle(tokens, k + 1, lex)):
             return True
     return False
-
-
-def _participle_at(tokens: Sequence[Token], k: int, lex: Lexicon) -> bool:
-    return k < len(tokens) and tokens[k].word and tokens[k].norm in lex.apposed_participles
 
 
 def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
@@ -636,7 +633,7 @@ def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
     if cue_end < span[0] and tokens[cue_end - 1].norm.endswith("ed") and tokens[cue_end].capital \
             and any(m.start == cue_end and m.kind in ("name", "entity") for m in ctx.mentions):
         return True
-    in_dates = {k for a, b, _ in ctx.dates for k in range(a, b)}
+    in_dates = ctx.in_dates
     first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].norm in lex.coordinators else cue_end
     return any(tokens[k].word and k not in in_dates and tokens[k].norm not in lex.elapsed_time_words
                and _verb_like(tokens[k].norm, lex) for k in range(first + 1, span[0]))
@@ -646,7 +643,7 @@ def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
     """Where a single-valued relation's cue may start before a value at `hi`: up to `words` words back (not past
     `lo`), a date between them not counted ("died on 31 July 1972 in Brussels"), nor, before a date, words of elapsed
     time ("died of the wound a few days later, in November 1072")."""
-    in_dates = {k for a, b, _ in ctx.dates for k in range(a, b)}
+    in_dates = ctx.in_dates
     before_date = hi in {a for a, _, _ in ctx.dates}
     elapsed = ctx.lexicon.elapsed_time_words
     start, counted = hi, 0

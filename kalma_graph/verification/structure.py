@@ -99,6 +99,7 @@ class GraphView:
     # a surname or first name alone that several subjects share -> their ids (`entity_mentions`' `prefer`)
     shared_names: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
     _kin_by_name: dict[tuple[str, ...], list[tuple[str, GraphTriple]]] | None = None  # `kin_named`'s index
+    _not_persons: dict[str, bool] = field(default_factory=dict)  # `not_person`'s answers
 
     @classmethod
     def build(cls, shown: Sequence[GraphTriple], entities: Sequence[GraphEntity], lexicon: Lexicon) -> "GraphView":
@@ -169,9 +170,12 @@ class GraphView:
 
     def not_person(self, eid: str) -> bool:
         """The graph says what the entity is (`instance of`), and none of it is a person: Germany, a country, is
-        no "he" and no one's relative. An entity the graph says nothing of that kind about may be a person."""
-        kinds = [fold(t.value) for t in self.by_subject.get(eid, ()) if fold(t.label) == "instance of"]
-        return bool(kinds) and not any(k in self.human_values for k in kinds)
+        no "he" and no one's relative. An entity the graph says nothing of that kind about may be a person. Asked
+        for every pronoun's candidates and every mention of every sentence: read once per entity."""
+        if eid not in self._not_persons:
+            kinds = [fold(t.value) for t in self.by_subject.get(eid, ()) if fold(t.label) == "instance of"]
+            self._not_persons[eid] = bool(kinds) and not any(k in self.human_values for k in kinds)
+        return self._not_persons[eid]
 
 
 @lru_cache(maxsize=65536)
@@ -297,7 +301,7 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
             or t.norm in lexicon.clause_verbs or t.norm in lexicon.verbs)
 
 
-def _apposed_participle(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
+def apposed_participle(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     """A comma and a participle right after a mention (`M, born on`)."""
     return end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].word \
         and tokens[end + 1].norm in lexicon.apposed_participles
@@ -353,7 +357,7 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
-        if m.thing and _apposed_participle(tokens, m.end, lexicon):
+        if m.thing and apposed_participle(tokens, m.end, lexicon):
             continue  # "a politician from Rhode Island, born on V": no place is born; the politician is
         if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
                 or opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
@@ -506,9 +510,17 @@ class Context:
     # where a place the sentence names lies (`places.SaidPlaces`); None: every other place contradicts a held one
     said_places: SaidPlaces | None = None
     _hits: dict = field(default_factory=dict)
+    _in_dates: frozenset[int] | None = None  # `in_dates`
     # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
     # the graph contradicts, (token span, the triple that contradicts, why)
     wrong: list[tuple[tuple[int, int], str, str]] = field(default_factory=list)
+
+    @property
+    def in_dates(self) -> frozenset[int]:
+        """The token positions inside the sentence's dates (computed once)."""
+        if self._in_dates is None:
+            self._in_dates = frozenset(k for a, b, _ in self.dates for k in range(a, b))
+        return self._in_dates
 
     def hits(self, value: str, object_id: str | None) -> list["_ValueHit"]:
         """`value_hits` for this sentence, computed once per value."""
