@@ -55,7 +55,7 @@ def test_a_country_is_no_ones_relative():
     assert claims["Poland"] != "contradicted", claims
 
 
-@pytest.mark.parametrize("start, text, status", [
+READINGS_V14 = [  # verifier 14's, on v6 chatbot sentences: (start, claim, status), read by `test_chatbot_readings`
     # Kim Il-sung's `child` is the name "Kim Jong-il"; the graph's entity of that name is an athlete born in 1962,
     # who names no parent: what the answer says of the son is not contradicted by the athlete's date
     ("His first wife was the guerrilla fighter Kim Jong-suk", "1941", "absent"),
@@ -71,10 +71,7 @@ def test_a_country_is_no_ones_relative():
     # "died of the wound a few days later, in November 1072", where the graph holds 1072-12-15; "In late 1072"
     # earlier in the sentence no longer shields it
     ("In late 1072, while campaigning against the Karakhanids", "November 1072", "contradicted"),
-])
-def test_chatbot_readings(start, text, status):
-    claims = statuses(start, "v6")
-    assert claims.get(text) == status, claims
+]
 
 
 def test_a_wider_cue_of_another_held_relation_only_partly_supports():
@@ -107,7 +104,7 @@ def test_a_family_word_needs_a_family_words_ending(word, kin):
 # --- verifier 15, from the labelled set v7 after its one held-out scoring with verifier 14 -------------------------
 
 
-@pytest.mark.parametrize("start, text, status", [
+READINGS_V15 = [  # verifier 15's, on v7 chatbot sentences: (start, claim, status), read by `test_chatbot_readings`
     # a date written month first keeps its comma inside the date: no such date had been contradicted (four of v7's
     # six contradicted sentences); Richard Fleischer died on 2006-03-24
     ("He died in Los Angeles on March 25, 2006", "March 25, 2006", "contradicted"),
@@ -119,10 +116,7 @@ def test_a_family_word_needs_a_family_words_ending(word, kin):
     ("Roger Cicero had a son, born in 2009", "2009", "absent"),
     ("Some ancient sources claim Domitia Longina", "96", "absent"),
     ("Frederik Magle is a Danish composer", "Copenhagen", "absent"),
-])
-def test_chatbot_readings_v15(start, text, status):
-    claims = statuses(start, "v7")
-    assert claims.get(text) == status, claims
+]
 
 
 @pytest.mark.parametrize("start, word", [
@@ -175,17 +169,14 @@ def test_no_place_is_born():
 # --- verifier 16, from the labelled set v8 after its one held-out scoring with verifier 15 -------------------------
 
 
-@pytest.mark.parametrize("start, text, status", [
+READINGS_V16 = [  # verifier 16's, on v8 chatbot sentences: (start, claim, status), read by `test_chatbot_readings`
     # "his life ended/began" and ", where he was born" after the value are the relation's cues
     ("His life ended on 26 December 1945 in a plane crash", "26 December 1945", "contradicted"),
     ("His life began on 9 September 1778 in Ehrenbreitstein", "9 September 1778", "contradicted"),
     ("His story begins in Tabriz, where he was born on 21 June 1872", "Tabriz", "contradicted"),
     # "born around 601" where the graph holds 600: approximate, less than two years off (both passes: not contradicted)
     ("He was born around 601 into an artistic family", "601", "absent"),
-])
-def test_chatbot_readings_v16(start, text, status):
-    claims = statuses(start, "v8")
-    assert claims.get(text) == status, claims
+]
 
 
 @pytest.mark.parametrize("start, verdicts", [
@@ -215,3 +206,10 @@ def test_a_given_name_before_von_is_another_persons_name():
                          sentences=[("Hans-Georg von Friedeburg was a military officer.", [
                              CitedTriple(subject="Q1522291", relation="occupation", value="military officer")])])
     assert [c.verdict for c in Verifier().verify(answer).sentences[0].citations] == ["unsupported"]
+
+
+@pytest.mark.parametrize("version, start, text, status", [("v6", *r) for r in READINGS_V14]
+                         + [("v7", *r) for r in READINGS_V15] + [("v8", *r) for r in READINGS_V16])
+def test_chatbot_readings(version, start, text, status):
+    claims = statuses(start, version)
+    assert claims.get(text) == status, claims
