@@ -4,7 +4,7 @@ the answer is talking about from one sentence to the next (pronouns, "the two").
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
 from .namesakes import namesakes
@@ -88,6 +88,17 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
     return out
 
 
+def _named(tokens: Sequence[Token], mentions: list[Mention], dates: Sequence[tuple[int, int, Any]],
+           lexicon: Lexicon) -> list[Mention]:
+    """The mentions that name someone or something, in text order: not a month inside a date ("born on 2 February
+    1887", where a Freebase graph holds the month February as an entity), nor a nickname ("Ernst Hanfstaengl,
+    nicknamed 'Putzi', was born …": Putzi is he, and holds nothing of his own)."""
+    in_dates = covered((a, b) for a, b, _ in dates)
+    return sorted((m for m in mentions if not (m.kind != "pronoun" and m.start in in_dates)
+                   and not (m.kind == "name" and m.start > 0 and tokens[m.start - 1].norm in lexicon.nickname_words)),
+                  key=lambda m: m.start)
+
+
 def _named_before(pronoun: Mention, before: Sequence[Mention], view: GraphView, said: dict[str, str],
                   gender: str | None, candidates: Sequence[str]) -> tuple[str, ...]:
     """Whom a pronoun that fits none of the persons spoken of refers to: the last one named before it in the sentence
@@ -133,10 +144,10 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         pronouns = [m for m in pronoun_mentions(tokens, taken, lexicon) if m.start not in in_phrases]
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
-        mentions = [replace(m, thing=True) if m.kind == "entity" and m.ids and all(view.not_person(i) for i in m.ids)
-                    else m for m in _resolve(tokens, sorted(found + pronouns + names, key=lambda m: m.start), focus,
-                                             group, recent, view, said, lexicon)]
         dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after))
+        named = _named(tokens, found + pronouns + names, dates, lexicon)
+        mentions = [replace(m, thing=True) if m.kind == "entity" and m.ids and all(view.not_person(i) for i in m.ids)
+                    else m for m in _resolve(tokens, named, focus, group, recent, view, said, lexicon)]
         ctx = Context(tokens, mentions, view, lexicon, dates, question_words,
                       containers=containers if containers is not None else {}, namesakes=namesake,
                       said_places=said_places)
@@ -328,7 +339,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims += _compared(ctx, claims, graph)
     claims += _said_of_group(ctx, claims, graph, leading)
     denials = _denials(ctx, leading, graph, used)  # before `_ordinals`: "an only child" denies siblings
-    claims += _ordinals(ctx, values, held_spans, used) + denials
+    claims += _ordinals(ctx, values, held_spans, used) + denials + _counts(ctx, values, used)
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
@@ -521,6 +532,10 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     if before is not None and before.norm in ctx.lexicon.possessive_pronouns \
             and ctx.lexicon.kin_class_of(ctx.tokens[kin[0]].norm) == "relative":
         return None  # "He was named after his grandfather, … Randolph Churchill": a namesake forebear
+    start = min(m.start for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span))
+    if start >= 2 and ctx.tokens[start - 1].word and not ctx.tokens[start - 1].capital \
+            and ctx.tokens[start - 2].norm in ctx.lexicon.articles and start - 1 not in kin:
+        return None  # "one of eight children of the miner Wilhelm Lehmbruck": a forebear introduced by his trade
     return ctx.view.label(sorted(same)[0])
 
 
@@ -549,12 +564,19 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 continue  # "buried in the cathedral of …": a common noun names no other place
             if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
                 continue  # "on their father's death in 1638": the father's date, not theirs
-            if _another_clause(ctx, max(end for _, end in cues), span):
+            cue_end = max(end for _, end in cues)
+            if _another_clause(ctx, cue_end, span):
                 continue  # "the conspiracy that killed Domitian in 96"; "born in 1977 and raised in Copenhagen"
+            if any(tokens[k].norm in lex.hedge_words for k in range(cue_end, span[0])):
+                continue  # "born around 1558, probably in West Ham": hedged
             held = [t for t in triples if fold(t.label) == label]
             # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th),
-            # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072")
+            # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072");
+            # the held value said in another verb's clause is not said here ("born … in New York City and raised
+            # largely in Montreal" where the graph holds Montreal; "died … in Paris …, and Toulouse honoured him")
             if held and not any(h.how != "date_wrong" and h.span not in years_alone
+                                and not (h.span[0] > span[0] and (_another_clause(ctx, cue_end, h.span)
+                                                                  or _subject_of_own_clause(ctx, h.span)))
                                 for t in held for h in ctx.hits(t.value, t.object_id)):
                 # a date or number against a date or number, a name against a name: a place the graph holds
                 # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
@@ -639,6 +661,15 @@ def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
                and _verb_like(tokens[k].norm, lex) for k in range(first + 1, span[0]))
 
 
+def _subject_of_own_clause(ctx: Context, span: tuple[int, int]) -> bool:
+    """The words at `span` open a clause of their own after "and" ("…, and Toulouse honoured him"): its subject,
+    not a value of the clause before."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    return span[0] > 0 and tokens[span[0] - 1].norm in ("and", "but") and span[1] < len(tokens) \
+        and tokens[span[1]].word and tokens[span[1]].norm not in lex.apposed_participles \
+        and _verb_like(tokens[span[1]].norm, lex)
+
+
 def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
     """Where a single-valued relation's cue may start before a value at `hi`: up to `words` words back (not past
     `lo`), a date between them not counted ("died on 31 July 1972 in Brussels"), nor, before a date, words of elapsed
@@ -704,6 +735,24 @@ def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Cited
                              reason=f"'{t.text} {tokens[kin_at].text}': the graph holds no order or count among "
                              "relatives" if before_kin and kin_at is not None
                              else "an ordinal: the graph holds no place in a series"))
+    return out
+
+
+def _counts(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]], used: set[int]) -> list[Claim]:
+    """"Johann Christian Bach was a composer who wrote many works": a count (`count_words`) says more than the one
+    value cited; with two values or more cited the count is theirs ("a member of several international
+    organizations"), as it is of a cited value it stands before ("created several portraits"). Marks its token
+    used."""
+    if len({fold(c.value) for span, c in values if span is not None}) >= 2:
+        return []
+    starts = {span[0] for span, _ in values if span is not None}
+    out = []
+    for i, t in enumerate(ctx.tokens):
+        if t.word and t.norm in ctx.lexicon.count_words and i not in used and t.norm not in ctx.question_words \
+                and i + 1 not in starts:  # "created several portraits", citing `genre: portrait`: the value's own
+            used.add(i)
+            out.append(Claim(text=t.text, kind="words", status="absent",
+                             reason="a count: the cited triples give no number of them"))
     return out
 
 
@@ -822,6 +871,7 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
         return word.startswith(any_cue if _verb_like(word, lex) else own_cue)
 
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
+            and t.norm not in lex.hedge_words
             and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
             and not a_cue(t.norm)]
     if not rest:

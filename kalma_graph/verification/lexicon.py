@@ -126,6 +126,9 @@ class Lexicon:
     short_year_after: frozenset[str] = frozenset()
     elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
     approximate_words: frozenset[str] = frozenset()  # "born around 601": a year two or more off contradicts
+    nickname_words: frozenset[str] = frozenset()  # "nicknamed 'Putzi'": the name after it is the person's own
+    hedge_words: frozenset[str] = frozenset()  # "probably in West Ham": a hedged value contradicts nothing
+    count_words: frozenset[str] = frozenset()  # "wrote many works": a count no single cited value gives
     inner_place_words: frozenset[str] = frozenset()  # "Oscar Parish": part of a town a said town may hold
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
@@ -339,6 +342,9 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
         approximate_words=own.words("approximate_words"),
+        nickname_words=own.words("nickname_words"),
+        hedge_words=own.words("hedge_words"),
+        count_words=own.words("count_words"),
         inner_place_words=own.words("inner_place_words"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),

@@ -12,6 +12,7 @@ them; any other name there ("Marbach am Neckar, France") stays an absent claim.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .lexicon import Lexicon
@@ -135,16 +136,28 @@ class SaidPlaces:
         graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer;
         nor an area the graph cannot place where it cannot place `held` either ("born in Fuping County" where it
         holds Zhonghe: the county may hold it), nor any place where `held` is part of a town the graph cannot
-        place ("died in Stockholm" where it holds Oscar Parish)."""
+        place ("died in Stockholm" where it holds Oscar Parish), nor a nation where the graph cannot place `held`
+        ("died in Greece" where it holds the Balkans as a name only)."""
         held_in = self.inside(held, name)
-        if held_in:
-            return False
+        if held_in or (held_in is None and fold(name) in self._lexicon.demonyms):
+            return False  # a nation may hold a place the graph cannot locate ("died in Greece": the Balkans)
         held_words = set(fold(held).split())
         if held_in is None and held_words & self._lexicon.inner_place_words:
             return False
         inside = self.inside(name, held)
+        if inside is None and _spelled_alike(fold(name), fold(held)):
+            return False  # another spelling of the held place, which the graph does not know ("Nafplio": Nauplion)
         if inside is None:
             if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
                 return False
             return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
         return not inside
+
+
+def _spelled_alike(said: str, held: str) -> bool:
+    """Two folded place names that differ as transliterations do: about two thirds of their letters in common runs
+    (difflib's ratio; "grodno"/"hrodna" 0.67, "nafplio"/"nauplion" 0.80, "paris"/"toulouse" 0.15), the said name
+    read up to each of its words ("Nafplio outside the church": "nafplio")."""
+    words = said.split()
+    return any(SequenceMatcher(None, " ".join(words[:k]), held).ratio() >= 0.65 for k in range(1, len(words) + 1))
+

@@ -284,8 +284,8 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
 
 
 def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
-    """The words right after a mention say something of it: a relative or appositive clause, a verb,
-    a possessive (`M, who`, `M, a poet`, `M, born on`, `M was`, `M's father`)."""
+    """The words right after a mention say something of it: a relative or appositive clause, a verb, a nickname,
+    a possessive (`M, who`, `M, a poet`, `M, born on`, `M, son of`, `M was`, `M's father`)."""
     if end >= len(tokens):
         return False
     t = tokens[end]
@@ -294,16 +294,24 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     if t.text == ",":
         nxt = tokens[end + 1] if end + 1 < len(tokens) else None
         return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles
-                                                 or nxt.norm in lexicon.apposed_participles)
+                                                 or nxt.norm in lexicon.apposed_participles
+                                                 or nxt.norm in lexicon.nickname_words
+                                                 or _kin_of(tokens, end + 1, lexicon))
     if not t.word:
         return False
     return (t.norm in lexicon.relative_pronouns or t.norm in lexicon.copulas or t.norm.endswith("ed")
             or t.norm in lexicon.clause_verbs or t.norm in lexicon.verbs)
 
 
+def _kin_of(tokens: Sequence[Token], k: int, lexicon: Lexicon) -> bool:
+    """A family word and "of" at `k`, after a comma ("Randolph Churchill, son of Winston Churchill"): an
+    apposition about the name before the comma."""
+    return k + 1 < len(tokens) and lexicon.kin_class_of(tokens[k].norm) is not None and tokens[k + 1].norm == "of"
+
+
 def apposed_participle(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
-    """A comma and a participle right after a mention (`M, born on`)."""
-    return end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].word \
+    """A comma (or a bracket) and a participle right after a mention (`M, born on`, `Wyatt (born 2020)`)."""
+    return end + 1 < len(tokens) and tokens[end].text in (",", "(") and tokens[end + 1].word \
         and tokens[end + 1].norm in lexicon.apposed_participles
 
 
@@ -317,8 +325,10 @@ def _shared_subject(tokens: Sequence[Token], before: Sequence[Mention], span: tu
     first = before[0]
     if first.start > 1 or tokens[first.end - 1].possessive or first.text.casefold() in lexicon.possessive_pronouns:
         return None
-    persons = {k for m in before[1:] if (m.kind == "pronoun" or m.subject) and opens_clause(tokens, m.end, lexicon)
-               for k in range(m.start, m.end)}
+    # a person the graph does not hold opens a clause of their own too where a participle follows the name ("twins
+    # Yash and Roohi, born via surrogacy in 2017": their birth)
+    persons = {k for m in before[1:] if ((m.kind == "pronoun" or m.subject) and opens_clause(tokens, m.end, lexicon))
+               or (m.kind == "name" and apposed_participle(tokens, m.end, lexicon)) for k in range(m.start, m.end)}
     for k in range(span[0] - 2, first.end - 1, -1):  # back from the value, up to a new clause's subject
         if k in persons:
             return None
