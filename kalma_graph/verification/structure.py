@@ -285,7 +285,7 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
 
 def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     """The words right after a mention say something of it: a relative or appositive clause, a verb, a nickname,
-    a possessive (`M, who`, `M, a poet`, `M, born on`, `M, son of`, `M was`, `M's father`)."""
+    a possessive (`M, who`, `M, a poet`, `M, born on`, `M, son of`, `M, often called`, `M was`, `M's father`)."""
     if end >= len(tokens):
         return False
     t = tokens[end]
@@ -296,7 +296,9 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
         return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles
                                                  or nxt.norm in lexicon.apposed_participles
                                                  or nxt.norm in lexicon.nickname_words
-                                                 or _kin_of(tokens, end + 1, lexicon))
+                                                 or _kin_of(tokens, end + 1, lexicon)
+                                                 or (nxt.norm in lexicon.copula_adverbs and end + 2 < len(tokens)
+                                                     and tokens[end + 2].norm in lexicon.nickname_words))
     if not t.word:
         return False
     return (t.norm in lexicon.relative_pronouns or t.norm in lexicon.copulas or t.norm.endswith("ed")
@@ -307,6 +309,13 @@ def _kin_of(tokens: Sequence[Token], k: int, lexicon: Lexicon) -> bool:
     """A family word and "of" at `k`, after a comma ("Randolph Churchill, son of Winston Churchill"): an
     apposition about the name before the comma."""
     return k + 1 < len(tokens) and lexicon.kin_class_of(tokens[k].norm) is not None and tokens[k + 1].norm == "of"
+
+
+def _kin_apposed(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
+    """A comma, maybe an article, and a family word right after a mention ("Stockholm, the son of …")."""
+    k = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].norm in lexicon.articles)
+    return end < len(tokens) and tokens[end].text == "," and k < len(tokens) \
+        and lexicon.kin_class_of(tokens[k].norm) is not None
 
 
 def apposed_participle(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
@@ -367,8 +376,8 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
-        if m.thing and apposed_participle(tokens, m.end, lexicon):
-            continue  # "a politician from Rhode Island, born on V": no place is born; the politician is
+        if m.thing and (apposed_participle(tokens, m.end, lexicon) or _kin_apposed(tokens, m.end, lexicon)):
+            continue  # "a politician from Rhode Island, born on V": no place is born; the politician is; nor a son
         if tokens[m.end - 1].possessive or m.end == span[0] and m.kind != "name" \
                 or opens_clause(tokens, m.end, lexicon) or _closed_apposition(tokens, m, lexicon) \
                 or (m.kind == "pronoun" and m.text.casefold() in lexicon.subject_pronouns):

@@ -1,9 +1,10 @@
 """Verifier 17's readings (issue 44), each from a real sentence of v9, the labelled set verifier 16 was scored on once
 and that verifier 17 was then developed on (and a few of the older sets' sentences a reading changed): a held value
 in another verb's clause, or opening a clause of its own, does not shield another value; a month inside a date is
-no entity; a nickname is the person's own name; "M, son of V" and "M (born V)" are said of M; a nation or another
-spelling of a place the graph cannot locate, and a hedged value, contradict nothing; a forebear introduced by his
-trade is no one's own relative; "throughout her life" and a count are claims."""
+no entity; a nickname ("nicknamed 'Putzi'", "often called …") is the person's own name; "M, son of V" and "M (born
+V)" are said of M, and no place is a son; a nation or another spelling of a place the graph cannot locate, and a
+hedged value, contradict nothing; a forebear introduced by his trade is no one's own relative; "throughout her life"
+and a count are claims."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ READINGS_V17 = [  # (set, start, claim, status), read by `test_chatbot_readings_
     # "twins Yash and Roohi, born via surrogacy in 2017", "Wyatt (born 2020)": their births, not his
     ("v9", "Karan Johar received the Padma Shri", "2017", "absent"),
     ("v6", "He publicly came out as gay in 2012", "2020", "absent"),
+    # v8: "David Burliuk, often called the "father of Russian Futurism," was born on V in Semyrenky": his birth (the
+    # date had gone to Southampton, named after it), so Semyrenky contradicts the held Semyrotivschyna
+    ("v8", "David Burliuk, often called", "21 July 1882", "supported_uncited"),
+    ("v8", "David Burliuk, often called", "Semyrenky", "contradicted"),
 ]
 
 
@@ -51,6 +56,18 @@ def test_a_held_value_in_another_verbs_clause_shields_nothing():
                      "Martha Wainwright is a Canadian-American singer-songwriter, born on 8 May 1976 in New York City "
                      "and raised largely in Montreal.", wainwright)
     assert claims["New York City"] == "contradicted", claims
+
+
+def test_no_place_is_a_son():
+    # v8: "born … in Stockholm, the son of the clergyman Pehr Thyselius": he is the son (the graph holds the father),
+    # not Stockholm (a city the store links), of whom the father had been said
+    thyselius = [("Q52956", "Carl Johan Thyselius", "father", "Pehr Thyselius"),
+                 ("Q52956", "Carl Johan Thyselius", "date of birth", "1811-06-08"),
+                 ("Q1754", "Stockholm", "instance of", "city")]
+    claims = _linked("Who is Carl Johan Thyselius?", "He was a Swedish politician.",
+                     "He was born on 8 June 1811 in Stockholm, the son of the clergyman Pehr Thyselius, who became a "
+                     "bishop.", thyselius)
+    assert claims["Pehr Thyselius"] == "supported_uncited", claims
 
 
 def test_no_sentence_is_contradicted_by_a_birth_of_others():
