@@ -4,7 +4,7 @@ the answer is talking about from one sentence to the next (pronouns, "the two").
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
 from .namesakes import namesakes
@@ -37,6 +37,7 @@ from .structure import (
     pronoun_mentions,
 )
 from .text import (
+    DateValue,
     Token,
     covered,
     dates_in,
@@ -88,7 +89,7 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
     return out
 
 
-def _named(tokens: Sequence[Token], mentions: list[Mention], dates: Sequence[tuple[int, int, Any]],
+def _named(tokens: Sequence[Token], mentions: list[Mention], dates: Sequence[tuple[int, int, DateValue]],
            lexicon: Lexicon) -> list[Mention]:
     """The mentions that name someone or something, in text order: not a month inside a date ("born on 2 February
     1887", where a Freebase graph holds the month February as an entity), nor a nickname ("Ernst Hanfstaengl,

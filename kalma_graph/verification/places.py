@@ -160,4 +160,3 @@ def _spelled_alike(said: str, held: str) -> bool:
     read up to each of its words ("Nafplio outside the church": "nafplio")."""
     words = said.split()
     return any(SequenceMatcher(None, " ".join(words[:k]), held).ratio() >= 0.65 for k in range(1, len(words) + 1))
-

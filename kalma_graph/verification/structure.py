@@ -296,7 +296,7 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
         return nxt is not None and nxt.word and (nxt.norm in lexicon.relative_pronouns or nxt.norm in lexicon.articles
                                                  or nxt.norm in lexicon.apposed_participles
                                                  or nxt.norm in lexicon.nickname_words
-                                                 or _kin_of(tokens, end + 1, lexicon)
+                                                 or _kin_apposed(tokens, end, lexicon)
                                                  or (nxt.norm in lexicon.copula_adverbs and end + 2 < len(tokens)
                                                      and tokens[end + 2].norm in lexicon.nickname_words))
     if not t.word:
@@ -305,14 +305,9 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
             or t.norm in lexicon.clause_verbs or t.norm in lexicon.verbs)
 
 
-def _kin_of(tokens: Sequence[Token], k: int, lexicon: Lexicon) -> bool:
-    """A family word and "of" at `k`, after a comma ("Randolph Churchill, son of Winston Churchill"): an
-    apposition about the name before the comma."""
-    return k + 1 < len(tokens) and lexicon.kin_class_of(tokens[k].norm) is not None and tokens[k + 1].norm == "of"
-
-
 def _kin_apposed(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
-    """A comma, maybe an article, and a family word right after a mention ("Stockholm, the son of …")."""
+    """A comma, maybe an article, and a family word right after a mention: an apposition about it ("Randolph
+    Churchill, son of Winston Churchill"), which no place can be ("Stockholm, the son of …")."""
     k = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].norm in lexicon.articles)
     return end < len(tokens) and tokens[end].text == "," and k < len(tokens) \
         and lexicon.kin_class_of(tokens[k].norm) is not None

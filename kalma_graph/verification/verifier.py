@@ -81,10 +81,10 @@ from .text import fold
 # a held value shield another only in the cue's own clause ("born … in New York City and raised largely in Montreal",
 # "died in Paris …, and Toulouse honoured him"), reads no mention inside a date (the Freebase month February) and a
 # nickname ("nicknamed 'Putzi'", "often called …") as the person's own name, "M, son of V" and "M (born V)" and "twins
-# A and B, born V" as said of M, A and B (never of a place: "in Stockholm, the son of"),
-# a nation or another spelling ("Grodno", "Nafplio") said for a place the graph cannot locate, and a hedged value
-# ("probably in West Ham") as no contradiction, a forebear introduced by his trade ("the miner Wilhelm Lehmbruck") as
-# no one's own relative, "throughout her life" and a count ("wrote many works") as claims, and "associated" as none.
+# A and B, born V" as said of M, A and B (never of a place: "in Stockholm, the son of"), a nation or another spelling
+# ("Grodno", "Nafplio") said for a place the graph cannot locate, and a hedged value ("probably in West Ham") as no
+# contradiction, a forebear introduced by his trade ("the miner Wilhelm Lehmbruck") as no one's own relative,
+# "throughout her life" and a count ("wrote many works") as claims, and "associated" as none.
 VERIFIER_VERSION = "17"
 
 
