@@ -29,6 +29,7 @@ from .structure import (
     _cue_spans,
     apposed_participle,
     check_citation,
+    demonym_words,
     entity_mentions,
     holders,
     joined,
@@ -341,6 +342,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     claims += _said_of_group(ctx, claims, graph, leading)
     denials = _denials(ctx, leading, graph, used)  # before `_ordinals`: "an only child" denies siblings
     claims += _ordinals(ctx, values, held_spans, used) + denials + _counts(ctx, values, used)
+    claims += _closer_than_relative(ctx, values)
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
@@ -514,8 +516,10 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     him. The person's name, or None. Named in full (or as "he", "she"): a surname alone is a relative's ("with his
     father Lionel Penrose … the Moore–Penrose pseudoinverse"), and a grandparent, uncle or cousin of a possessive
     pronoun's person may bear that person's name ("named after his grandfather … Lord Randolph Churchill")."""
+    # no nation is anyone's relative: "the invasion of Poland", "professor of German literature"
     named = {i for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span)
-             and _in_full(ctx.view, m) for i in m.ids if not ctx.view.not_person(i)}  # "the invasion of Poland"
+             and _in_full(ctx.view, m) and fold(m.text) not in demonym_words(ctx.lexicon)
+             for i in m.ids if not ctx.view.not_person(i)}
     holders_ids = {i for m in found if (m.kind == "entity" and _in_full(ctx.view, m))
                    or m.text.casefold() in ctx.lexicon.subject_pronouns for i in m.ids}
     same = named & holders_ids
@@ -594,7 +598,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # it cannot locate said for an area ("born in Xikou" where it holds Fenghua District); asked only
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
-                same_kind = [t for t in same_kind if not _near_year(ctx, span, t)]
+                same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)]
                 if same_kind:
                     return same_kind[0]
     return None
@@ -612,6 +616,13 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
         k -= 1  # "c. 505"
     return year is not None and date is not None and k >= 0 \
         and ctx.tokens[k].norm in ctx.lexicon.approximate_words and abs(year - date.year) < 2
+
+
+def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """A decade said ("born in the 1970s") that holds the held date's year: vaguer, not another date."""
+    first = next((d for t in ctx.tokens[span[0]:span[1]] if (d := _decade(t.norm)) is not None), None)
+    date = parse_iso_date(held.value)
+    return first is not None and date is not None and first <= date.year < first + 10
 
 
 def _where_cue(tokens: Sequence[Token], rel: RelationCues, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -642,7 +653,10 @@ def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
                 and (k >= cue_end or opens_clause(tokens, k + 1, lex)):
             return True
         nxt = tokens[k + 1] if k + 1 < hi else None
-        if k < cue_end and nxt is not None and (opens_clause(tokens, k + 1, lex) and nxt.word
+        # "Genghis Khan's youngest son, who died around 1232": the comma before a relative pronoun too
+        relative_clause = nxt is not None and nxt.text == "," and k + 2 < hi \
+            and tokens[k + 2].norm in lex.relative_pronouns
+        if k < cue_end and nxt is not None and (opens_clause(tokens, k + 1, lex) and (nxt.word or relative_clause)
                                                 or apposed_participle(tokens, k + 1, lex)):
             return True
     return False
@@ -754,6 +768,24 @@ def _counts(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTr
             used.add(i)
             out.append(Claim(text=t.text, kind="words", status="absent",
                              reason="a count: the cited triples give no number of them"))
+    return out
+
+
+def _closer_than_relative(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]]) -> list[Claim]:
+    """"Enrico Letta's brother is Gianni Letta", citing `relative: Gianni Letta`: the graph's `relative` is kin other
+    than parents, children, siblings and spouses (those have relations of their own), so a word for one of these
+    says more than the citation ("his cousin" does not). Both passes of v9 and v10 call every such sentence not fully
+    supported, the citation itself supported."""
+    lex = ctx.lexicon
+    cited = {lex.relation(c.relation).kin for span, c in values if span is not None}
+    if "relative" not in cited:
+        return []
+    out = []
+    for t in ctx.tokens:
+        kin = lex.kin_class_of(t.norm) if t.word else None
+        if kin not in (None, "relative") and kin not in cited:
+            out.append(Claim(text=t.text, kind="relation", status="absent",
+                             reason=f"'{t.text}': the graph holds a relative, not a {kin}"))
     return out
 
 
@@ -965,8 +997,16 @@ def _held_literal(t: GraphTriple) -> bool:
 
 def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
     """A date or number: contradicted only by a literal the graph holds, not by an entity. The comma of "March 25,
-    2006" is part of it (with it, no date written month first had been contradicted)."""
-    return all(t.norm.isdigit() or t.norm in lex.months or not t.word for t in tokens[span[0]:span[1]])
+    2006" is part of it (with it, no date written month first had been contradicted); so is a decade ("the
+    1970s")."""
+    return all(t.norm.isdigit() or t.norm in lex.months or not t.word or _decade(t.norm) is not None
+               for t in tokens[span[0]:span[1]])
+
+
+def _decade(word: str) -> int | None:
+    """The first year of a decade written as one ("1970s"), or None."""
+    return int(word[:-1]) if len(word) in (4, 5) and word.endswith("s") and word[:-1].isdigit() \
+        and word[-2] == "0" else None
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

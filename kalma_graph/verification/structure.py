@@ -227,7 +227,7 @@ def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], view: Graph
 def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) -> list[Mention]:
     """Runs of capitalised words the graph does not name (`Doris Lessing`): someone or something the
     sentence speaks of. A capital at the start of the sentence alone does not make a name."""
-    demonym_words = _demonym_words(lexicon)
+    demonyms = demonym_words(lexicon)
     stop = lexicon.stop_and_glue
     connectors = lexicon.name_connectors
     out = []
@@ -235,7 +235,7 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
     n = len(tokens)
     while i < n:
         t = tokens[i]
-        if (not (t.word and t.capital and i not in taken) or t.norm in demonym_words
+        if (not (t.word and t.capital and i not in taken) or t.norm in demonyms
             or (t.norm in stop and t.norm not in ("may",))):
             i += 1
             continue
@@ -256,7 +256,7 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
 _DEMONYM_WORDS: dict[str, frozenset[str]] = {}  # per lexicon (by its sha256)
 
 
-def _demonym_words(lexicon: Lexicon) -> frozenset[str]:
+def demonym_words(lexicon: Lexicon) -> frozenset[str]:
     """Nation adjectives ("German", "American") are not names of someone the sentence speaks of."""
     if lexicon.sha256 not in _DEMONYM_WORDS:
         _DEMONYM_WORDS[lexicon.sha256] = frozenset(fold(w) for ws in lexicon.demonyms.values()
@@ -356,14 +356,14 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     """The mention(s) the value at `span` is said of, and how they were found. Scanning left from the
     value, the first mention that opens a clause (a subject, a possessive, a name followed by `, who` or
     `, a`) holds it; names joined by `and` hold it together. A value before any mention is said of the
-    first person named after it."""
+    first person named after it; one no mention holds, of the person who opens the sentence."""
     nxt = [m for m in mentions if m.start == span[1] and m.kind != "pronoun" and tokens[m.start].capital]
     if nxt:  # "the Romantic poets John Milton": the value describes the name right after it
         return [nxt[0]], "apposed"
     before = [m for m in mentions if m.end <= span[0] and (m.kind == "pronoun" or m.subject or tokens[m.start].capital)]
     # a nation's adjective right before the value modifies it ("an English writer", "a Czech tennis player"),
     # even where the graph has an entity of that name (the English language): it holds nothing
-    demonyms = _demonym_words(lexicon)
+    demonyms = demonym_words(lexicon)
     before = [m for m in before if not (m.end == span[0] and m.kind == "entity" and fold(m.text) in demonyms)]
     shared = _shared_subject(tokens, before, span, lexicon)
     if shared is not None:
@@ -385,6 +385,8 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     after = [m for m in mentions if m.start >= span[1] and (m.subject or m.kind == "pronoun")]
     if after:
         return [after[0]], "right"
+    if before and before[0].start == 0 and before[0].subject and not before[0].thing:
+        return [before[0]], "left"  # "Mustafa II, Ottoman sultan from 1695 to 1703, was born on V": the opener's
     return [], "none"
 
 
@@ -688,12 +690,24 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
 
 
+def _said_as_influence(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
+    """The value right after "influenced by" or "inspired by" (an article may stand between): an influence, not the
+    person's genre or movement ("Natalie Cole's music was influenced by soul music", citing `genre: soul music`; both
+    passes of v9 and v10 call every such citation partly supported)."""
+    k = span[0] - 1
+    while k >= 0 and tokens[k].word and tokens[k].norm in lex.articles:
+        k -= 1
+    return k >= 1 and tokens[k].norm == "by" and tokens[k - 1].norm in lex.forward_participles
+
+
 def _another_relation_said(ctx: Context, cited: CitedTriple, span: tuple[int, int],
                            cue: tuple[int, int] | None) -> str | None:
     """Why the value is said with another relation the subject holds than the cited one, or None: the cue is part of
     that relation's wider cue ("Huygens's doctoral students were Papin and …", citing `student: Denis Papin`), or, with
     no cue, the value says of what another held value is ("the monarch of French Annam", citing `country of
-    citizenship: French Annam`)."""
+    citizenship: French Annam`); or the value is an influence ("influenced by soul music", citing `genre`)."""
+    if _said_as_influence(ctx.tokens, span, ctx.lexicon) and not fold(cited.relation).startswith("influenced"):
+        return f"'influenced by {cited.value}' states an influence, not '{cited.relation}'"
     if cue is not None:
         wider = _wider_cue(ctx, cited, cue)
         return None if wider is None else \

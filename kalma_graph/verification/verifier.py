@@ -84,8 +84,13 @@ from .text import fold
 # A and B, born V" as said of M, A and B (never of a place: "in Stockholm, the son of"), a nation or another spelling
 # ("Grodno", "Nafplio") said for a place the graph cannot locate, and a hedged value ("probably in West Ham") as no
 # contradiction, a forebear introduced by his trade ("the miner Wilhelm Lehmbruck") as no one's own relative,
-# "throughout her life" and a count ("wrote many works") as claims, and "associated" as none.
-VERIFIER_VERSION = "17"
+# "throughout her life" and a count ("wrote many works") as claims, and "associated" as none; 18 reads a word for a
+# parent, child, sibling or spouse where only `relative` is cited ("Enrico Letta's brother is Gianni Letta") and "most"
+# as claims, a value after "influenced by" as an influence (citing `genre` or `movement`: partly supported), a value no
+# mention holds as said of the person who opens the sentence ("Mustafa II, Ottoman sultan from 1695 to 1703, was born
+# on V"), a decade ("born in the 1970s") as a date, "his son, who died in V" as the son's, and a nation's adjective as
+# no one's relative.
+VERIFIER_VERSION = "18"
 
 
 class VerifierStore(Protocol):
