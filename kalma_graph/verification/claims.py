@@ -174,8 +174,8 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
                                        and bool(text.strip()),
                                        about=about))
         subjects_here = [m.ids[0] for m in mentions if m.kind == "entity" and m.subject]
-        leading = next((m for m in mentions if m.subject), None)
-        if leading is not None and leading.ids:  # the sentence's first person (a pronoun keeps the focus)
+        leading = next((m for m in mentions if m.subject and not m.thing), None)
+        if leading is not None and leading.ids:  # the sentence's first person, no place (a pronoun keeps the focus)
             focus = [leading.ids[0]]
         recent = list(dict.fromkeys([*subjects_here, *recent]))
         if len(set(subjects_here)) > 1:

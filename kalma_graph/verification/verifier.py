@@ -88,8 +88,8 @@ from .text import fold
 # parent, child, sibling or spouse where only `relative` is cited ("Enrico Letta's brother is Gianni Letta") and "most"
 # as claims, a value after "influenced by" as an influence (citing `genre` or `movement`: partly supported), a value no
 # mention holds as said of the person who opens the sentence ("Mustafa II, Ottoman sultan from 1695 to 1703, was born
-# on V"), a decade ("born in the 1970s") as a date, "his son, who died in V" as the son's, and a nation's adjective as
-# no one's relative.
+# on V"), a decade ("born in the 1970s") as a date, "his son, who died in V" as the son's, a nation's adjective as no
+# one's relative, and no place as the sentence's person a later pronoun refers to.
 VERIFIER_VERSION = "18"
 
 

@@ -1,12 +1,15 @@
 """Verifier 18's readings (issue 44), each from a real sentence of v10, the labelled set verifier 17 was scored on once
 and that verifier 18 was then developed on: a word for a parent, child, sibling or spouse where only `relative` is
 cited; "influenced by" before a cited genre or movement; a value no mention holds is the sentence opener's; a decade
-("the 1970s") is a date; a relative clause after a possessed family word; a nation's adjective is no one's relative."""
+("the 1970s") is a date; a relative clause after a possessed family word; a nation's adjective is no one's relative;
+no place takes the focus a later pronoun refers to."""
 
 from __future__ import annotations
 
 import pytest
 
+from kalma_graph.verification import Verifier
+from kalma_graph.verification.records import AnswerInput, GraphEntity, GraphTriple
 from tests.unit.test_verifier_readings_v12_v13 import check, statuses
 from tests.unit.test_verifier_readings_v14_to_v16 import _linked
 
@@ -34,6 +37,25 @@ def test_a_value_no_mention_holds_is_the_openers():
     claims = _linked("Who is Mustafa II?", "Mustafa II was the Ottoman sultan.",
                      "Mustafa II, Ottoman sultan from 1695 to 1703, was born on 6 February 1664 in Edirne.", mustafa)
     assert claims["6 February 1664"] == "contradicted", claims
+
+
+def test_a_place_takes_no_focus():
+    # v10: "On 22 November 1950, in West Germany's first post-war international …, he scored": West Germany opened
+    # the sentence and took the focus, and the next sentences' "he" and "his" drifted to FC Schalke 04 (a Freebase
+    # club the graph gives no kind): "His life ended in Gelsenkirchen, where he died on 15 September 2001" was absent
+    burdenski = [("Q455789", "Herbert Burdenski", "place of death", "Gelsenkirchen"),
+                 ("Q455789", "Herbert Burdenski", "date of death", "2001-09-15"),
+                 ("Q455789", "Herbert Burdenski", "sex or gender", "male"),
+                 ("Q1297", "West Germany", "instance of", "country"), ("m.024_ql", "FC Schalke 04", "colors", "Blue")]
+    shown = [("He played for FC Schalke 04 during its dominant era.", []),
+             ("On 22 November 1950, in West Germany's first post-war international, he scored the winning penalty.", []),
+             ("His life ended in Gelsenkirchen, where he died on 15 September 2001.", [])]
+    answer = AnswerInput(question="Who is Herbert Burdenski?",
+                         shown=[GraphTriple(subject=i, label=r, value=v) for i, _, r, v in burdenski],
+                         entities=[GraphEntity(id=i, name=n) for i, n in dict((i, n) for i, n, _, _ in burdenski).items()],
+                         sentences=[("Herbert Burdenski was a German footballer.", []), *shown])
+    claims = {c.text: c.status for c in Verifier().verify(answer).sentences[-1].claims}
+    assert claims["Gelsenkirchen"] == "supported_uncited", claims
 
 
 def test_a_decade_that_holds_the_year_is_vaguer():
