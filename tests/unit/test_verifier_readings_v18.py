@@ -47,13 +47,14 @@ def test_a_place_takes_no_focus():
                  ("Q455789", "Herbert Burdenski", "date of death", "2001-09-15"),
                  ("Q455789", "Herbert Burdenski", "sex or gender", "male"),
                  ("Q1297", "West Germany", "instance of", "country"), ("m.024_ql", "FC Schalke 04", "colors", "Blue")]
-    shown = [("He played for FC Schalke 04 during its dominant era.", []),
-             ("On 22 November 1950, in West Germany's first post-war international, he scored the winning penalty.", []),
-             ("His life ended in Gelsenkirchen, where he died on 15 September 2001.", [])]
+    said = ["Herbert Burdenski was a German footballer.", "He played for FC Schalke 04 during its dominant era.",
+            "On 22 November 1950, in West Germany's first post-war international, he scored the winning penalty.",
+            "His life ended in Gelsenkirchen, where he died on 15 September 2001."]
+    names = {i: n for i, n, _, _ in burdenski}
     answer = AnswerInput(question="Who is Herbert Burdenski?",
                          shown=[GraphTriple(subject=i, label=r, value=v) for i, _, r, v in burdenski],
-                         entities=[GraphEntity(id=i, name=n) for i, n in dict((i, n) for i, n, _, _ in burdenski).items()],
-                         sentences=[("Herbert Burdenski was a German footballer.", []), *shown])
+                         entities=[GraphEntity(id=i, name=n) for i, n in names.items()],
+                         sentences=[(s, []) for s in said])
     claims = {c.text: c.status for c in Verifier().verify(answer).sentences[-1].claims}
     assert claims["Gelsenkirchen"] == "supported_uncited", claims
 
