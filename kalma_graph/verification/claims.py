@@ -537,11 +537,26 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     if before is not None and before.norm in ctx.lexicon.possessive_pronouns \
             and ctx.lexicon.kin_class_of(ctx.tokens[kin[0]].norm) == "relative":
         return None  # "He was named after his grandfather, … Randolph Churchill": a namesake forebear
+    if _another_clause_opens(ctx, kin[-1] + 1, span[0]):
+        return None  # "After his father left Geneva …, Rousseau was raised": the name opens another clause
     start = min(m.start for m in ctx.mentions if m.kind == "entity" and spans_overlap((m.start, m.end), span))
     if start >= 2 and ctx.tokens[start - 1].word and not ctx.tokens[start - 1].capital \
             and ctx.tokens[start - 2].norm in ctx.lexicon.articles and start - 1 not in kin:
         return None  # "one of eight children of the miner Wilhelm Lehmbruck": a forebear introduced by his trade
     return ctx.view.label(sorted(same)[0])
+
+
+def _another_clause_opens(ctx: Context, lo: int, hi: int) -> bool:
+    """Between a family word and a name, a relative pronoun ("five children, all of whom Rousseau insisted on
+    leaving") or a verb and then a comma ("After his father left Geneva following a quarrel, Rousseau"): the name is
+    another clause's subject, not the family word's person ("his father was V", "his children included V, V and V"
+    are: `reads_forward.noun_verbs`)."""
+    lex, between = ctx.lexicon, ctx.tokens[lo:hi]
+    if any(t.word and t.norm in lex.relative_pronouns for t in between):
+        return True
+    comma = next((k for k, t in enumerate(between) if t.text == ","), None)
+    return comma is not None and any(t.word and t.norm not in lex.copulas and t.norm not in lex.forward_noun_verbs
+                                     and _verb_like(t.norm, lex) for t in between[:comma])
 
 
 def _in_full(view: GraphView, m: Mention) -> bool:

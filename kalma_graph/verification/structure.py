@@ -203,8 +203,10 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView, prefer: Sequence[s
                 continue
             if find_phrase(tokens[i:span[1]], words) != [(0, len(words))]:
                 continue
-            if not full and (not tokens[i].capital or _in_another_name(tokens, span, view)):
+            if not full and not tokens[i].capital:
                 continue
+            if (not full or (len(words) == 1 and eid in subject_set)) and _in_another_name(tokens, span, view):
+                continue  # a person's alias of one word is a surname too ("Rousseau": "the son of Isaac Rousseau")
             taken.update(range(*span))
             out.append(Mention(span[0], span[1], "entity", (eid,), span_text(tokens, span), eid in subject_set))
     return sorted(out, key=lambda m: m.start)

@@ -89,8 +89,10 @@ from .text import fold
 # as claims, a value after "influenced by" as an influence (citing `genre` or `movement`: partly supported), a value no
 # mention holds as said of the person who opens the sentence ("Mustafa II, Ottoman sultan from 1695 to 1703, was born
 # on V"), a decade ("born in the 1970s") as a date, "his son, who died in V" as the son's, a nation's adjective as no
-# one's relative, and no place as the sentence's person a later pronoun refers to.
-VERIFIER_VERSION = "18"
+# one's relative, and no place as the sentence's person a later pronoun refers to; 19 reads a person's alias of one
+# word after another given name as that other's surname ("the son of Isaac Rousseau") and a name after a family word
+# and another clause ("After his father left Geneva …, Rousseau"; "all of whom Rousseau") as no one's own relative.
+VERIFIER_VERSION = "19"
 
 
 class VerifierStore(Protocol):
