@@ -686,7 +686,9 @@ def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
             and any(m.start == cue_end and m.kind in ("name", "entity") for m in ctx.mentions):
         return True
     in_dates = ctx.in_dates
-    first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].norm in lex.coordinators else cue_end
+    # "born and raised in V" shares V; a comma does not ("his tomb, described in the Abbott Papyrus")
+    first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].word and tokens[cue_end].norm in lex.coordinators \
+        else cue_end
     return any(tokens[k].word and k not in in_dates and tokens[k].norm not in lex.elapsed_time_words
                and _verb_like(tokens[k].norm, lex) for k in range(first + 1, span[0]))
 

@@ -792,8 +792,10 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
         cls = lex.kin_class_of(tokens[i].norm) if tokens[i].word else None
         if cls is None:
             continue
-        # "S, son of V" / "S was the father of V": S is <word> of V, so V is S's inverse relative
-        of_follows = i + 1 < len(tokens) and tokens[i + 1].norm == "of"
+        # "S, son of V" / "S was the father of V" / "the son and successor of V": S is <word> of V, so V is S's
+        # inverse relative
+        of_follows = i + 1 < len(tokens) and tokens[i + 1].norm == "of" or (
+            i + 3 < len(tokens) and tokens[i + 1].norm == "and" and tokens[i + 2].word and tokens[i + 3].norm == "of")
         if value_first:  # "V was a child of S", "V, S's son": V is S's <word>
             stated = lex.kin_inverse.get(cls, cls) if (i > 0 and tokens[i - 1].possessive and i - 1 < lo) else cls
         else:

@@ -91,7 +91,9 @@ from .text import fold
 # on V"), a decade ("born in the 1970s") as a date, "his son, who died in V" as the son's, a nation's adjective as no
 # one's relative, and no place as the sentence's person a later pronoun refers to; 19 reads a person's alias of one
 # word after another given name as that other's surname ("the son of Isaac Rousseau") and a name after a family word
-# and another clause ("After his father left Geneva …, Rousseau"; "all of whom Rousseau") as no one's own relative.
+# and another clause ("After his father left Geneva …, Rousseau"; "all of whom Rousseau") as no one's own relative,
+# "the son and successor of V" as V's son, and a participle after a comma ("his tomb, described in V") as another
+# clause.
 VERIFIER_VERSION = "19"
 
 
