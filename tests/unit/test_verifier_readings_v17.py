@@ -13,7 +13,7 @@ import pytest
 from tests.unit.test_verifier_readings_v12_v13 import check, statuses
 from tests.unit.test_verifier_readings_v14_to_v16 import _linked
 
-READINGS_V17 = [  # (set, start, claim, status), read by `test_chatbot_readings_v17`
+READINGS_V17 = [  # (set, start, claim, status), read by test_verifier_readings_v18's `test_chatbot_readings_v17_v18`
     # "…, and Toulouse honoured him": Toulouse, the held place of death, opens a clause of its own
     ("v9", "He died of pancreatic cancer in Paris", "Paris", "contradicted"),
     # "nicknamed 'Putzi', was born on 2 February 1887": the month February (a Freebase entity) and the nickname had
@@ -38,12 +38,6 @@ READINGS_V17 = [  # (set, start, claim, status), read by `test_chatbot_readings_
     ("v8", "David Burliuk, often called", "21 July 1882", "supported_uncited"),
     ("v8", "David Burliuk, often called", "Semyrenky", "contradicted"),
 ]
-
-
-@pytest.mark.parametrize("version, start, text, status", READINGS_V17)
-def test_chatbot_readings_v17(version, start, text, status):
-    claims = statuses(start, version)
-    assert claims.get(text) == status, claims
 
 
 def test_a_held_value_in_another_verbs_clause_shields_nothing():

@@ -12,8 +12,9 @@ from kalma_graph.verification import Verifier
 from kalma_graph.verification.records import AnswerInput, GraphEntity, GraphTriple
 from tests.unit.test_verifier_readings_v12_v13 import check, statuses
 from tests.unit.test_verifier_readings_v14_to_v16 import _linked
+from tests.unit.test_verifier_readings_v17 import READINGS_V17
 
-READINGS_V18 = [  # (set, start, claim, status), read by `test_chatbot_readings_v18`
+READINGS_V18 = [  # (set, start, claim, status), read with verifier 17's by `test_chatbot_readings_v17_v18`
     # "born in the 1970s" where the graph holds 1988-11-25: a decade is a date (it was no literal, so absent)
     ("v10", "His story begins in Czechoslovakia", "1970s", "contradicted"),
     # "Tolui, Genghis Khan's youngest son, who died around 1232": the son's death, not Genghis Khan's (held 1227)
@@ -23,8 +24,8 @@ READINGS_V18 = [  # (set, start, claim, status), read by `test_chatbot_readings_
 ]
 
 
-@pytest.mark.parametrize("version, start, text, status", READINGS_V18)
-def test_chatbot_readings_v18(version, start, text, status):
+@pytest.mark.parametrize("version, start, text, status", READINGS_V17 + READINGS_V18)
+def test_chatbot_readings_v17_v18(version, start, text, status):
     claims = statuses(start, version)
     assert claims.get(text) == status, claims
 
