@@ -283,13 +283,14 @@ def main() -> None:
     parser.add_argument("--store", default=None, help="the store the verify run used (embedded[:PATH] or bolt://…)")
     parser.add_argument("--cited", action="append", metavar="SOURCE=RUN",
                         help="a cited source and its run folder (repeatable) [default: the v2 sources]")
+    parser.add_argument("--chatbot-only", action="store_true", help="no cited source: the chatbot answers alone (v12)")
     parser.add_argument("--skip", type=Path, action="append", default=[],
                         help="an items.jsonl already labelled: its sentences (with their marks) are not exported again")
     parser.add_argument("--readme", action=argparse.BooleanOptionalAction, default=True,
                         help="write the v2 README.md (a later set writes its own)")
     args = parser.parse_args()
     out = Path(args.out)
-    cited = dict(c.split("=", 1) for c in args.cited) if args.cited else CITED
+    cited = {} if args.chatbot_only else dict(c.split("=", 1) for c in args.cited) if args.cited else CITED
     labelled = {json.loads(line)["sentence_with_marks"] for path in args.skip for line in path.open(encoding="utf-8")}
     seen: set[str] = set()
     items = []
