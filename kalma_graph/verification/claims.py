@@ -42,6 +42,7 @@ from .text import (
     Token,
     covered,
     dates_in,
+    decade_start,
     find_phrase,
     find_stem,
     fold,
@@ -635,7 +636,7 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
 
 def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
     """A decade said ("born in the 1970s") that holds the held date's year: vaguer, not another date."""
-    first = next((d for t in ctx.tokens[span[0]:span[1]] if (d := _decade(t.norm)) is not None), None)
+    first = next((d for t in ctx.tokens[span[0]:span[1]] if (d := decade_start(t.norm)) is not None), None)
     date = parse_iso_date(held.value)
     return first is not None and date is not None and first <= date.year < first + 10
 
@@ -1016,14 +1017,8 @@ def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) ->
     """A date or number: contradicted only by a literal the graph holds, not by an entity. The comma of "March 25,
     2006" is part of it (with it, no date written month first had been contradicted); so is a decade ("the
     1970s")."""
-    return all(t.norm.isdigit() or t.norm in lex.months or not t.word or _decade(t.norm) is not None
+    return all(t.norm.isdigit() or t.norm in lex.months or not t.word or decade_start(t.norm) is not None
                for t in tokens[span[0]:span[1]])
-
-
-def _decade(word: str) -> int | None:
-    """The first year of a decade written as one ("1970s"), or None."""
-    return int(word[:-1]) if len(word) in (4, 5) and word.endswith("s") and word[:-1].isdigit() \
-        and word[-2] == "0" else None
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

@@ -178,11 +178,16 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
             continue
         if t.norm.isdigit() and len(t.norm) == 4 and 1000 <= int(t.norm) <= 2100:
             out.append((i, i + 1, DateValue(int(t.norm))))
-        elif re.fullmatch(r"\d{3,4}s", t.norm):  # "the 1920s": a decade, kept as its first year
-            out.append((i, i + 1, DateValue(int(t.norm[:-1]))))
+        elif (decade := decade_start(t.norm)) is not None:  # "the 1920s": a decade, kept as its first year
+            out.append((i, i + 1, DateValue(decade)))
         elif re.fullmatch(r"[1-9]\d\d", t.norm) and _short_year(tokens, i, *short_year):
             out.append((i, i + 1, DateValue(int(t.norm))))
     return sorted(out, key=lambda d: d[0])
+
+
+def decade_start(word: str) -> int | None:
+    """The first year of a decade written as one word ("1970s", "800s"), or None ("1975s" is none)."""
+    return int(word[:-1]) if re.fullmatch(r"\d{2,3}0s", word) else None
 
 
 def _short_year(tokens: Sequence[Token], i: int, before: frozenset[str], after: frozenset[str]) -> bool:
