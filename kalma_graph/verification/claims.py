@@ -3,6 +3,7 @@ the answer is talking about from one sentence to the next (pronouns, "the two").
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Mapping, Sequence
 
@@ -42,7 +43,6 @@ from .text import (
     Token,
     covered,
     dates_in,
-    decade_start,
     find_phrase,
     find_stem,
     fold,
@@ -69,7 +69,7 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
     stranger = (opener is not None and opener.kind == "name" and opener.start == 0 and opener.end - opener.start >= 2
                 and opens_clause(tokens, opener.end, lexicon))
     for m in mentions:
-        if m.kind == "entity" and m.subject and first_subject is None:
+        if m.kind == "entity" and m.subject and first_subject is None and not _owned_relative(tokens, m, lexicon):
             first_subject = m.ids[0]
         if m.kind != "pronoun":
             out.append(m)
@@ -89,6 +89,19 @@ def _resolve(tokens: Sequence[Token], mentions: list[Mention], focus: list[str],
             ids = tuple(group) if len(group) > 1 else tuple(focus[:1])
         out.append(Mention(m.start, m.end, "pronoun", ids, m.text, True))
     return out
+
+
+def _owned_relative(tokens: Sequence[Token], m: Mention, lexicon: Lexicon) -> bool:
+    """The mention is named as someone's relative: "His father was John VII Palaiologos, who …, and his mother was
+    V" (a family word owned by a possessive, then at most a copula, a comma, an article and a trade): not whom the
+    sentence's later pronouns refer to."""
+    for k in range(m.start - 1, max(m.start - 6, 0), -1):
+        t = tokens[k]
+        if t.word and lexicon.kin_class_of(t.norm):
+            return k > 0 and (tokens[k - 1].possessive or tokens[k - 1].norm in lexicon.possessive_pronouns)
+        if t.word and (t.capital or t.norm == "of"):
+            return False
+    return False
 
 
 def _named(tokens: Sequence[Token], mentions: list[Mention], dates: Sequence[tuple[int, int, DateValue]],
@@ -147,7 +160,8 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         pronouns = [m for m in pronoun_mentions(tokens, taken, lexicon) if m.start not in in_phrases]
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
-        dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after))
+        dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after),
+                         (lexicon.era_bc_words, lexicon.era_ad_words))
         named = _named(tokens, found + pronouns + names, dates, lexicon)
         mentions = [replace(m, thing=True) if m.kind == "entity" and m.ids and all(view.not_person(i) for i in m.ids)
                     else m for m in _resolve(tokens, named, focus, group, recent, view, said, lexicon)]
@@ -265,7 +279,9 @@ class _UncitedJudge:
         for sid in sorted(who):
             for t in self.triples(sid):
                 # named in full: "Anne Isabella", a daughter, is not her mother Anne Isabella Byron
-                if any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id) if h.how != "vaguer") \
+                # nor inside a longer name: "Pier Giacomo Castiglioni", a son, is not his father Giacomo Castiglioni
+                if any(spans_overlap(h.span, span) and not _inside_longer_name(self.ctx, h.span)
+                       for h in self.ctx.hits(t.value, t.object_id) if h.how != "vaguer") \
                         and self.judge(t)[2] == "unsupported_inverted":
                     return t
         return None
@@ -418,6 +434,12 @@ def _relative_of_that_name(ctx: Context, m: Mention) -> bool:
     return False
 
 
+def _inside_longer_name(ctx: Context, span: tuple[int, int]) -> bool:
+    """A name the graph does not know holds the span and starts before it ("Pier Giacomo Castiglioni" holds
+    "Giacomo Castiglioni"): the span is part of another person's name."""
+    return any(m.kind == "name" and m.start < span[0] and span[1] <= m.end for m in ctx.mentions)
+
+
 def _kin_before(ctx: Context, span: tuple[int, int]) -> bool:
     """A family word just before the name ("the father of X", "his son, X"): the sentence relates X to someone."""
     return any(ctx.lexicon.kin_class_of(t.norm) for t in ctx.tokens[max(0, span[0] - 3):span[0]])
@@ -524,8 +546,8 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     holders_ids = {i for m in found if (m.kind == "entity" and _in_full(ctx.view, m))
                    or m.text.casefold() in ctx.lexicon.subject_pronouns for i in m.ids}
     same = named & holders_ids
-    if not same or not found:
-        return None
+    if not same or not found or ctx.tokens[span[1] - 1].possessive:
+        return None  # "his mother was Lady Zhang, one of Liu Yuan's consorts": a possessor is no family word's object
     said = phrase(span_text(ctx.tokens, span))
     if any(ctx.lexicon.relation(t.label).kin and phrase(t.value) == said for i in same
            for t in ctx.view.by_subject.get(i, ())):
@@ -571,12 +593,16 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
     start = _cue_window(ctx, lo, span[0])
-    years_alone = {(a, b) for a, b, d in ctx.dates if d.month is None and (a, b) != span}
+    # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
+    # said beside it ("born around 1431 (some sources say 1433)")
+    full_date = any((a, b) == span and d.month is not None for a, b, d in ctx.dates)
+    years_alone = {(a, b) for a, b, d in ctx.dates if d.month is None and (a, b) != span} if full_date else set()
     for sid in sorted(who):
         triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
-            cues = (_cue_spans(tokens, rel, start, span[0]) or _where_cue(tokens, rel, span)) if rel.single else []
+            cues = (_cue_spans(tokens, rel, start, span[0]) or _where_cue(tokens, rel, span)
+                    or _parent_noun(ctx, label, lo, span)) if rel.single else []
             if not cues:
                 continue
             if not _fits(label, tokens, span, lex):
@@ -614,10 +640,48 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # it cannot locate said for an area ("born in Xikou" where it holds Fenghua District); asked only
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
-                same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)]
+                same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)
+                             and not (rel.kin and _names_share_word(ctx, span, t))]
                 if same_kind:
                     return same_kind[0]
     return None
+
+
+def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """The parent relation's own noun, owned ("his", "Anna's") and said to be the value: "His father was Giuseppe
+    Castiglioni", "her mother, Maria Rossi", "his mother was, as far as I recall, Beata …". Not where a family word
+    or "of" stands between ("his father was the son of X", "his mother was Lady Zhang, one of Liu Yuan's consorts"),
+    nor "the father of X" (X is the child). Its span, or none."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    if tokens[span[1] - 1].possessive:
+        return []  # "his mother was Zheng Jing's concubine": the possessor is not the mother
+    for k in range(max(lo, 1), span[0]):
+        t, owner, nxt = tokens[k], tokens[k - 1], tokens[k + 1]
+        if not (t.word and t.norm == label and not t.possessive
+                and (owner.possessive or owner.norm in lex.possessive_pronouns)):
+            continue
+        if k + 1 < span[0] and nxt.norm not in lex.copulas and nxt.text != ",":
+            continue
+        if any(tokens[j].norm == "of" or lex.kin_class_of(tokens[j].norm) or tokens[j].norm in lex.relative_pronouns
+               for j in range(k + 1, span[0])) or any(k < m.start < span[0] for m in ctx.mentions):
+            continue  # the first name after the noun is the parent: "his mother was V, and Helena … his godmother"
+        return [(k, k + 1)]
+    return []
+
+
+def _names_share_word(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """The name at `span` shares a word with the held relative's name or an alias: maybe the same person named
+    otherwise ("Caroline Louise Büchner, née Reuss" for Karoline Reuss, her maiden name after `maiden_name_words`;
+    "Lina Dahrendorf (née Witt)" for Lina Witt; "Constantius I Chlorus"), so no contradiction; "Beata … Bildt" for
+    Christina Elisabeth Fröding shares none."""
+    tokens = ctx.tokens
+    k = span[1] + (span[1] < len(tokens) and not tokens[span[1]].word)  # "V, née Reuss", "V (née Witt)"
+    maiden = tokens[k + 1:k + 3] if k < len(tokens) and tokens[k].norm in ctx.lexicon.maiden_name_words else []
+    said = {w for w in re.split(r"[-\s]", " ".join(phrase(span_text(tokens, span)) + tuple(t.norm for t in maiden
+                                                     if t.capital))) if len(w) > 2}
+    names = [held.value, *([ctx.view.names.get(held.object_id, "")] if held.object_id else []),
+             *(ctx.view.aliases.get(held.object_id, ()) if held.object_id else ())]
+    return any(said & {w for w in re.split(r"[-\s]", " ".join(phrase(n))) if len(w) > 2} for n in names if n)
 
 
 def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
@@ -636,9 +700,10 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
 
 def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
     """A decade said ("born in the 1970s") that holds the held date's year: vaguer, not another date."""
-    first = next((d for t in ctx.tokens[span[0]:span[1]] if (d := decade_start(t.norm)) is not None), None)
+    said = next((d for a, b, d in ctx.dates if span[0] <= a and b <= span[1]), None)
+    decade = any(_decade_word(t.norm) for t in ctx.tokens[span[0]:span[1]])
     date = parse_iso_date(held.value)
-    return first is not None and date is not None and first <= date.year < first + 10
+    return said is not None and decade and date is not None and any(said.same_year(date.year - k) for k in range(10))
 
 
 def _where_cue(tokens: Sequence[Token], rel: RelationCues, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -741,7 +806,9 @@ def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Ci
     for m in ctx.mentions:
         if m.kind == "name" or (m.kind == "entity" and (not m.subject or m not in leading)):
             spans.append(((m.start, m.end), "name"))
-    spans += [(span, "relation") for span in _single_valued_objects(tokens, ctx.lexicon)]
+    date_starts = {a for a, _, _ in ctx.dates}
+    spans += [(span, "relation") for span in _single_valued_objects(tokens, ctx.lexicon)
+              if not any(a in date_starts for a in range(*span))]  # "born in the early 260s AD": the date is it
     return sorted(spans, key=lambda s: (s[0][0], -(s[0][1] - s[0][0])))
 
 
@@ -1016,9 +1083,14 @@ def _held_literal(t: GraphTriple) -> bool:
 def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:
     """A date or number: contradicted only by a literal the graph holds, not by an entity. The comma of "March 25,
     2006" is part of it (with it, no date written month first had been contradicted); so is a decade ("the
-    1970s")."""
-    return all(t.norm.isdigit() or t.norm in lex.months or not t.word or decade_start(t.norm) is not None
-               for t in tokens[span[0]:span[1]])
+    1970s"), and a year's era or minus sign ("8 BC", "the 260s AD", "-1000")."""
+    return all(t.norm.lstrip("-").isdigit() or t.norm in lex.months or not t.word or _decade_word(t.norm)
+               or t.norm in lex.era_bc_words or t.norm in lex.era_ad_words for t in tokens[span[0]:span[1]])
+
+
+def _decade_word(word: str) -> bool:
+    """"1970s", "800s", "60s" (as in "the 60s BC")."""
+    return word.endswith("0s") and word[:-2].isdigit()
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

@@ -125,6 +125,11 @@ class Lexicon:
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
     elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
+    maiden_name_words: frozenset[str] = frozenset()  # "Caroline Louise Büchner, née Reuss"
+    area_kinds: frozenset[str] = frozenset()  # `instance of` values of an area: "state of the United States"
+    object_relative_pronouns: frozenset[str] = frozenset()  # ", whom his supporters killed": the name before it
+    era_bc_words: frozenset[str] = frozenset()  # "8 BC": a year before year 1 (text.py `dates_in`)
+    era_ad_words: frozenset[str] = frozenset()  # "AD 238", "238 AD"
     approximate_words: frozenset[str] = frozenset()  # "born around 601": a year two or more off contradicts
     nickname_words: frozenset[str] = frozenset()  # "nicknamed 'Putzi'": the name after it is the person's own
     hedge_words: frozenset[str] = frozenset()  # "probably in West Ham": a hedged value contradicts nothing
@@ -341,6 +346,11 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
+        maiden_name_words=own.words("maiden_name_words"),
+        area_kinds=own.words("area_kinds"),
+        object_relative_pronouns=own.words("object_relative_pronouns"),
+        era_bc_words=own.words("era_bc_words"),
+        era_ad_words=own.words("era_ad_words"),
         approximate_words=own.words("approximate_words"),
         nickname_words=own.words("nickname_words"),
         hedge_words=own.words("hedge_words"),

@@ -150,8 +150,19 @@ class SaidPlaces:
         if inside is None:
             if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
                 return False
-            return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms)
+            return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms
+                        or self._an_area(held))
         return not inside
+
+    def _an_area(self, held: str) -> bool:
+        """The graph says the held place is an area (`instance of: state of the United States` for Missouri;
+        `area_kinds`): a town it cannot locate may lie in it ("buried in Potosi")."""
+        found = self._find(held)
+        if not found:
+            return False
+        kinds = [fold(t.value) for ts in self._lookup([e.id for e, _ in found]).values() for t in ts
+                 if fold(t.label) == "instance of"]
+        return any(k == a or k.startswith(a + " of ") for k in kinds for a in self._lexicon.area_kinds)
 
 
 def _spelled_alike(said: str, held: str) -> bool:

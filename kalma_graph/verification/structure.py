@@ -370,6 +370,9 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     shared = _shared_subject(tokens, before, span, lexicon)
     if shared is not None:
         return [shared], "left"
+    antecedent = _object_clause_antecedent(tokens, before, span, lexicon)
+    if antecedent is not None:
+        return [antecedent], "left"
     for m in reversed(before):
         if m.kind == "pronoun" and m.text.casefold() in lexicon.object_pronouns:
             continue
@@ -390,6 +393,18 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     if before and before[0].start == 0 and before[0].subject and not before[0].thing:
         return [before[0]], "left"  # "Mustafa II, Ottoman sultan from 1695 to 1703, was born on V": the opener's
     return [], "none"
+
+
+def _object_clause_antecedent(tokens: Sequence[Token], before: Sequence[Mention], span: tuple[int, int],
+                              lexicon: Lexicon) -> Mention | None:
+    """The name a clause opened by ", whom" is about, when the value stands in that clause ("Ulrich II of Celje,
+    whom his supporters killed at Belgrade in 1456": Ulrich died there, not the owner of "his")."""
+    for k in range(span[0] - 1, 0, -1):
+        if not tokens[k].word:
+            return None
+        if tokens[k].norm in lexicon.object_relative_pronouns and tokens[k - 1].text == ",":
+            return next((m for m in before if m.end == k - 1 and m.kind != "pronoun"), None)
+    return None
 
 
 def joined(tokens: Sequence[Token], first: Mention, second: Mention, lexicon: Lexicon) -> bool:
@@ -415,7 +430,7 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
     date = parse_iso_date(value)
     if date is not None:
         for a, b, d in dates:
-            if d.year != date.year:
+            if not d.same_year(date.year):
                 continue
             if d.month is None or date.month is None:
                 hits.append(
@@ -786,6 +801,8 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
     assert want is not None  # called for a family relation
     subject_name = ctx.view.label(cited.subject)
     between = range(max(lo, 0), min(hi, len(tokens)))
+    if not value_first and tokens[spans[0][1] - 1].possessive:
+        between = range(0)  # "his mother was Lady Zhang, one of Liu Yuan's consorts": a possessor is no one's mother
     # the family word nearest the value governs it: in "He is the son of Maurice Garrel and the father of Louis
     # Garrel", "son" is Maurice's word, not Louis's (read first, it made Louis his father)
     for i in (between if value_first else reversed(between)):

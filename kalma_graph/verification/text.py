@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-# A word (with inner hyphens, apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"),
-# a trailing dot; or clause punctuation.
+# A year with the graph's minus sign ("-1000", as an answer copies a held -1000); a word (with inner hyphens,
+# apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"), a trailing dot; or clause punctuation.
 _TOKEN_RE = re.compile(
-    r"[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
+    r"(?<![^\s(])-\d{1,4}(?![\w.-])|[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
 _NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
@@ -45,7 +45,7 @@ def tokenize(text: str) -> list[Token]:
     out = []
     for m in _TOKEN_RE.finditer(text):
         raw = m.group()
-        if not raw[0].isalnum():
+        if not raw[0].isalnum() and not raw[1:2].isdigit():
             out.append(Token(raw, raw, m.start(), m.end(), False))
             continue
         norm = fold(raw).rstrip(".")
@@ -126,9 +126,15 @@ def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0,
 
 @dataclass(frozen=True)
 class DateValue:
-    year: int
+    year: int  # astronomical: 0 is 1 BC, -99 is 100 BC (as the graph writes years)
     month: int | None = None
     day: int | None = None
+    # said with BC ("185 BC" is -184): a held year one less (-185) is the same year numbered without a year 0, as
+    # sources and answers that copy the graph's "-0184" as "184 BCE" do
+    bc: bool = False
+
+    def same_year(self, year: int) -> bool:
+        return year == self.year or self.bc and year == self.year - 1
 
 
 def parse_iso_date(value: str) -> DateValue | None:
@@ -136,7 +142,9 @@ def parse_iso_date(value: str) -> DateValue | None:
     m = _ISO_DATE_RE.match(value.strip())
     if not m:
         return None
-    year = int(m.group(1))
+    # the graph's years before year 1 are negative and count a year 0: -0100 is 101 BC (Artaxias II, died 20 BC:
+    # -0019)
+    year = -int(m.group(1)) if value.strip().startswith("-") else int(m.group(1))
     month = int(m.group(2)) if m.group(2) and int(m.group(2)) else None
     day = int(m.group(3)) if m.group(3) and month and int(m.group(3)) else None
     if month is None and not (len(m.group(1)) >= 3 or value.strip().startswith(("+", "-"))):
@@ -146,10 +154,12 @@ def parse_iso_date(value: str) -> DateValue | None:
 
 def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
              short_year: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+             eras: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
              ) -> list[tuple[int, int, DateValue]]:
-    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`, and a three-digit
-    year between `short_year`'s words ("born in 155 in Qiao"). `month_index`: month names and their first three
-    letters -> 1..12 (`Lexicon.month_index`)."""
+    """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`, a three-digit
+    year between `short_year`'s words ("born in 155 in Qiao"), and a year of any length with its era (`eras`: the
+    words for BC, then for AD: "8 BC", "AD 238", "the 260s AD", "15 March 44 BC") or the graph's minus sign
+    ("-1000"). `month_index`: month names and their first three letters -> 1..12 (`Lexicon.month_index`)."""
     out: list[tuple[int, int, DateValue]] = []
     used: set[int] = set()
     n = len(tokens)
@@ -162,27 +172,62 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
         # Month D, YYYY / Month YYYY
         j = i + 1
         day = None
-        if j < n and tokens[j].norm.isdigit() and len(tokens[j].norm) <= 2:
+        if j < n and tokens[j].norm.isdigit() and len(tokens[j].norm) <= 2 and _era_year(tokens, j, eras) is None:
             day = int(tokens[j].norm)
             j += 1
             if j < n and tokens[j].text == ",":
                 j += 1
-        if j < n and tokens[j].norm.isdigit() and 3 <= len(tokens[j].norm) <= 4:
+        era = _era_year(tokens, j, eras) if j < n else None
+        if era is not None or j < n and tokens[j].norm.isdigit() and 3 <= len(tokens[j].norm) <= 4:
             start = i
             if day is None and i > 0 and tokens[i - 1].norm.isdigit() and len(tokens[i - 1].norm) <= 2:
                 day, start = int(tokens[i - 1].norm), i - 1
-            out.append((start, j + 1, DateValue(int(tokens[j].norm), month, day)))
-            used.update(range(start, j + 1))
+            end, year, bc = era if era is not None else (j + 1, int(tokens[j].norm), False)
+            out.append((start, end, DateValue(year, month, day, bc)))
+            used.update(range(start, end))
     for i, t in enumerate(tokens):
         if i in used or not t.word:
             continue
-        if t.norm.isdigit() and len(t.norm) == 4 and 1000 <= int(t.norm) <= 2100:
+        if (era := _era_year(tokens, i, eras)) is not None:
+            out.append((i, era[0], DateValue(era[1], bc=era[2])))
+            used.update(range(i, era[0]))
+        elif (decade := _era_decade(tokens, i, eras)) is not None:
+            out.append((i, i + 2, DateValue(decade, bc=decade < 1)))
+            used.update(range(i, i + 2))
+        elif t.norm.isdigit() and len(t.norm) == 4 and (1000 <= int(t.norm) <= 2100 or t.norm[0] == "0"):
+            # "0023": the graph's year copied with its zeros
             out.append((i, i + 1, DateValue(int(t.norm))))
         elif (decade := decade_start(t.norm)) is not None:  # "the 1920s": a decade, kept as its first year
             out.append((i, i + 1, DateValue(decade)))
         elif re.fullmatch(r"[1-9]\d\d", t.norm) and _short_year(tokens, i, *short_year):
             out.append((i, i + 1, DateValue(int(t.norm))))
     return sorted(out, key=lambda d: d[0])
+
+
+def _era_year(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], frozenset[str]],
+              ) -> tuple[int, int, bool] | None:
+    """(end, astronomical year, said with BC) of a year at `i` written with its era ("8 BC" is -7, "AD 238" and
+    "238 AD" are 238) or with the graph's minus sign ("-1000", era word after it or not, is -1000), else None."""
+    before, after = eras
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    era = nxt.norm if nxt is not None and nxt.word and nxt.capital else None
+    if re.fullmatch(r"-\d{1,4}", t.norm):
+        return (i + 2 if era in before else i + 1), int(t.norm), False
+    if t.word and t.norm.isdigit() and len(t.norm) <= 4 and era is not None and (era in before or era in after):
+        return i + 2, (1 - int(t.norm) if era in before else int(t.norm)), era in before
+    if t.word and t.capital and t.norm in after and nxt is not None and nxt.norm.isdigit() and len(nxt.norm) <= 4:
+        return i + 2, int(nxt.norm), False
+    return None
+
+
+def _era_decade(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], frozenset[str]]) -> int | None:
+    """The first (astronomical) year of a decade written with its era: "the 260s AD" 260, "the 60s BC" -68."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    m = re.fullmatch(r"(\d{0,3}0)s", tokens[i].norm)
+    if m is None or nxt is None or not nxt.capital or nxt.norm not in eras[0] | eras[1]:
+        return None
+    return 1 - (int(m.group(1)) + 9) if nxt.norm in eras[0] else int(m.group(1))
 
 
 def decade_start(word: str) -> int | None:

@@ -93,8 +93,14 @@ from .text import fold
 # word after another given name as that other's surname ("the son of Isaac Rousseau") and a name after a family word
 # and another clause ("After his father left Geneva …, Rousseau"; "all of whom Rousseau") as no one's own relative,
 # "the son and successor of V" as V's son, and a participle after a comma ("his tomb, described in V") as another
-# clause.
-VERIFIER_VERSION = "19"
+# clause; 20 reads years with their era ("8 BC", "AD 238", "the early 260s AD", "the 60s BC"), the graph's negative
+# and zero-padded years as written ("-1000", "0023"; a year said with BC matches the held year numbered with or
+# without a year 0), a parent named otherwise after "his father was", "her mother," as contradicted (the name sharing
+# only the held parent's surname: "Giuseppe Castiglioni" for Giacomo), a name inside a longer name ("Pier Giacomo
+# Castiglioni") as not that value, a possessor ("one of Liu Yuan's consorts") as no family word's object, a year said
+# beside the held one ("around 1431 (some sources say 1433)") as an alternative, and a value in a clause opened by
+# ", whom" as said of the name before it.
+VERIFIER_VERSION = "20"
 
 
 class VerifierStore(Protocol):
