@@ -283,7 +283,9 @@ def main() -> None:
     parser.add_argument("--store", default=None, help="the store the verify run used (embedded[:PATH] or bolt://…)")
     parser.add_argument("--cited", action="append", metavar="SOURCE=RUN",
                         help="a cited source and its run folder (repeatable) [default: the v2 sources]")
-    parser.add_argument("--chatbot-only", action="store_true", help="no cited source: the chatbot answers alone (v12)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--chatbot-only", action="store_true", help="no cited source: the chatbot answers alone (v12)")
+    only.add_argument("--cited-only", action="store_true", help="no chatbot answers: the cited sources alone (v14)")
     parser.add_argument("--skip", type=Path, action="append", default=[],
                         help="an items.jsonl already labelled: its sentences (with their marks) are not exported again")
     parser.add_argument("--readme", action=argparse.BooleanOptionalAction, default=True,
@@ -298,9 +300,10 @@ def main() -> None:
         fresh = [i for i in cited_items(source, Path(run), args.test_share, seen)
                  if i["sentence_with_marks"] not in labelled]
         items += select(fresh, args.citations or None)
-    items += [i for i in chatbot_items(Path(args.chatbot or out / "chatbot_answers.jsonl"),
-                                       Path(args.verify or out / "chatbot_verify.json"), args.store, args.test_share,
-                                       seen) if i["sentence_with_marks"] not in labelled]
+    if not args.cited_only:
+        items += [i for i in chatbot_items(Path(args.chatbot or out / "chatbot_answers.jsonl"),
+                                           Path(args.verify or out / "chatbot_verify.json"), args.store,
+                                           args.test_share, seen) if i["sentence_with_marks"] not in labelled]
     for item in items:
         if item["source"] != CHATBOT:
             dev_only(item["answer_id"])
