@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from difflib import SequenceMatcher
 from typing import Mapping, Sequence
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
@@ -371,7 +372,7 @@ def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[
     """A value no triple of `who` holds: contradicted where the graph holds another value of a single-valued
     relation cued before it, or holds it the other way round; absent otherwise. Status, evidence, reason."""
     view = ctx.view
-    bad = _contradiction(ctx, store_triples, span, who, lo)
+    bad = _contradiction(ctx, store_triples, span, who, lo) or _another_parent(ctx, store_triples, span, who)
     if bad is not None:
         return "contradicted", bad, f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
     flipped = graph.inverted(span, who)
@@ -549,9 +550,11 @@ def _own_relative(ctx: Context, span: tuple[int, int], found: Sequence[Mention])
     if not same or not found or ctx.tokens[span[1] - 1].possessive:
         return None  # "his mother was Lady Zhang, one of Liu Yuan's consorts": a possessor is no family word's object
     said = phrase(span_text(ctx.tokens, span))
-    if any(ctx.lexicon.relation(t.label).kin and phrase(t.value) == said for i in same
+    if any(ctx.lexicon.relation(t.label).kin and set(said) <= set(phrase(t.value)) for i in same
            for t in ctx.view.by_subject.get(i, ())):
-        return None  # a relative of that name the graph holds ("his father was the poet Allan Ramsay")
+        # a relative of that name the graph holds ("his father was the poet Allan Ramsay"; "His father was Antonín
+        # Baťa" where it holds Antonín Baťa starší, "the elder")
+        return None
     lo = max(m.end for m in found)
     kin = [k for k in range(lo, span[0]) if ctx.tokens[k].word and ctx.lexicon.kin_class_of(ctx.tokens[k].norm)]
     if not kin:
@@ -609,6 +612,8 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 continue  # "died in Moscow" states a place of death, not a cause of death
             if lex.is_place_relation(label) and not tokens[span[0]].capital:
                 continue  # "buried in the cathedral of …": a common noun names no other place
+            if lex.is_place_relation(label) and span[0] > 0 and tokens[span[0] - 1].norm in lex.reference_prepositions:
+                continue  # "at Croydon, near London": a place to find it by, not where he died
             if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
                 continue  # "on their father's death in 1638": the father's date, not theirs
             cue_end = max(end for _, end in cues)
@@ -621,13 +626,18 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
             # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072");
             # the held value said in another verb's clause is not said here ("born … in New York City and raised
             # largely in Montreal" where the graph holds Montreal; "died … in Paris …, and Toulouse honoured him")
+            # a parent's family name inside the span is no shield: `_names_share_word` decides ("His father was
+            # Giuseppe Castiglioni" where the graph holds Giacomo Castiglioni)
             if held and not any(h.how != "date_wrong" and h.span not in years_alone
+                                and not (rel.kin and h.how == "vaguer" and spans_overlap(h.span, span))
                                 and not (h.span[0] > span[0] and (_another_clause(ctx, cue_end, h.span)
                                                                   or _subject_of_own_clause(ctx, h.span)))
                                 for t in held for h in ctx.hits(t.value, t.object_id)):
                 # a date or number against a date or number, a name against a name: a place the graph holds
                 # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
-                same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)]
+                # a held place written in lower case is no name to hold another against ("film", a parish)
+                same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)
+                             and not (lex.is_place_relation(label) and t.value[:1].islower())]
                 stated = fold(span_text(tokens, span).rstrip("."))
                 # "born in the United States" where the graph holds Chicago: a place that contains the held one
                 # is vaguer, not another place; so is one inside it ("born in Xikou" where the graph holds
@@ -641,6 +651,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
                 same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)
+                             and not _in_said_range(ctx, span, t)
                              and not (rel.kin and _names_share_word(ctx, span, t))]
                 if same_kind:
                     return same_kind[0]
@@ -669,19 +680,102 @@ def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> li
     return []
 
 
+def _another_parent(ctx: Context, store_triples: dict[str, list[GraphTriple]], span: tuple[int, int],
+                    who: set[str]) -> GraphTriple | None:
+    """A name said to be a parent without saying which ("His parents were Lucius Julius Caesar and Popillia", "a son
+    of the famous censor Appius Claudius Caecus") that is neither parent the graph holds for the person (it holds
+    both, and the name shares no word with either, the family's aside): the held parent it stands for (the mother
+    after "and", else the father), or None."""
+    if ctx.tokens[span[1] - 1].possessive or not _parents_cue(ctx, span):
+        return None
+    for sid in sorted(who):
+        triples = list(ctx.view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
+        parents = {fold(t.label): t for t in triples if fold(t.label) in ("father", "mother")}
+        if len(parents) < 2 or any(h.how != "vaguer" and spans_overlap(h.span, span) for t in parents.values()
+                                   for h in ctx.hits(t.value, t.object_id)):
+            continue
+        if not any(_names_share_word(ctx, span, t) for t in parents.values()):
+            return parents["mother" if ctx.tokens[span[0] - 1].norm == "and" else "father"]
+    return None
+
+
+def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
+    """The name at `span` is a person's name in a list of the sentence's subject's parents: after "parents were" or
+    "was a/the son (daughter, child) of", past up to three lower-case words ("the famous censor") and the parents
+    named before it ("X and"); not a word that modifies what follows ("the British Army officer")."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    mention = next((m for m in ctx.mentions if (m.start, m.end) == span), None)
+    nxt = tokens[span[1]] if span[1] < len(tokens) else None
+    if mention is None or mention.thing or mention.kind == "pronoun" or fold(mention.text) in demonym_words(lex) \
+            or nxt is not None and nxt.word and (nxt.capital or nxt.norm not in lex.coordinators
+                                                 and nxt.norm not in lex.relative_pronouns):
+        return False
+    k = span[0] - 1
+    while True:
+        words = 0
+        while k >= 0 and words < 3 and tokens[k].word and not tokens[k].capital and tokens[k].norm not in ("of", "to") \
+                and tokens[k].norm not in lex.copulas and tokens[k].norm not in lex.coordinators:
+            k, words = k - 1, words + 1
+        if k < 1:
+            return False
+        t = tokens[k]
+        child_of = k >= 3 and t.norm == "of" and lex.kin_class_of(tokens[k - 1].norm) == "child" \
+            and tokens[k - 2].norm in lex.articles and tokens[k - 3].norm in lex.copulas \
+            and not (k >= 4 and lex.kin_class_of(tokens[k - 4].norm))  # "He was a son of", not "his father was …"
+        if child_of or t.norm in lex.copulas and tokens[k - 1].norm == "parents":
+            return True
+        earlier = next((m for m in ctx.mentions if m.end == k and m.kind != "pronoun"), None) \
+            if t.norm == "and" else None
+        if earlier is None:
+            return False
+        k = earlier.start - 1
+
+
 def _names_share_word(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
     """The name at `span` shares a word with the held relative's name or an alias: maybe the same person named
     otherwise ("Caroline Louise Büchner, née Reuss" for Karoline Reuss, her maiden name after `maiden_name_words`;
     "Lina Dahrendorf (née Witt)" for Lina Witt; "Constantius I Chlorus"), so no contradiction; "Beata … Bildt" for
-    Christina Elisabeth Fröding shares none."""
+    Christina Elisabeth Fröding shares none. A name of no word but the family's may be anyone's."""
     tokens = ctx.tokens
-    k = span[1] + (span[1] < len(tokens) and not tokens[span[1]].word)  # "V, née Reuss", "V (née Witt)"
+    end = span[1]
+    while end < min(span[1] + 2, len(tokens)) and tokens[end].word and "-" in tokens[end].text \
+            and any(part[:1].isupper() for part in tokens[end].text.split("-")):
+        end += 1  # the name goes on in a particle the mention left out: "Hussein Abd al-Majid"
+    k = end + (end < len(tokens) and not tokens[end].word)  # "V, née Reuss", "V (née Witt)"
     maiden = tokens[k + 1:k + 3] if k < len(tokens) and tokens[k].norm in ctx.lexicon.maiden_name_words else []
-    said = {w for w in re.split(r"[-\s]", " ".join(phrase(span_text(tokens, span)) + tuple(t.norm for t in maiden
-                                                     if t.capital))) if len(w) > 2}
+    said = _words(" ".join((span_text(tokens, (span[0], end)), *(t.text for t in maiden if t.capital))))
     names = [held.value, *([ctx.view.names.get(held.object_id, "")] if held.object_id else []),
              *(ctx.view.aliases.get(held.object_id, ()) if held.object_id else ())]
-    return any(said & {w for w in re.split(r"[-\s]", " ".join(phrase(n))) if len(w) > 2} for n in names if n)
+    # the family's name, which the person bears too, tells no parent from another ("Thorvald Foss" for Wenche
+    # Foss's father Christian August Steenfeldt-Foss; "Giuseppe Castiglioni" for Giacomo)
+    family = _words(ctx.view.label(held.subject))
+    mine = [w for w in said if w not in family]
+    for name in filter(None, names):
+        theirs = list(_words(name))
+        rest = [w for w in theirs if w not in family]
+        # with no word but the family's on one side, the whole names: "Jan Amor Tarnowski" may be Jan Tarnowski,
+        # "Popillia" is not Lucius Julius Caesar (the son's own name)
+        if _alike(mine, rest) if mine and rest else _alike(list(said), theirs):
+            return True
+    return False
+
+
+def _alike(said: Sequence[str], held: Sequence[str]) -> bool:
+    """Two names' words (the family's aside) that may name one person: none left on one side to tell them apart, a
+    word in common or spelled alike ("Alexander", "Aleksander"), or the same letters run together ("Shah Rukh",
+    "Shahrukh")."""
+    if not said or not held or set(said) & set(held):
+        return True
+    if any(SequenceMatcher(None, a, b).ratio() >= 0.8 for a in said for b in held):
+        return True
+    joined_said, joined_held = "".join(said), "".join(held)  # in the name's order (`_words`)
+    return any(w in joined_said for w in held if len(w) > 5) or any(w in joined_held for w in said if len(w) > 5)
+
+
+def _words(name: str) -> dict[str, None]:
+    """The words of a name longer than two letters, hyphenated parts apart ("Steenfeldt-Foss": steenfeldt, foss), in
+    their order (a dict's keys: a set that keeps it)."""
+    return dict.fromkeys(w for w in re.split(r"[-\s]", " ".join(phrase(name))) if len(w) > 2)
 
 
 def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
@@ -696,6 +790,49 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
         k -= 1  # "c. 505"
     return year is not None and date is not None and k >= 0 \
         and ctx.tokens[k].norm in ctx.lexicon.approximate_words and abs(year - date.year) < 2
+
+
+def _in_said_range(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """The year at `span` is one end of a range said ("born around 970–980", "309/308 BC", "in 1431 or 1433") that
+    holds the held date's year: not another date. A bare number beside a BC year is BC too ("309/308 BC")."""
+    date = parse_iso_date(held.value)
+    mine = _said_year(ctx, span[0], span[1])
+    if date is None or mine is None:
+        return False
+    for other in (_range_end(ctx, span[0] - 1, -1), _range_end(ctx, span[1], 1)):
+        if other is None:
+            continue
+        bc = mine[1] or other[1]
+        years = sorted(1 - y if bc and not was_bc and y > 0 else y for y, was_bc in (mine, other))
+        if years[0] - bc <= date.year <= years[1]:
+            return True
+    return False
+
+
+def _range_end(ctx: Context, k: int, step: int) -> tuple[int, bool] | None:
+    """The year said at the other end of a range, from token `k` on in direction `step` (-1 or 1): past a dash or a
+    `range_words` word, or right beside it ("309/308": the slash is no token)."""
+    tokens = ctx.tokens
+    first = k
+    while 0 <= k < len(tokens) and (tokens[k].text in ("–", "—", "-") or tokens[k].norm in ctx.lexicon.range_words):
+        k += step
+    if not 0 <= k < len(tokens):
+        return None
+    if k == first:  # nothing between: only a year written against it ("309/308")
+        near = tokens[k + 1] if step < 0 else tokens[k - 1]
+        if abs((near.start if step < 0 else tokens[k].start) - (tokens[k].end if step < 0 else near.end)) > 1:
+            return None
+    date = next(((a, b) for a, b, _ in ctx.dates if (b == k + 1 if step < 0 else a == k)), None)
+    return _said_year(ctx, *date) if date is not None else _said_year(ctx, k, k + 1)
+
+
+def _said_year(ctx: Context, a: int, b: int) -> tuple[int, bool] | None:
+    """The year said at tokens [a, b) and whether with BC: a date read there, or a number of up to four digits."""
+    said = next((d for x, y, d in ctx.dates if (x, y) == (a, b)), None)
+    if said is not None:
+        return said.year, said.bc
+    t = ctx.tokens[a]
+    return (int(t.norm), False) if b - a == 1 and t.word and t.norm.isdigit() and len(t.norm) <= 4 else None
 
 
 def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:

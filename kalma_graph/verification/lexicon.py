@@ -125,6 +125,8 @@ class Lexicon:
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
     elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
+    reference_prepositions: frozenset[str] = frozenset()  # "near London": a place to find another by
+    range_words: frozenset[str] = frozenset()  # "born in 1431 or 1433": the years of a range
     maiden_name_words: frozenset[str] = frozenset()  # "Caroline Louise Büchner, née Reuss"
     area_kinds: frozenset[str] = frozenset()  # `instance of` values of an area: "state of the United States"
     object_relative_pronouns: frozenset[str] = frozenset()  # ", whom his supporters killed": the name before it
@@ -346,6 +348,8 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
+        reference_prepositions=own.words("reference_prepositions"),
+        range_words=own.words("range_words"),
         maiden_name_words=own.words("maiden_name_words"),
         area_kinds=own.words("area_kinds"),
         object_relative_pronouns=own.words("object_relative_pronouns"),

@@ -152,6 +152,8 @@ class SaidPlaces:
                 return False
             return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms
                         or self._an_area(held))
+        if not inside and self.lies_in(held) is None and (held_words & self._lexicon.area_words or self._an_area(held)):
+            return False  # an area the graph cannot locate may hold the place it locates ("Ye" for Ji Province)
         return not inside
 
     def _an_area(self, held: str) -> bool:

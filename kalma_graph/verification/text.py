@@ -17,7 +17,7 @@ from typing import Iterable, Mapping, Sequence
 # A year with the graph's minus sign ("-1000", as an answer copies a held -1000); a word (with inner hyphens,
 # apostrophes and dots), an s-possessive's apostrophe ("Oates' influence"), a trailing dot; or clause punctuation.
 _TOKEN_RE = re.compile(
-    r"(?<![^\s(])-\d{1,4}(?![\w.-])|[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
+    r"(?<![^\s(])-\d{1,4}(?![\w-]|\.\d)|[^\W_]+(?:[-'\u2019.][^\W_]+)*(?:(?<=[sS])['\u2019](?![^\W_]))?\.?|[,;:()\u2013\u2014]|(?<=\s)-(?=\s)")
 _POSSESSIVE_RE = re.compile(r"(?:'|\u2019)s?$")
 _ISO_DATE_RE = re.compile(r"^[+-]?(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:T.*)?$")
 _NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")

@@ -99,8 +99,14 @@ from .text import fold
 # only the held parent's surname: "Giuseppe Castiglioni" for Giacomo), a name inside a longer name ("Pier Giacomo
 # Castiglioni") as not that value, a possessor ("one of Liu Yuan's consorts") as no family word's object, a year said
 # beside the held one ("around 1431 (some sources say 1433)") as an alternative, and a value in a clause opened by
-# ", whom" as said of the name before it.
-VERIFIER_VERSION = "20"
+# ", whom" as said of the name before it; 21 reads a parent named in a list ("His parents were X and Y", "He was a son
+# of X") that shares no word with either held parent as contradicted, the family's name (which the person bears too)
+# as telling no parent from another ("Thorvald Foss" for Christian August Steenfeldt-Foss), a range of years
+# ("970–980", "309/308 BC") as holding the years between, a place after "near" as no value, a held place in lower
+# case ("film") and an area the graph cannot locate as contradicting no place, a relative whose held name holds the
+# name said ("Antonín Baťa starší") as no one's own relative, "-1300." at a sentence's end with its minus sign, and a
+# place of death said for a cited citizenship as partly supporting it.
+VERIFIER_VERSION = "21"
 
 
 class VerifierStore(Protocol):

@@ -26,8 +26,9 @@ def _items(version: str) -> tuple[list[dict], dict[str, str]]:
     """A labelled set's items and its chatbot questions (read once per version)."""
     folder = VERIFIER_SETS / f"labels_{version}"
     items = [json.loads(line) for line in (folder / "items.jsonl").open(encoding="utf-8")]
+    chatbot = folder / "chatbot_answers.jsonl"  # a set of cited sources alone has none (v14)
     questions = {json.loads(line)["id"]: json.loads(line)["question"]
-                 for line in (folder / "chatbot_answers.jsonl").open(encoding="utf-8")}
+                 for line in (chatbot.open(encoding="utf-8") if chatbot.exists() else ())}
     return items, questions
 
 

@@ -96,12 +96,13 @@ def _parents(sentence: str) -> dict[str, str]:
     ("His father was Luigi Bianchi.", "Luigi Bianchi", "contradicted"),
     ("His mother, Maria Bianchi, was a singer.", "Maria Bianchi", "contradicted"),
     # a name that shares a word with the held one may be the same person named otherwise (v12's pass accepts
-    # "Caroline Louise Büchner, née Reuss" for Karoline Reuss): not contradicted, even where it is someone else
-    ("His father was Giuseppe Castiglioni.", "Giuseppe Castiglioni", "absent"),
+    # "Caroline Louise Büchner, née Reuss" for Karoline Reuss); the family's name, which he bears too, is no such
+    # word (verifier 21, from v13's "Her father was Thorvald Foss" for Christian August Steenfeldt-Foss)
+    ("His father was Giuseppe Castiglioni.", "Giuseppe Castiglioni", "contradicted"),
+    ("His father was Castiglioni.", "Castiglioni", "supported_uncited"),
     ("His mother was Anna Maria Rossi.", "Anna Maria Rossi", "absent"),
     # the held father, named in full or shorter
     ("His father was Giacomo Castiglioni.", "Giacomo Castiglioni", "supported_uncited"),
-    ("His father was Castiglioni.", "Castiglioni", "supported_uncited"),
     # not the father: a family word or "of" stands between; "the father of X" makes X the child
     ("His father was the son of Luigi Bianchi.", "Luigi Bianchi", "absent"),
     ("He was the father of Pier Giacomo Castiglioni.", "Pier Giacomo Castiglioni", "absent"),
