@@ -651,6 +651,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
                 same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)
+                             and not _within_bound(ctx, span, t)
                              and not _in_said_range(ctx, span, t)
                              and not (rel.kin and _names_share_word(ctx, span, t))]
                 if same_kind:
@@ -664,8 +665,8 @@ def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> li
     or "of" stands between ("his father was the son of X", "his mother was Lady Zhang, one of Liu Yuan's consorts"),
     nor "the father of X" (X is the child). Its span, or none."""
     tokens, lex = ctx.tokens, ctx.lexicon
-    if tokens[span[1] - 1].possessive:
-        return []  # "his mother was Zheng Jing's concubine": the possessor is not the mother
+    if tokens[span[1] - 1].possessive or not _a_persons_name(ctx, span):
+        return []  # "his mother was Zheng Jing's concubine": the possessor is not the mother; "a Roman senator"
     for k in range(max(lo, 1), span[0]):
         t, owner, nxt = tokens[k], tokens[k - 1], tokens[k + 1]
         if not (t.word and t.norm == label and not t.possessive
@@ -699,16 +700,24 @@ def _another_parent(ctx: Context, store_triples: dict[str, list[GraphTriple]], s
     return None
 
 
+def _a_persons_name(ctx: Context, span: tuple[int, int]) -> bool:
+    """The span is a mention that may name a person: not a thing the graph knows, nor a nation's adjective, nor a
+    word that modifies what follows ("the British Army officer", "a Roman senator")."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    mention = next((m for m in ctx.mentions if (m.start, m.end) == span), None)
+    nxt = tokens[span[1]] if span[1] < len(tokens) else None
+    return not (mention is None or mention.thing or mention.kind == "pronoun"
+                or fold(mention.text) in demonym_words(lex)
+                or nxt is not None and nxt.word and (nxt.capital or nxt.norm not in lex.coordinators
+                                                     and nxt.norm not in lex.relative_pronouns))
+
+
 def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
     """The name at `span` is a person's name in a list of the sentence's subject's parents: after "parents were" or
     "was a/the son (daughter, child) of", past up to three lower-case words ("the famous censor") and the parents
     named before it ("X and"); not a word that modifies what follows ("the British Army officer")."""
     tokens, lex = ctx.tokens, ctx.lexicon
-    mention = next((m for m in ctx.mentions if (m.start, m.end) == span), None)
-    nxt = tokens[span[1]] if span[1] < len(tokens) else None
-    if mention is None or mention.thing or mention.kind == "pronoun" or fold(mention.text) in demonym_words(lex) \
-            or nxt is not None and nxt.word and (nxt.capital or nxt.norm not in lex.coordinators
-                                                 and nxt.norm not in lex.relative_pronouns):
+    if not _a_persons_name(ctx, span):
         return False
     k = span[0] - 1
     while True:
@@ -790,6 +799,17 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
         k -= 1  # "c. 505"
     return year is not None and date is not None and k >= 0 \
         and ctx.tokens[k].norm in ctx.lexicon.approximate_words and abs(year - date.year) < 2
+
+
+def _within_bound(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """A year said as a bound ("died sometime after 1565", "before 1600"; `bound_words`) that the held date's year
+    keeps: not another date."""
+    date, mine = parse_iso_date(held.value), _said_year(ctx, span[0], span[1])
+    k = span[0] - 1
+    if date is None or mine is None or k < 0:
+        return False
+    sign = ctx.lexicon.bound_words.get(ctx.tokens[k].norm)
+    return sign is not None and (date.year - mine[0]) * sign >= 0
 
 
 def _in_said_range(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:

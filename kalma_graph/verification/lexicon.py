@@ -125,6 +125,7 @@ class Lexicon:
     short_year_before: frozenset[str] = frozenset()  # "born in 155": a three-digit year
     short_year_after: frozenset[str] = frozenset()
     elapsed_time_words: frozenset[str] = frozenset()  # "died a few days later, on V": not counted before a date
+    bound_words: dict[str, int] = field(default_factory=dict)  # "after 1565": +1 (the date is later), "before": -1
     reference_prepositions: frozenset[str] = frozenset()  # "near London": a place to find another by
     range_words: frozenset[str] = frozenset()  # "born in 1431 or 1433": the years of a range
     maiden_name_words: frozenset[str] = frozenset()  # "Caroline Louise Büchner, née Reuss"
@@ -348,6 +349,8 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
+        bound_words={w: (1 if w in own.words("bound_words_later") else -1)
+                     for w in own.words("bound_words_later") | own.words("bound_words_earlier")},
         reference_prepositions=own.words("reference_prepositions"),
         range_words=own.words("range_words"),
         maiden_name_words=own.words("maiden_name_words"),

@@ -145,8 +145,11 @@ class SaidPlaces:
         if held_in is None and held_words & self._lexicon.inner_place_words:
             return False
         inside = self.inside(name, held)
-        if inside is None and _spelled_alike(fold(name), fold(held)):
-            return False  # another spelling of the held place, which the graph does not know ("Nafplio": Nauplion)
+        if (inside is None or held_in is None) and _spelled_alike(fold(name), fold(held),
+                                                                  0.65 if inside is None else 0.8):
+            # another spelling of a place the graph cannot locate ("Nafplio": Nauplion); a place it locates said
+            # where it holds one it cannot, spelled closer ("Chengdu": Chengtu 0.86, not "Amsterdam": Rotterdam 0.67)
+            return False
         if inside is None:
             if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
                 return False
@@ -167,9 +170,9 @@ class SaidPlaces:
         return any(k == a or k.startswith(a + " of ") for k in kinds for a in self._lexicon.area_kinds)
 
 
-def _spelled_alike(said: str, held: str) -> bool:
+def _spelled_alike(said: str, held: str, ratio: float = 0.65) -> bool:
     """Two folded place names that differ as transliterations do: about two thirds of their letters in common runs
     (difflib's ratio; "grodno"/"hrodna" 0.67, "nafplio"/"nauplion" 0.80, "paris"/"toulouse" 0.15), the said name
     read up to each of its words ("Nafplio outside the church": "nafplio")."""
     words = said.split()
-    return any(SequenceMatcher(None, " ".join(words[:k]), held).ratio() >= 0.65 for k in range(1, len(words) + 1))
+    return any(SequenceMatcher(None, " ".join(words[:k]), held).ratio() >= ratio for k in range(1, len(words) + 1))

@@ -105,8 +105,11 @@ from .text import fold
 # ("970–980", "309/308 BC") as holding the years between, a place after "near" as no value, a held place in lower
 # case ("film") and an area the graph cannot locate as contradicting no place, a relative whose held name holds the
 # name said ("Antonín Baťa starší") as no one's own relative, "-1300." at a sentence's end with its minus sign, and a
-# place of death said for a cited citizenship as partly supporting it.
-VERIFIER_VERSION = "21"
+# place of death said for a cited citizenship as partly supporting it; 22 reads a year after "after" or "before" as a
+# bound the held year may keep ("died sometime after 1565"), a word that modifies what follows ("a Roman senator") as
+# no parent's name, a place the graph locates said where it holds another spelling it cannot locate ("Chengdu" for
+# Chengtu) as that place, and "strangled", "beheaded", "poisoned", "put to death" as words for death.
+VERIFIER_VERSION = "22"
 
 
 class VerifierStore(Protocol):
