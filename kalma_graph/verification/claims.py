@@ -407,13 +407,17 @@ def _head_of_of(ctx: Context, found: Sequence[Mention]) -> bool:
 
 def _family_word_sex(ctx: Context, used: set[int]) -> list[Claim]:
     """The sex a family word says, where a supported citation's check found the graph says another ("the daughter of",
-    said of a man): contradicted; marks them used. Where the graph shown does not say the sex ("his son V", citing
-    `child`), the word is no claim of its own: four annotation passes (v2, v4, v8) accepted it, two (v7) did not."""
+    said of a man): contradicted; and one where the graph shown does not say the sex ("Cao Pi's son was Cao Rui",
+    citing `child`): absent (verifier 23: the passes of v7, v14 and v16 label it so, those of v2, v4 and v8 did not);
+    marks them used."""
     out = []
     for span, evidence, reason in ctx.wrong:
         used.update(range(*span))
         out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="contradicted", evidence=evidence,
                          reason=reason))
+    for span, reason in ctx.unsaid:
+        used.update(range(*span))
+        out.append(Claim(text=span_text(ctx.tokens, span), kind="words", status="absent", reason=reason))
     return out
 
 

@@ -547,6 +547,9 @@ class Context:
     # words a supported citation's check found wrong beside the relation ("daughter" of a man): claims
     # the graph contradicts, (token span, the triple that contradicts, why)
     wrong: list[tuple[tuple[int, int], str, str]] = field(default_factory=list)
+    # family words that say a sex the graph shown does not hold ("Cao Pi's son was Cao Rui", citing `child`): claims
+    # of their own, absent, (token span, why)
+    unsaid: list[tuple[tuple[int, int], str]] = field(default_factory=list)
 
     @property
     def in_dates(self) -> frozenset[int]:
@@ -830,6 +833,11 @@ def _judge_kin(ctx: Context, cited: CitedTriple, rel: RelationCues, lo: int, hi:
                 if statement is not None and all(span != (i, i + 1) for span, _, _ in ctx.wrong):
                     ctx.wrong.append(((i, i + 1), evidence_text(statement.subject, statement.label, statement.value),
                                       f"'{tokens[i].text}' gets {ctx.view.label(described)}'s sex or gender wrong"))
+            elif said and not held and want in ("child", "sibling") and stated == want \
+                    and all(span != (i, i + 1) for span, _ in ctx.unsaid):
+                # "son" where `child` is cited says the child's sex, which the graph shown does not hold
+                ctx.unsaid.append(((i, i + 1), f"'{tokens[i].text}' says {ctx.view.label(described) or cited.value}'s "
+                                   f"sex, which the graph shown does not hold"))
 
             exact = rel.label in lex.parent_relations and of_follows is False \
                 and word.startswith(lex.parent_relations) and not word.startswith(rel.label[:4])
