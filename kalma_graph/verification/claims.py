@@ -44,6 +44,7 @@ from .text import (
     Token,
     covered,
     dates_in,
+    decade_of,
     find_phrase,
     find_stem,
     fold,
@@ -211,7 +212,7 @@ class _UncitedJudge:
     def triples(self, sid: str) -> list[GraphTriple]:
         if sid in self.ctx.namesakes:  # a namesake's triples hold nothing about the person asked of
             return []
-        return list(self.ctx.view.by_subject.get(sid, ())) + list(self.store_triples.get(sid, ()))
+        return _triples_of(self.ctx, self.store_triples, sid)
 
     def judge(self, t: GraphTriple) -> tuple[str, list, str]:
         """The check a citation of the uncited triple `t` would get: verdict, spans, outcome."""
@@ -365,6 +366,11 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
     return claims + _leftover_words(ctx, used, values, claims, held_spans)
+
+
+def _triples_of(ctx: Context, store_triples: dict[str, list[GraphTriple]], sid: str) -> list[GraphTriple]:
+    """A subject's statements: those shown with the answer, then those the store adds."""
+    return list(ctx.view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
 
 
 def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[GraphTriple]],
@@ -598,18 +604,18 @@ def _in_full(view: GraphView, m: Mention) -> bool:
 def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], span: tuple[int, int], who: set[str],
                    lo: int) -> GraphTriple | None:
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
-    tokens, view, lex = ctx.tokens, ctx.view, ctx.lexicon
+    tokens, lex = ctx.tokens, ctx.lexicon
     start = _cue_window(ctx, lo, span[0])
     # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
     # said beside it ("born around 1431 (some sources say 1433)")
     full_date = any((a, b) == span and d.month is not None for a, b, d in ctx.dates)
     years_alone = {(a, b) for a, b, d in ctx.dates if d.month is None and (a, b) != span} if full_date else set()
     for sid in sorted(who):
-        triples = list(view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
+        triples = _triples_of(ctx, store_triples, sid)
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
             cues = (_cue_spans(tokens, rel, start, span[0]) or _where_cue(tokens, rel, span)
-                    or _parent_noun(ctx, label, lo, span)) if rel.single else []
+                    or (_parent_noun(ctx, label, lo, span) if rel.kin == "parent" else [])) if rel.single else []
             if not cues:
                 continue
             if not _fits(label, tokens, span, lex):
@@ -694,7 +700,7 @@ def _another_parent(ctx: Context, store_triples: dict[str, list[GraphTriple]], s
     if ctx.tokens[span[1] - 1].possessive or not _parents_cue(ctx, span):
         return None
     for sid in sorted(who):
-        triples = list(ctx.view.by_subject.get(sid, ())) + list(store_triples.get(sid, ()))
+        triples = _triples_of(ctx, store_triples, sid)
         parents = {fold(t.label): t for t in triples if fold(t.label) in ("father", "mother")}
         if len(parents) < 2 or any(h.how != "vaguer" and spans_overlap(h.span, span) for t in parents.values()
                                    for h in ctx.hits(t.value, t.object_id)):
@@ -757,8 +763,7 @@ def _names_share_word(ctx: Context, span: tuple[int, int], held: GraphTriple) ->
     k = end + (end < len(tokens) and not tokens[end].word)  # "V, née Reuss", "V (née Witt)"
     maiden = tokens[k + 1:k + 3] if k < len(tokens) and tokens[k].norm in ctx.lexicon.maiden_name_words else []
     said = _words(" ".join((span_text(tokens, (span[0], end)), *(t.text for t in maiden if t.capital))))
-    names = [held.value, *([ctx.view.names.get(held.object_id, "")] if held.object_id else []),
-             *(ctx.view.aliases.get(held.object_id, ()) if held.object_id else ())]
+    names = ctx.view.value_names(held.value, held.object_id)
     # the family's name, which the person bears too, tells no parent from another ("Thorvald Foss" for Wenche
     # Foss's father Christian August Steenfeldt-Foss; "Giuseppe Castiglioni" for Giacomo)
     family = _words(ctx.view.label(held.subject))
@@ -862,7 +867,7 @@ def _said_year(ctx: Context, a: int, b: int) -> tuple[int, bool] | None:
 def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
     """A decade said ("born in the 1970s") that holds the held date's year: vaguer, not another date."""
     said = next((d for a, b, d in ctx.dates if span[0] <= a and b <= span[1]), None)
-    decade = any(_decade_word(t.norm) for t in ctx.tokens[span[0]:span[1]])
+    decade = any(decade_of(t.norm) is not None for t in ctx.tokens[span[0]:span[1]])
     date = parse_iso_date(held.value)
     return said is not None and decade and date is not None and any(said.same_year(date.year - k) for k in range(10))
 
@@ -1245,13 +1250,8 @@ def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) ->
     """A date or number: contradicted only by a literal the graph holds, not by an entity. The comma of "March 25,
     2006" is part of it (with it, no date written month first had been contradicted); so is a decade ("the
     1970s"), and a year's era or minus sign ("8 BC", "the 260s AD", "-1000")."""
-    return all(t.norm.lstrip("-").isdigit() or t.norm in lex.months or not t.word or _decade_word(t.norm)
+    return all(t.norm.lstrip("-").isdigit() or t.norm in lex.months or not t.word or decade_of(t.norm) is not None
                or t.norm in lex.era_bc_words or t.norm in lex.era_ad_words for t in tokens[span[0]:span[1]])
-
-
-def _decade_word(word: str) -> bool:
-    """"1970s", "800s", "60s" (as in "the 60s BC")."""
-    return word.endswith("0s") and word[:-2].isdigit()
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

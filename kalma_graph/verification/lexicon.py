@@ -349,8 +349,8 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         short_year_before=own.words("short_year_before"),
         short_year_after=own.words("short_year_after"),
         elapsed_time_words=own.words("elapsed_time_words"),
-        bound_words={w: (1 if w in own.words("bound_words_later") else -1)
-                     for w in own.words("bound_words_later") | own.words("bound_words_earlier")},
+        bound_words={**dict.fromkeys(own.words("bound_words_earlier"), -1),
+                     **dict.fromkeys(own.words("bound_words_later"), 1)},
         reference_prepositions=own.words("reference_prepositions"),
         range_words=own.words("range_words"),
         maiden_name_words=own.words("maiden_name_words"),

@@ -158,6 +158,13 @@ class GraphView:
     def label(self, eid: str) -> str:
         return self.names.get(eid) or eid
 
+    def value_names(self, value: str, object_id: str | None) -> list[str]:
+        """A value as written, then its entity's name and aliases, where it is one."""
+        if not object_id:
+            return [value]
+        return [value, *([self.names[object_id]] if self.names.get(object_id) else []),
+                *self.aliases.get(object_id, ())]
+
     def kin_named(self, said: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, GraphTriple]]:
         """The family triples (holder id, triple) whose value is named `said` (a `phrase`), indexed on first use."""
         if self._kin_by_name is None:
@@ -444,11 +451,7 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
     number = number_of(value)
     if number is not None:
         return [_ValueHit((a, b), "number") for a, b, x in numbers_in(tokens) if abs(x - number) < 1e-9]
-    names = [value]
-    if object_id:
-        if view.names.get(object_id):
-            names.append(view.names[object_id])
-        names += list(view.aliases.get(object_id, ()))
+    names = view.value_names(value, object_id)
     seen: set[tuple[str, ...]] = set()
     for k, name in enumerate(names):
         words = phrase(_without_parenthesis(name))

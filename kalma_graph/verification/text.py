@@ -224,15 +224,21 @@ def _era_year(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], froze
 def _era_decade(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], frozenset[str]]) -> int | None:
     """The first (astronomical) year of a decade written with its era: "the 260s AD" 260, "the 60s BC" -68."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    m = re.fullmatch(r"(\d{0,3}0)s", tokens[i].norm)
-    if m is None or nxt is None or not nxt.capital or nxt.norm not in eras[0] | eras[1]:
+    first = decade_of(tokens[i].norm)
+    if first is None or nxt is None or not nxt.capital or nxt.norm not in eras[0] | eras[1]:
         return None
-    return 1 - (int(m.group(1)) + 9) if nxt.norm in eras[0] else int(m.group(1))
+    return 1 - (first + 9) if nxt.norm in eras[0] else first
+
+
+def decade_of(word: str) -> int | None:
+    """The first year of a decade written as one word ("60s", "800s", "1970s"), or None ("1975s" is none)."""
+    return int(word[:-1]) if re.fullmatch(r"\d{1,3}0s", word) else None
 
 
 def decade_start(word: str) -> int | None:
-    """The first year of a decade written as one word ("1970s", "800s"), or None ("1975s" is none)."""
-    return int(word[:-1]) if re.fullmatch(r"\d{2,3}0s", word) else None
+    """`decade_of` for a decade that is a date by itself: three digits or more ("800s", "1970s"; "the 60s" needs its
+    era, `_era_decade`)."""
+    return decade_of(word) if len(word) >= 4 else None
 
 
 def _short_year(tokens: Sequence[Token], i: int, before: frozenset[str], after: frozenset[str]) -> bool:
