@@ -163,7 +163,7 @@ def verify_structure(answer: AnswerInput, lexicon: Lexicon | None = None,
         taken |= covered((m.start, m.end) for m in pronouns)
         names = name_mentions(tokens, taken, lexicon)
         dates = dates_in(tokens, lexicon.month_index, (lexicon.short_year_before, lexicon.short_year_after),
-                         (lexicon.era_bc_words, lexicon.era_ad_words))
+                         (lexicon.era_bc_words, lexicon.era_ad_words), lexicon.centuries)
         named = _named(tokens, found + pronouns + names, dates, lexicon)
         mentions = [replace(m, thing=True) if m.kind == "entity" and m.ids and all(view.not_person(i) for i in m.ids)
                     else m for m in _resolve(tokens, named, focus, group, recent, view, said, lexicon)]
@@ -248,7 +248,7 @@ class _UncitedJudge:
         """A triple of `who` whose value is named at `span`, whoever the sentence says it of."""
         return next((t for sid in sorted(who) for t in self.triples(sid) if t.label != "name"
                      and any(spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id)
-                             if h.how not in ("vaguer", "date_wrong"))), None)
+                             if h.how not in ("vaguer", "date_wrong", "date_year"))), None)
 
     def held_back(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
         """A family triple of the person named at `span` whose value is one of `who`, which the sentence states
@@ -592,7 +592,7 @@ def _another_clause_opens(ctx: Context, lo: int, hi: int) -> bool:
         return True
     comma = next((k for k, t in enumerate(between) if t.text == ","), None)
     return comma is not None and any(t.word and t.norm not in lex.copulas and t.norm not in lex.forward_noun_verbs
-                                     and _verb_like(t.norm, lex) for t in between[:comma])
+                                     and lex.verb_like(t.norm) for t in between[:comma])
 
 
 def _in_full(view: GraphView, m: Mention) -> bool:
@@ -865,11 +865,16 @@ def _said_year(ctx: Context, a: int, b: int) -> tuple[int, bool] | None:
 
 
 def _in_decade(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
-    """A decade said ("born in the 1970s") that holds the held date's year: vaguer, not another date."""
+    """A decade or century said ("born in the 1970s", "in the early 13th century") that holds the held date's year:
+    vaguer, not another date."""
     said = next((d for a, b, d in ctx.dates if span[0] <= a and b <= span[1]), None)
-    decade = any(decade_of(t.norm) is not None for t in ctx.tokens[span[0]:span[1]])
     date = parse_iso_date(held.value)
-    return said is not None and decade and date is not None and any(said.same_year(date.year - k) for k in range(10))
+    if said is None or date is None:
+        return False
+    if said.years > 1:
+        return said.holds_year(date.year)
+    decade = any(decade_of(t.norm) is not None for t in ctx.tokens[span[0]:span[1]])
+    return decade and any(said.same_year(date.year - k) for k in range(10))
 
 
 def _where_cue(tokens: Sequence[Token], rel: RelationCues, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -891,7 +896,7 @@ def _relative_speaks(ctx: Context, lo: int, hi: int, cue_end: int) -> bool:
     for k in range(lo, hi):
         t = tokens[k]
         if not t.word or (lex.kin_class_of(t.norm) is None and t.norm not in lex.possessed_nouns) \
-                or _verb_like(t.norm, lex):
+                or lex.verb_like(t.norm):
             continue
         if t.possessive:
             return True
@@ -922,7 +927,7 @@ def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
     first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].word and tokens[cue_end].norm in lex.coordinators \
         else cue_end
     return any(tokens[k].word and k not in in_dates and tokens[k].norm not in lex.elapsed_time_words
-               and _verb_like(tokens[k].norm, lex) for k in range(first + 1, span[0]))
+               and lex.verb_like(tokens[k].norm) for k in range(first + 1, span[0]))
 
 
 def _subject_of_own_clause(ctx: Context, span: tuple[int, int]) -> bool:
@@ -931,7 +936,7 @@ def _subject_of_own_clause(ctx: Context, span: tuple[int, int]) -> bool:
     tokens, lex = ctx.tokens, ctx.lexicon
     return span[0] > 0 and tokens[span[0] - 1].norm in ("and", "but") and span[1] < len(tokens) \
         and tokens[span[1]].word and tokens[span[1]].norm not in lex.apposed_participles \
-        and _verb_like(tokens[span[1]].norm, lex)
+        and lex.verb_like(tokens[span[1]].norm)
 
 
 def _cue_window(ctx: Context, lo: int, hi: int, words: int = 6) -> int:
@@ -1152,7 +1157,7 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     verbs = lex.verbs  # a common verb states nothing by itself ("He took part in the Dakar Rally")
 
     def a_cue(word: str) -> bool:  # str.startswith tries the tuple of stems in C: this runs on every word
-        return word.startswith(any_cue if _verb_like(word, lex) else own_cue)
+        return word not in lex.role_words and word.startswith(any_cue if lex.verb_like(word) else own_cue)
 
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in lex.hedge_words
@@ -1178,14 +1183,9 @@ def _governing_cues(ctx: Context, spans: Sequence[tuple[int, int]]) -> set[int]:
             k -= 1
         # only across "of": a word right before the value modifies it ("a professional tennis player")
         if k >= 0 and tokens[k].word and any(t.norm == "of" for t in tokens[k + 1:start]) \
-                and tokens[k].norm.startswith(stems):
+                and tokens[k].norm.startswith(stems) and tokens[k].norm not in ctx.lexicon.role_words:
             out.add(k)
     return out
-
-
-def _verb_like(word: str, lex: Lexicon) -> bool:
-    return (word.endswith("ed") or word in lex.verbs or word in lex.clause_verbs
-            or word in lex.apposed_participles)
 
 
 def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:
@@ -1251,7 +1251,8 @@ def _is_literal(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) ->
     2006" is part of it (with it, no date written month first had been contradicted); so is a decade ("the
     1970s"), and a year's era or minus sign ("8 BC", "the 260s AD", "-1000")."""
     return all(t.norm.lstrip("-").isdigit() or t.norm in lex.months or not t.word or decade_of(t.norm) is not None
-               or t.norm in lex.era_bc_words or t.norm in lex.era_ad_words for t in tokens[span[0]:span[1]])
+               or t.norm in lex.era_bc_words or t.norm in lex.era_ad_words or lex.centuries.has(t.norm)
+               for t in tokens[span[0]:span[1]])
 
 
 _CUE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}

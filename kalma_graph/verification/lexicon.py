@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from kalma_graph.errors import KalmaError
 
-from .text import fold, phrase
+from .text import CenturyWords, fold, phrase
 
 # Every data file the verifier reads, in the order the id hashes them (question_topics.json: its common verbs,
 # which are no left-over claim; the rest of it is the question reader's, `verification.topics`).
@@ -111,6 +111,8 @@ class Lexicon:
     containment_labels: frozenset[str] = frozenset()  # relations that say where a place lies
     distributive_words: frozenset[str] = frozenset()  # "respectively": values paired with a group one by one
     ordinals: frozenset[str] = frozenset()  # "the third pharaoh": a place in a series the graph does not hold
+    role_words: frozenset[str] = frozenset()  # "a professor at X": a cue of `employer` and a role of its own
+    centuries: CenturyWords = field(default_factory=CenturyWords)  # "the late 4th or early 3rd century BC"
     birth_order_words: frozenset[str] = frozenset()  # "the youngest child": an order among siblings, not held
     value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
@@ -148,6 +150,11 @@ class Lexicon:
     _aliases_gz: bytes = field(default=b"", repr=False, compare=False, hash=False)
     _aliases: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False, hash=False)
     _fallback: dict[str, RelationCues] = field(default_factory=dict, compare=False, hash=False)
+
+    def verb_like(self, word: str) -> bool:
+        """A folded word that reads as a verb or participle ("worked", "grew", "born")."""
+        return (word.endswith("ed") or word in self.verbs or word in self.clause_verbs
+                or word in self.apposed_participles)
 
     def relation(self, label: str) -> RelationCues:
         """The cues of a property label; labels the data file does not list use their Wikidata label and
@@ -292,6 +299,13 @@ def _relation_fields(data: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _century_words(own: _Keys) -> CenturyWords:
+    words = CenturyWords(nouns=own.words("nouns"), joins=own.words("joins"),
+                         halves={fold(w): (int(lo), int(hi)) for w, (lo, hi) in own["halves"].items()})
+    own.done()
+    return words
+
+
 def _word_fields(own: _Keys) -> dict[str, Any]:
     """The Lexicon's fields from verifier_words.json (each key read once; one no code reads is an error)."""
     forward, places, fields = own.sub("reads_forward"), own.sub("place_relations"), own.sub("person_fields")
@@ -334,7 +348,8 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         place_labels=places.words("labels"),
         containment_labels=own.words("containment_relations"),
         distributive_words=own.words("distributive_words"),
-        ordinals=own.words("ordinals"),
+        ordinals=own.words("ordinals"), role_words=own.words("role_words"),
+        centuries=_century_words(own.sub("centuries")),
         birth_order_words=own.words("birth_order_words"),
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},

@@ -661,8 +661,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if rel.not_as_region and _as_region(tokens, hit.span, lex):
         return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
                    f"{subject_name}'s {cited.relation}", spans)
-    if hit.how == "date_wrong":
-        return out("partial_date", f"another full date in the year of {cited.value}", spans)
+    date_off = _date_precision(ctx, cited, hit)
+    if date_off is not None:
+        return out("partial_date", date_off, spans)
     if rel.kin:
         return _judge_kin(ctx, cited, rel, lo, hi, spans, out, how == "right")
     own = _cue_spans(tokens, rel, lo, min(hi, len(tokens)))
@@ -695,9 +696,9 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     said_with = _another_relation_said(ctx, cited, hit.span, own[0] if own else None)
     if said_with is not None:
         return out("partial_near", said_with, spans)
-    if own:
-        return out("supported_cue",
-                   f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'", spans + own[:1])
+    if own:  # a role noun ("a professor at X") is the relation's cue and still a claim of its own (`role_words`)
+        return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'",
+                   spans + [c for c in own[:1] if not (c[1] - c[0] == 1 and tokens[c[0]].norm in lex.role_words)])
     near = _near_cue(tokens, rel, lex, _clause_start(tokens, lo, hit.span[0], lex) if how == "left" else lo, hi)
     if near is not None:
         return out("partial_near", f"'{span_text(tokens, near[1])}' states '{near[0]}', not '{cited.relation}'", spans)
@@ -727,14 +728,18 @@ def _another_relation_said(ctx: Context, cited: CitedTriple, span: tuple[int, in
                            cue: tuple[int, int] | None) -> str | None:
     """Why the value is said with another relation the subject holds than the cited one, or None: the cue is part of
     that relation's wider cue ("Huygens's doctoral students were Papin and …", citing `student: Denis Papin`), or, with
-    no cue, the value says of what another held value is ("the monarch of French Annam", citing `country of
-    citizenship: French Annam`); or the value is an influence ("influenced by soul music", citing `genre`)."""
+    no cue, another relation's verb takes the nation (`_other_verb_governs`: "worked in Greece") or the value says of
+    what another held value is ("the monarch of French Annam", citing `country of citizenship: French Annam`); or the
+    value is an influence ("influenced by soul music", citing `genre`)."""
     if _said_as_influence(ctx.tokens, span, ctx.lexicon) and not fold(cited.relation).startswith("influenced"):
         return f"'influenced by {cited.value}' states an influence, not '{cited.relation}'"
     if cue is not None:
         wider = _wider_cue(ctx, cited, cue)
         return None if wider is None else \
             f"'{span_text(ctx.tokens, wider[1])}' states '{wider[0]}', not '{cited.relation}'"
+    governing = _other_verb_governs(ctx, ctx.lexicon.relation(cited.relation), span)
+    if governing is not None:
+        return f"{governing}, not '{cited.relation}'"
     of_value = _of_another_value(ctx, cited, span)
     return None if of_value is None else (f"'{of_value} of {span_text(ctx.tokens, span).rstrip('.')}' says the "
                                           f"{of_value}'s place, not {ctx.view.label(cited.subject)}'s {cited.relation}")
@@ -767,6 +772,48 @@ def _wider_cue(ctx: Context, cited: CitedTriple, cue: tuple[int, int]) -> tuple[
              if span[0] <= cue[0] and cue[1] <= span[1] and span != cue]
     # the widest; of equals, the one named like the cited relation ("doctoral student", not "doctoral advisor")
     return max(wider, key=lambda w: (w[1][1] - w[1][0], label in w[0]), default=None)
+
+
+def _date_precision(ctx: Context, cited: CitedTriple, hit: _ValueHit) -> str | None:
+    """Why a held date said at `hit` only partly holds: another full date in its year, or a day and month where the
+    subject holds the year alone for the cited relation ("died on January 20, 120 BCE" where the graph holds -0120:
+    both passes of v16; beside a held "1845-01-01" the year's citation counts, as v9's to v14's passes label it)."""
+    if hit.how == "date_wrong":
+        return f"another full date in the year of {cited.value}"
+    label = fold(cited.relation)
+    held = [t for t in ctx.view.by_subject.get(cited.subject, ()) if fold(t.label) == label]
+    if hit.how == "date_year" and not any(h.span == hit.span and h.how == "date"
+                                          for t in held for h in ctx.hits(t.value, t.object_id)):
+        return f"a day or month where the graph holds only the year of {cited.value}"
+    return None
+
+
+def _other_verb_governs(ctx: Context, rel: RelationCues, span: tuple[int, int]) -> str | None:
+    """Another relation's verb right before a nation, a place preposition between ("worked in Greece", "grew up in
+    Cambodia", citing `country of citizenship`): the sentence says where the person did something, not the cited
+    relation, whose value said with no word of its own would otherwise read as implied (v8 and v16: both passes
+    call such a sentence not fully supported). What the words from the verb to the value state, or None."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    if not rel.demonym:
+        return None  # a nation's relation only: "involved in politics" still states `field of work: politics`
+    start = span[0]
+    while start > 0 and tokens[start - 1].word and tokens[start - 1].norm in lex.articles:
+        start -= 1
+    # "born on May 25, 1972, India": the nation after the date the verb takes, a comma between (v3, v14)
+    dated = next((a for a, b, _ in ctx.dates if b == start - 1 and tokens[b].text == ","), None) \
+        if start > 0 else None
+    prepositions = lex.place_prepositions | ({"on"} if dated is not None else set())
+    start = start if dated is None else dated
+    if start == 0 or not tokens[start - 1].word or tokens[start - 1].norm not in prepositions:
+        return None
+    # a place relation first: "born in" states the place of birth, not the date
+    for label, other in sorted(lex.relations.items(), key=lambda kv: not lex.is_place_relation(kv[0])):
+        if other.label == rel.label or label in rel.near:
+            continue
+        for cue in _cue_spans(tokens, other, max(start - 5, 0), start):
+            if cue[1] in (start - 1, start) and lex.verb_like(tokens[cue[0]].norm):
+                return f"'{span_text(tokens, (cue[0], span[1])).rstrip('.')}' states '{other.label}'"
+    return None
 
 
 def _near_cue(tokens: Sequence[Token], rel: RelationCues, lex: Lexicon, lo: int,

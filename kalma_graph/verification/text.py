@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
@@ -132,9 +132,15 @@ class DateValue:
     # said with BC ("185 BC" is -184): a held year one less (-185) is the same year numbered without a year 0, as
     # sources and answers that copy the graph's "-0184" as "184 BCE" do
     bc: bool = False
+    years: int = 1  # a period's length from `year` on: 100 for "the 13th century", 200 for "the 4th or 3rd century BC"
 
     def same_year(self, year: int) -> bool:
-        return year == self.year or self.bc and year == self.year - 1
+        return self.years == 1 and (year == self.year or self.bc and year == self.year - 1)
+
+    def holds_year(self, year: int) -> bool:
+        """Whether the year falls in the period, a year wider at its start: "the 13th century" holds 1200 as people
+        count it, and the graph's BC years count a year 0."""
+        return self.year - 1 <= year < self.year + self.years
 
 
 def parse_iso_date(value: str) -> DateValue | None:
@@ -155,11 +161,12 @@ def parse_iso_date(value: str) -> DateValue | None:
 def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
              short_year: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
              eras: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
-             ) -> list[tuple[int, int, DateValue]]:
+             centuries: CenturyWords | None = None) -> list[tuple[int, int, DateValue]]:
     """Dates written in the sentence: `March 14, 1879`, `14 March 1879`, `March 1879`, `1879`, a three-digit
     year between `short_year`'s words ("born in 155 in Qiao"), and a year of any length with its era (`eras`: the
     words for BC, then for AD: "8 BC", "AD 238", "the 260s AD", "15 March 44 BC") or the graph's minus sign
-    ("-1000"). `month_index`: month names and their first three letters -> 1..12 (`Lexicon.month_index`)."""
+    ("-1000"), and a century (`centuries`: "the early 13th century", a period `DateValue.years` long). `month_index`:
+    month names and their first three letters -> 1..12 (`Lexicon.month_index`)."""
     out: list[tuple[int, int, DateValue]] = []
     used: set[int] = set()
     n = len(tokens)
@@ -191,6 +198,9 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
         if (era := _era_year(tokens, i, eras)) is not None:
             out.append((i, era[0], DateValue(era[1], bc=era[2])))
             used.update(range(i, era[0]))
+        elif centuries is not None and (century := _centuries(tokens, i, eras[0], centuries)) is not None:
+            out.append((i, century[0], century[1]))
+            used.update(range(i, century[0]))
         elif (decade := _era_decade(tokens, i, eras)) is not None:
             out.append((i, i + 2, DateValue(decade, bc=decade < 1)))
             used.update(range(i, i + 2))
@@ -219,6 +229,59 @@ def _era_year(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], froze
     if t.word and t.capital and t.norm in after and nxt is not None and nxt.norm.isdigit() and len(nxt.norm) <= 4:
         return i + 2, int(nxt.norm), False
     return None
+
+
+_ORDINAL = re.compile(r"([1-9]\d?)(?:st|nd|rd|th)")
+_ORDINAL_PAIR = re.compile(r"([1-9]\d?)(?:st|nd|rd|th)[-–]([1-9]\d?)(?:st|nd|rd|th)")
+
+
+@dataclass(frozen=True)
+class CenturyWords:
+    """How a century is written after its ordinal (`verifier_words.json` `centuries`)."""
+
+    nouns: frozenset[str] = frozenset()  # "century", "centuries"
+    joins: frozenset[str] = frozenset()  # "the 4th or 3rd century"
+    halves: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # "early" -> the years 0-49 of the century
+
+    def has(self, word: str) -> bool:
+        """A folded word of a century as `dates_in` reads one ("13th", "5th-6th", "century", "or", "early")."""
+        return (_ORDINAL.fullmatch(word) is not None or _ORDINAL_PAIR.fullmatch(word) is not None
+                or word in self.nouns or word in self.joins or word in self.halves)
+
+
+def _centuries(tokens: Sequence[Token], i: int, bc_words: frozenset[str], words: CenturyWords,
+               ) -> tuple[int, DateValue] | None:
+    """(end, period) of a century written as an ordinal from `i`, a word of `words.halves` before it taking part of
+    it ("the 13th century", "early 13th century", "the late 4th or early 3rd century BC", "the 5th-6th centuries"), or
+    None."""
+    parts: list[tuple[str | None, int]] = []
+    k, n = i, len(tokens)
+    while True:
+        half = tokens[k].norm if k < n and tokens[k].norm in words.halves else None
+        k += half is not None
+        pair = _ORDINAL_PAIR.fullmatch(tokens[k].norm) if k < n and not parts and half is None else None
+        if pair is not None:  # "the 5th-6th centuries": one token
+            parts = [(None, int(pair.group(1))), (None, int(pair.group(2)))]
+            k += 1
+            break
+        ordinal = _ORDINAL.fullmatch(tokens[k].norm) if k < n else None
+        if ordinal is None:
+            return None
+        parts.append((half, int(ordinal.group(1))))
+        k += 1
+        if len(parts) == 2 or k >= n or tokens[k].norm not in words.joins:
+            break
+        k += 1
+    if k >= n or tokens[k].norm not in words.nouns:
+        return None
+    k += 1
+    bc = k < n and tokens[k].capital and tokens[k].norm in bc_words
+    years = []
+    for half, number in parts:
+        first = 1 - number * 100 if bc else (number - 1) * 100 + 1  # the 3rd century BC: -299 (300 BC) to -200
+        low, high = words.halves[half] if half is not None else (0, 99)
+        years += [first + low, first + high]
+    return k + bc, DateValue(min(years), bc=bc, years=max(years) - min(years) + 1)
 
 
 def _era_decade(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], frozenset[str]]) -> int | None:

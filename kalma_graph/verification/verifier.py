@@ -110,8 +110,13 @@ from .text import fold
 # no parent's name, a place the graph locates said where it holds another spelling it cannot locate ("Chengdu" for
 # Chengtu) as that place, and "strangled", "beheaded", "poisoned", "put to death" as words for death; 23 reads a family
 # word's sex where `child` or `sibling` is cited and the graph shown does not hold it ("Cao Pi's son was Cao Rui") as a
-# claim again, absent (verifier 15's reading, which 16 dropped).
-VERIFIER_VERSION = "23"
+# claim again, absent (verifier 15's reading, which 16 dropped); 24 reads a nation after another relation's verb and a
+# place preposition ("worked in Greece", "grew up in Cambodia", "born on May 25, 1972, India") as partly supporting a
+# cited citizenship, a day and month said where the subject holds the year alone as partly supporting that year's
+# citation and as no held date, a role noun that is a relation's cue ("a professor at", "the CEO of") as a claim of
+# its own, and a century ("the early 13th century", "the late 4th or early 3rd century BC") as a date whose years a
+# held year outside contradicts.
+VERIFIER_VERSION = "24"
 
 
 class VerifierStore(Protocol):
