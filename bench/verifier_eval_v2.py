@@ -119,7 +119,9 @@ def main() -> None:
                               f"{c['value']}\n    {item['sentence']}\n    -> {got.reason}")
         statuses = [claim.status for claim in sentence.claims]
         if item["source"] == "chatbot":
-            predicted_full = int(bool(statuses) and all(s in ("supported", "supported_uncited") for s in statuses))
+            # a sentence that states nothing ("I don't have reliable information on his parents' names") is fully
+            # held, as the rules read `full` and as `kalma-graph verify` reports it (until v18 it was counted not held)
+            predicted_full = int(all(s in ("supported", "supported_uncited") for s in statuses))
             predicted_contra = int("contradicted" in statuses)
             bucket["contradicted"].append((labels[(item["item_id"], "contradicted")], predicted_contra))
             if predicted_contra != labels[(item["item_id"], "contradicted")]:

@@ -661,6 +661,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
                 same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)
+                             and not _held_year_as_number(ctx, span, t)
                              and not _within_bound(ctx, span, t)
                              and not _in_said_range(ctx, span, t)
                              and not (rel.kin and _names_share_word(ctx, span, t))]
@@ -808,6 +809,14 @@ def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
         k -= 1  # "c. 505"
     return year is not None and date is not None and k >= 0 \
         and ctx.tokens[k].norm in ctx.lexicon.approximate_words and abs(year - date.year) < 2
+
+
+def _held_year_as_number(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """A number no date reading takes that is the held date's year ("killed in 459 by his brother", the graph holding
+    0459: a three-digit year only reads as a date beside its era or between `short_year` words)."""
+    date = parse_iso_date(held.value)
+    mine = None if any((a, b) == span for a, b, _ in ctx.dates) else _said_year(ctx, span[0], span[1])
+    return date is not None and mine is not None and mine[0] == date.year
 
 
 def _within_bound(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
@@ -1159,8 +1168,11 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     def a_cue(word: str) -> bool:  # str.startswith tries the tuple of stems in C: this runs on every word
         return word not in lex.role_words and word.startswith(any_cue if lex.verb_like(word) else own_cue)
 
+    # the answerer's talk about what it knows ("I don't have reliable information on his parents' names") states
+    # nothing
+    talk = lex.talk_words if any(t.word and t.norm in lex.speaker_pronouns for t in ctx.tokens) else frozenset()
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
-            and t.norm not in lex.hedge_words
+            and t.norm not in lex.hedge_words and t.norm not in talk
             and t.norm not in ctx.question_words and not t.norm.isdigit() and t.norm not in verbs
             and not a_cue(t.norm)]
     if not rest:

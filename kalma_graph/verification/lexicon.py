@@ -113,6 +113,8 @@ class Lexicon:
     ordinals: frozenset[str] = frozenset()  # "the third pharaoh": a place in a series the graph does not hold
     role_words: frozenset[str] = frozenset()  # "a professor at X": a cue of `employer` and a role of its own
     centuries: CenturyWords = field(default_factory=CenturyWords)  # "the late 4th or early 3rd century BC"
+    speaker_pronouns: frozenset[str] = frozenset()  # "I", "me": the answerer speaking of itself
+    talk_words: frozenset[str] = frozenset()  # "reliable information", "help": its talk, no claim
     birth_order_words: frozenset[str] = frozenset()  # "the youngest child": an order among siblings, not held
     value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
@@ -350,6 +352,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         distributive_words=own.words("distributive_words"),
         ordinals=own.words("ordinals"), role_words=own.words("role_words"),
         centuries=_century_words(own.sub("centuries")),
+        speaker_pronouns=own.words("speaker_pronouns"), talk_words=own.words("talk_words"),
         birth_order_words=own.words("birth_order_words"),
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
@@ -371,8 +374,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         maiden_name_words=own.words("maiden_name_words"),
         area_kinds=own.words("area_kinds"),
         object_relative_pronouns=own.words("object_relative_pronouns"),
-        era_bc_words=own.words("era_bc_words"),
-        era_ad_words=own.words("era_ad_words"),
+        era_bc_words=own.words("era_bc_words"), era_ad_words=own.words("era_ad_words"),
         approximate_words=own.words("approximate_words"),
         nickname_words=own.words("nickname_words"),
         hedge_words=own.words("hedge_words"),

@@ -115,8 +115,10 @@ from .text import fold
 # cited citizenship, a day and month said where the subject holds the year alone as partly supporting that year's
 # citation and as no held date, a role noun that is a relation's cue ("a professor at", "the CEO of") as a claim of
 # its own, and a century ("the early 13th century", "the late 4th or early 3rd century BC") as a date whose years a
-# held year outside contradicts.
-VERIFIER_VERSION = "24"
+# held year outside contradicts; 25 reads the answerer's talk about what it knows ("I don't have reliable information
+# on his parents' names") as no claim, a bare number that is the held year ("killed in 459", held 0459) as no other
+# date, and more nations by their adjectives (so that "born in Cambodia" holds the unlocated Udong).
+VERIFIER_VERSION = "25"
 
 
 class VerifierStore(Protocol):
