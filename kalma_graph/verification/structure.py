@@ -788,6 +788,17 @@ def _date_precision(ctx: Context, cited: CitedTriple, hit: _ValueHit) -> str | N
     return None
 
 
+_PLACE_FIRST: dict[str, list[tuple[str, RelationCues]]] = {}
+
+
+def _place_relations_first(lex: Lexicon) -> list[tuple[str, RelationCues]]:
+    """The lexicon's relations, place relations first ("born in" states the place of birth, not the date); once per
+    lexicon."""
+    if lex.sha256 not in _PLACE_FIRST:
+        _PLACE_FIRST[lex.sha256] = sorted(lex.relations.items(), key=lambda kv: not lex.is_place_relation(kv[0]))
+    return _PLACE_FIRST[lex.sha256]
+
+
 def _other_verb_governs(ctx: Context, rel: RelationCues, span: tuple[int, int]) -> str | None:
     """Another relation's verb right before a nation, a place preposition between ("worked in Greece", "grew up in
     Cambodia", citing `country of citizenship`): the sentence says where the person did something, not the cited
@@ -806,8 +817,7 @@ def _other_verb_governs(ctx: Context, rel: RelationCues, span: tuple[int, int]) 
     start = start if dated is None else dated
     if start == 0 or not tokens[start - 1].word or tokens[start - 1].norm not in prepositions:
         return None
-    # a place relation first: "born in" states the place of birth, not the date
-    for label, other in sorted(lex.relations.items(), key=lambda kv: not lex.is_place_relation(kv[0])):
+    for label, other in _place_relations_first(lex):
         if other.label == rel.label or label in rel.near:
             continue
         for cue in _cue_spans(tokens, other, max(start - 5, 0), start):
