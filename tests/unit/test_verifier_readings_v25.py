@@ -37,3 +37,10 @@ def test_a_listed_nation_holds_an_unlocated_birthplace():
     # Ang Duong: the graph holds Udong, which it cannot locate; "born … in Cambodia" is vaguer, not another place
     claims = statuses("Ang Duong was born and grew up in Cambodia", "v8")
     assert claims.get("Cambodia") == "absent", claims
+
+
+def test_a_relative_the_answerer_does_not_know_is_no_claim():
+    # "I don't reliably know his mother's name": no mother is said; the father and his trade still are claims
+    claims = statuses("His father was the musician Anton Romberg, a bassoonist", "v18")
+    assert not any("mother" in text for text in claims), claims
+    assert claims.get("Anton Romberg") == "absent", claims
