@@ -780,12 +780,13 @@ def _date_precision(ctx: Context, cited: CitedTriple, hit: _ValueHit) -> str | N
     both passes of v16; beside a held "1845-01-01" the year's citation counts, as v9's to v14's passes label it)."""
     if hit.how == "date_wrong":
         return f"another full date in the year of {cited.value}"
+    if hit.how != "date_year":
+        return None  # every citation passes here: the subject's statements are read for a year's citation alone
     label = fold(cited.relation)
-    held = [t for t in ctx.view.by_subject.get(cited.subject, ()) if fold(t.label) == label]
-    if hit.how == "date_year" and not any(h.span == hit.span and h.how == "date"
-                                          for t in held for h in ctx.hits(t.value, t.object_id)):
-        return f"a day or month where the graph holds only the year of {cited.value}"
-    return None
+    if any(h.span == hit.span and h.how == "date" for t in ctx.view.by_subject.get(cited.subject, ())
+           if fold(t.label) == label for h in ctx.hits(t.value, t.object_id)):
+        return None
+    return f"a day or month where the graph holds only the year of {cited.value}"
 
 
 _PLACE_FIRST: dict[str, list[tuple[str, RelationCues]]] = {}
