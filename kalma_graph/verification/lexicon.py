@@ -115,6 +115,7 @@ class Lexicon:
     centuries: CenturyWords = field(default_factory=CenturyWords)  # "the late 4th or early 3rd century BC"
     speaker_pronouns: frozenset[str] = frozenset()  # "I", "me": the answerer speaking of itself
     talk_words: frozenset[str] = frozenset()  # "reliable information", "help": its talk, no claim
+    frame_words: frozenset[str] = frozenset()  # "his career", "family background": frame a claim, make none
     birth_order_words: frozenset[str] = frozenset()  # "the youngest child": an order among siblings, not held
     value_phrases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded value -> its other wordings
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
@@ -353,7 +354,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         ordinals=own.words("ordinals"), role_words=own.words("role_words"),
         centuries=_century_words(own.sub("centuries")),
         speaker_pronouns=own.words("speaker_pronouns"), talk_words=own.words("talk_words"),
-        birth_order_words=own.words("birth_order_words"),
+        frame_words=own.words("frame_words"), birth_order_words=own.words("birth_order_words"),
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
         none_phrases={tuple(fold(w) for w in p.split()): label for p, label in own["none_phrases"].items()},

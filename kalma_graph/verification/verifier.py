@@ -117,8 +117,12 @@ from .text import fold
 # its own, and a century ("the early 13th century", "the late 4th or early 3rd century BC") as a date whose years a
 # held year outside contradicts; 25 reads the answerer's talk about what it knows ("I don't have reliable information
 # on his parents' names") as no claim, a bare number that is the held year ("killed in 459", held 0459) as no other
-# date, and more nations by their adjectives (so that "born in Cambodia" holds the unlocated Udong).
-VERIFIER_VERSION = "25"
+# date, and more nations by their adjectives (so that "born in Cambodia" holds the unlocated Udong); 26 reads the
+# question's words as claims where the answer states them ("his father was a baritone", the question having asked of
+# "his father's baritone voice"), words that frame a person's story ("career", "family background", "currently") as
+# no claim, and a held value wider than the cited one by a word after it ("a Byzantine emperor", citing citizenship)
+# as that value, uncited, unless the word is the cited relation's own cue ("a tennis player", citing `sport`).
+VERIFIER_VERSION = "26"
 
 
 class VerifierStore(Protocol):

@@ -87,7 +87,7 @@ def test_a_held_value_wider_than_the_cited_one_is_not_cited():
     sentence = check("Jean-Paul Belmondo was also a stage actor", "v6")
     assert {c.text: c.status for c in sentence.claims} == {"stage actor": "supported_uncited"}
     assert not sentence.fully_supported
-    # the far side: "an ice hockey player", citing `sport: ice hockey`: "player" names no other value (v5)
+    # the far side: "an ice hockey player", citing `sport: ice hockey`: "player" is the cue of `sport` (v5)
     gretzky = check("Wayne Gretzky is an ice hockey player who played for the Indianapolis Racers", "v5")
     assert gretzky.fully_supported, gretzky.claims
 
