@@ -35,6 +35,8 @@ from .structure import (
     entity_mentions,
     holders,
     joined,
+    life_span,
+    life_span_opening,
     name_mentions,
     opens_clause,
     pronoun_mentions,
@@ -619,7 +621,8 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
         for label in {fold(t.label) for t in triples}:
             rel = lex.relation(label)
             cues = (_cue_spans(tokens, rel, start, span[0]) or _where_cue(tokens, rel, span)
-                    or (_parent_noun(ctx, label, lo, span) if rel.kin == "parent" else [])) if rel.single else []
+                    or (_parent_noun(ctx, label, lo, span) if rel.kin == "parent" else [])
+                    or _life_span_cue(ctx, label, span, sid)) if rel.single else []
             if not cues:
                 continue
             if not _fits(label, tokens, span, lex):
@@ -650,8 +653,10 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 # a date or number against a date or number, a name against a name: a place the graph holds
                 # only as a string ("Strones", no item of its own) is still contradicted by "born in Braunau am Inn"
                 # a held place written in lower case is no name to hold another against ("film", a parish)
+                # nor an item the graph names nowhere ("place of burial: Q311", v20)
                 same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)
-                             and not (lex.is_place_relation(label) and t.value[:1].islower())]
+                             and not (lex.is_place_relation(label) and t.value[:1].islower())
+                             and not _UNNAMED.fullmatch(t.value)]
                 stated = fold(span_text(tokens, span).rstrip("."))
                 # "born in the United States" where the graph holds Chicago: a place that contains the held one
                 # is vaguer, not another place; so is one inside it ("born in Xikou" where the graph holds
@@ -672,6 +677,9 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 if same_kind:
                     return same_kind[0]
     return None
+
+
+_UNNAMED = re.compile(r"Q\d+")  # a value that is an item's id: the graph holds no name for it
 
 
 def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -834,12 +842,21 @@ def _within_bound(ctx: Context, span: tuple[int, int], held: GraphTriple) -> boo
     return sign is not None and (date.year - mine[0]) * sign >= 0
 
 
+def _life_span_cue(ctx: Context, label: str, span: tuple[int, int], sid: str) -> list[tuple[int, int]]:
+    """The parenthesis that opens a life span ("Alessandro Marcello (1673 to 1747)") as the cue of the relation its
+    date at `span` states, birth for the first, death for the second, when it is `sid`'s life: not the subject's where
+    another person is named before it ("his grandfather, Lord Randolph Churchill (1849–1895)") (`life_span`)."""
+    at = life_span_opening(ctx, span, label, sid)
+    return [(at, at + 1)] if at is not None else []
+
+
 def _in_said_range(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
     """The year at `span` is one end of a range said ("born around 970–980", "309/308 BC", "in 1431 or 1433") that
-    holds the held date's year: not another date. A bare number beside a BC year is BC too ("309/308 BC")."""
+    holds the held date's year: not another date. A bare number beside a BC year is BC too ("309/308 BC"). A life
+    span's ends are two dates, not a range ("Alessandro Marcello (1673 to 1747)", held born 1684)."""
     date = parse_iso_date(held.value)
     mine = _said_year(ctx, span[0], span[1])
-    if date is None or mine is None:
+    if date is None or mine is None or life_span(ctx, span) is not None:
         return False
     for other in (_range_end(ctx, span[0] - 1, -1), _range_end(ctx, span[1], 1)):
         if other is None:

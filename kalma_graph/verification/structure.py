@@ -651,12 +651,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     if relative:  # "S's brother taught at V": V is said of the brother (a family relation itself is read by _judge_kin)
         return out("unsupported_bystander",
                    f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
-    if how == "left":
-        lo, hi = max(m.end for m in found), hit.span[0]
-    elif how == "right":
-        lo, hi = hit.span[1], min(m.start for m in found)
-    else:
-        lo, hi = 0, len(tokens)
+    lo, hi = _between(found, how, hit.span, len(tokens))
     spans = [hit.span]
     if rel.not_as_region and _as_region(tokens, hit.span, lex):
         return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
@@ -696,6 +691,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
     said_with = _another_relation_said(ctx, cited, hit.span, own[0] if own else None)
     if said_with is not None:
         return out("partial_near", said_with, spans)
+    if not own and life_span_opening(ctx, hit.span, cited.relation, cited.subject) is not None:
+        return out("supported_cue", f"'{span_text(tokens, hit.span)}' ends {subject_name}'s life span", spans)
     if own:  # a role noun ("a professor at X") is the relation's cue and still a claim of its own (`role_words`)
         return out("supported_cue", f"'{cited.value}' is said of {subject_name} with '{span_text(tokens, own[0])}'",
                    spans + [c for c in own[:1] if not (c[1] - c[0] == 1 and tokens[c[0]].norm in lex.role_words)])
@@ -712,6 +709,46 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _between(found: Sequence[Mention], how: str, span: tuple[int, int], n: int) -> tuple[int, int]:
+    """The tokens between the value at `span` and its holders, on the side `holders` found them (all, if none)."""
+    if how == "left":
+        return max(m.end for m in found), span[0]
+    if how == "right":
+        return span[1], min(m.start for m in found)
+    return 0, n
+
+
+def life_span(ctx: Context, span: tuple[int, int]) -> tuple[str, int, frozenset[str]] | None:
+    """The relation the date at `span` states as one end of a life span, where its parenthesis opens, and whose life
+    it is (the ids of the name before it): "Carl Sagan (1934–1996)", "Leonhard Euler (15 April 1707 – 18 September
+    1783)", "Alessandro Marcello (1673 to 1747)": two dates in parentheses right after the name that opens the
+    sentence, joined by a dash or a `range_words` word, are that person's birth and death (`life_span_relations`);
+    None for any other date."""
+    tokens, lex, dates = ctx.tokens, ctx.lexicon, ctx.dates
+    for (a1, b1, _), (a2, b2, _) in zip(dates, dates[1:]):
+        if span not in ((a1, b1), (a2, b2)) or b2 >= len(tokens) or tokens[b2].text != ")":
+            continue
+        opens = a1 - 1
+        while opens >= 0 and tokens[opens].word and tokens[opens].norm in lex.approximate_words:
+            opens -= 1  # "(c. 268 to 208 BC)"
+        joins = all(tokens[k].text in ("–", "—", "-") or tokens[k].norm in lex.range_words for k in range(b1, a2))
+        # the name that opens the sentence: a relative's life span mid-sentence may be a namesake's ("his
+        # grandfather, Lord Randolph Churchill (1849–1895)", where the graph's Randolph Churchill is born 1911, v5)
+        named = [m for m in ctx.mentions if m.end == opens and m.kind != "pronoun"
+                 and not any(t.word for t in tokens[:m.start])]
+        if opens < 1 or tokens[opens].text != "(" or not joins or a2 == b1 or not named:
+            return None
+        return lex.life_span_relations[0 if span == (a1, b1) else 1], opens, frozenset(i for m in named for i in m.ids)
+    return None
+
+
+def life_span_opening(ctx: Context, span: tuple[int, int], relation: str, subject: str) -> int | None:
+    """Where the parenthesis opens, when the date at `span` is `subject`'s `relation` said as an end of their life
+    span (`life_span`): the cue of that relation; None otherwise."""
+    said = life_span(ctx, span) if ctx.lexicon.life_span_relations else None
+    return said[1] if said is not None and said[0] == fold(relation) and subject in said[2] else None
 
 
 def _said_as_influence(tokens: Sequence[Token], span: tuple[int, int], lex: Lexicon) -> bool:

@@ -121,8 +121,11 @@ from .text import fold
 # question's words as claims where the answer states them ("his father was a baritone", the question having asked of
 # "his father's baritone voice"), words that frame a person's story ("career", "family background", "currently") as
 # no claim, and a held value wider than the cited one by a word after it ("a Byzantine emperor", citing citizenship)
-# as that value, uncited, unless the word is the cited relation's own cue ("a tennis player", citing `sport`).
-VERIFIER_VERSION = "26"
+# as that value, uncited, unless the word is the cited relation's own cue ("a tennis player", citing `sport`); 27
+# reads a life span after the name that opens a sentence ("Alessandro Marcello (1673 to 1747)") as the birth and death
+# years, an item the graph names nowhere ("place of burial: Q311") as contradicting nothing, "known for", "famous for"
+# and "best known" as evaluations (no longer cues of `genre`, `field of work`, `notable work`), and "share" as talk.
+VERIFIER_VERSION = "27"
 
 
 class VerifierStore(Protocol):
