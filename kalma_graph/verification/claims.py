@@ -1194,7 +1194,7 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     # states what the question presupposed (v17; on v2-v17 dropping the excuse caught 21 more sentences)
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in lex.hedge_words and t.norm not in talk and t.norm not in lex.frame_words
-            and not t.norm.isdigit() and t.norm not in verbs
+            and not t.norm.isdigit() and (t.norm not in verbs or t.norm in lex.role_words)
             and not a_cue(t.norm)]
     if not rest:
         return []

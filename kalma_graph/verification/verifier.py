@@ -124,7 +124,8 @@ from .text import fold
 # as that value, uncited, unless the word is the cited relation's own cue ("a tennis player", citing `sport`); 27
 # reads a life span after the name that opens a sentence ("Alessandro Marcello (1673 to 1747)") as the birth and death
 # years, an item the graph names nowhere ("place of burial: Q311") as contradicting nothing, "known for", "famous for"
-# and "best known" as evaluations (no longer cues of `genre`, `field of work`, `notable work`), and "share" as talk.
+# and "best known" as evaluations (no longer cues of `genre`, `field of work`, `notable work`), "share" as talk, and
+# "taught at X" as a role of its own beside `employer` (as "a professor at X" since 24).
 VERIFIER_VERSION = "27"
 
 

@@ -2,7 +2,7 @@
 chatbot's answers to them), both scored once with verifier 26: a life span after the name that opens a sentence
 ("Alessandro Marcello (1673 to 1747)") states the birth and death years; an item the graph names nowhere ("place of
 burial: Q311") contradicts nothing; "known for" is an evaluation, never a relation's cue; "share" is the answerer's
-talk."""
+talk; "taught at X" is a role beside `employer`, as "a professor at X"."""
 
 from __future__ import annotations
 
@@ -68,3 +68,14 @@ def test_known_for_is_an_evaluation(start, version):
 def test_offering_to_share_is_talk():
     # both passes of v20: fully held (it states nothing)
     assert check("If you can tell me which Zhang Hu you mean", "v20").fully_supported
+
+
+@pytest.mark.parametrize("start, version", [
+    # citing `employer: Rutgers University` alone: both passes of v19, not fully supported (teaching is a role)
+    ("Kenny Barron taught at Rutgers University", "v19"),
+    ("He was taught first by his father, Adam Liszt", "v2"),
+])
+def test_teaching_is_a_role_of_its_own(start, version):
+    sentence = check(start, version)
+    assert not sentence.fully_supported
+    assert any(c.text == "taught" and c.status == "absent" for c in sentence.claims), sentence.claims
