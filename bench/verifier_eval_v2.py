@@ -32,8 +32,25 @@ from verifier_eval import kappa, read_pass  # noqa: E402
 LABELS = Path("bench/results/verifier/labels_v2")
 
 
+def passes(labels: Path = LABELS) -> tuple[dict, dict]:
+    """The two annotation passes' labels, (item_id, citation | "full" | "contradicted") -> label."""
+    return read_pass(labels / "labels_A.csv"), read_pass(labels / "labels_B.csv")
+
+
+def verifier_kappa(predicted: dict, labels: Path = LABELS) -> dict:
+    """Cohen's kappa of the verifier's sentence verdicts with each pass, beside the passes' own (the issue's
+    moonshot: the verifier agrees with each annotator as often as they agree with each other)."""
+    a, b = passes(labels)
+    out = {}
+    for kind in ("full", "contradicted"):
+        mine = {k: v for k, v in predicted.items() if k[1] == kind}
+        if mine:
+            out[kind] = {"A": kappa(mine, a), "B": kappa(mine, b)}
+    return out
+
+
 def settled(labels: Path = LABELS) -> tuple[dict, dict[tuple[str, str], int]]:
-    a, b = (read_pass(labels / f"labels_{name}.csv") for name in ("A", "B"))
+    a, b = passes(labels)
     merged = {k: min(a[k], b[k]) for k in a if k in b}
 
     def part(d: dict, kind: str, f=lambda v: v) -> dict:
@@ -106,6 +123,7 @@ def main() -> None:
     seconds = time.perf_counter() - started
     by_source: dict[str, dict] = defaultdict(lambda: {"rows": [], "full": [], "contradicted": []})
     errors = []
+    predicted: dict[tuple[str, str], int] = {}  # the verifier's sentence verdicts, keyed as the passes' labels
     for item in items:
         check = checks[(item["run"], item["answer_id"])]
         sentence = _sentence_of(check, item)
@@ -122,7 +140,7 @@ def main() -> None:
             # a sentence that states nothing ("I don't have reliable information on his parents' names") is fully
             # held, as the rules read `full` and as `kalma-graph verify` reports it (until v18 it was counted not held)
             predicted_full = int(all(s in ("supported", "supported_uncited") for s in statuses))
-            predicted_contra = int("contradicted" in statuses)
+            predicted_contra = predicted[(item["item_id"], "contradicted")] = int("contradicted" in statuses)
             bucket["contradicted"].append((labels[(item["item_id"], "contradicted")], predicted_contra))
             if predicted_contra != labels[(item["item_id"], "contradicted")]:
                 errors.append(f"[chatbot contradicted {labels[(item['item_id'], 'contradicted')]}] "
@@ -130,13 +148,15 @@ def main() -> None:
         else:
             predicted_full = int(sentence.fully_supported)
         full = labels[(item["item_id"], "full")]
+        predicted[(item["item_id"], "full")] = predicted_full
         bucket["full"].append((full, predicted_full))
         if predicted_full != full:
             errors.append(f"[{item['source']} full {full}] {item['sentence']}\n    "
                           f"{[(c.text, c.status) for c in sentence.claims]}")
     out: dict = {"labels": str(args.labels), "split": args.split,
                  "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                 "kappa": agreement, "verifier": verifier.describe(), "seconds": round(seconds, 1), "sources": {}}
+                 "kappa": agreement, "verifier_kappa": verifier_kappa(predicted, args.labels),
+                 "verifier": verifier.describe(), "seconds": round(seconds, 1), "sources": {}}
     for source, bucket in sorted(by_source.items()):
         figures: dict = {"sentences": len(bucket["full"]), "full": balanced(bucket["full"])}
         if bucket["rows"]:
