@@ -37,10 +37,9 @@ def passes(labels: Path = LABELS) -> tuple[dict, dict]:
     return read_pass(labels / "labels_A.csv"), read_pass(labels / "labels_B.csv")
 
 
-def verifier_kappa(predicted: dict, labels: Path = LABELS) -> dict:
-    """Cohen's kappa of the verifier's sentence verdicts with each pass, beside the passes' own (the issue's
-    moonshot: the verifier agrees with each annotator as often as they agree with each other)."""
-    a, b = passes(labels)
+def verifier_kappa(predicted: dict, a: dict, b: dict) -> dict:
+    """Cohen's kappa of the verifier's sentence verdicts with each pass (`passes`), beside the passes' own (the
+    issue's moonshot: the verifier agrees with each annotator as often as they agree with each other)."""
     out = {}
     for kind in ("full", "contradicted"):
         mine = {k: v for k, v in predicted.items() if k[1] == kind}
@@ -49,8 +48,8 @@ def verifier_kappa(predicted: dict, labels: Path = LABELS) -> dict:
     return out
 
 
-def settled(labels: Path = LABELS) -> tuple[dict, dict[tuple[str, str], int]]:
-    a, b = passes(labels)
+def settled(a: dict, b: dict) -> tuple[dict, dict[tuple[str, str], int]]:
+    """The passes' agreement and their settled labels (the lower of the two)."""
     merged = {k: min(a[k], b[k]) for k in a if k in b}
 
     def part(d: dict, kind: str, f=lambda v: v) -> dict:
@@ -101,7 +100,8 @@ def main() -> None:
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--labels", type=Path, default=LABELS, help="the labelled set's folder (v3: labels_v3)")
     args = parser.parse_args()
-    agreement, labels = settled(args.labels)
+    pass_a, pass_b = passes(args.labels)
+    agreement, labels = settled(pass_a, pass_b)
     items = [json.loads(line) for line in (args.labels / "items.jsonl").open(encoding="utf-8")]
     items = [i for i in items if i["split"] == args.split]
     verifier = Verifier()
@@ -155,7 +155,7 @@ def main() -> None:
                           f"{[(c.text, c.status) for c in sentence.claims]}")
     out: dict = {"labels": str(args.labels), "split": args.split,
                  "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                 "kappa": agreement, "verifier_kappa": verifier_kappa(predicted, args.labels),
+                 "kappa": agreement, "verifier_kappa": verifier_kappa(predicted, pass_a, pass_b),
                  "verifier": verifier.describe(), "seconds": round(seconds, 1), "sources": {}}
     for source, bucket in sorted(by_source.items()):
         figures: dict = {"sentences": len(bucket["full"]), "full": balanced(bucket["full"])}

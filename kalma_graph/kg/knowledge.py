@@ -4,7 +4,7 @@ entity and its one-hop statements are shown to a model, and which statements can
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from .triples import Entity, Triple
 
@@ -13,7 +13,17 @@ from .triples import Entity, Triple
 _ENTITY_ID = re.compile(r"Q[1-9][0-9]*|[mg]\.[0-9a-z_]+")
 
 
-def is_unlabelled(t: Triple) -> bool:
+class _Valued(Protocol):
+    """What `is_unlabelled` reads of a statement: a `Triple`, or the verifier's `GraphTriple`."""
+
+    @property
+    def value(self) -> str: ...
+
+    @property
+    def object_id(self) -> str | None: ...
+
+
+def is_unlabelled(t: _Valued) -> bool:
     """A statement whose object the graph knows only by its id: an entity without a label in any loaded
     source, or a literal that is an entity id. It tells a model or a reader nothing, and a model copies it
     into its prose (`member of: Q329464, Q414188, …`), so no block shows it and no citation may cite it.

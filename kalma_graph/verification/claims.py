@@ -8,6 +8,8 @@ from dataclasses import replace
 from difflib import SequenceMatcher
 from typing import Mapping, Sequence
 
+from kalma_graph.kg.knowledge import is_unlabelled
+
 from .lexicon import Lexicon, RelationCues, load_lexicon
 from .namesakes import namesakes
 from .places import SaidPlaces
@@ -234,8 +236,8 @@ class _UncitedJudge:
         # Byzantine Empire` (v17); unless the words beyond are the cited relation's own cue: "an ice hockey player",
         # citing `sport: ice hockey`, though the graph holds `occupation: ice hockey player` too (v5)
         beyond = set(range(*span)) - covered(v for v, _ in overlapping)
-        own_cues = _cue_stems_of(self.ctx.lexicon, {cited.label}) if cited is not None else ()
-        if cited is not None and all(self.ctx.tokens[k].norm.startswith(own_cues) for k in beyond):
+        if cited is not None and (not beyond or all(
+                self.ctx.tokens[k].norm.startswith(_cue_stems_of(self.ctx.lexicon, {cited.label})) for k in beyond)):
             return "supported", cited
         uncited = None
         for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
@@ -656,7 +658,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 # nor an item the graph names nowhere ("place of burial: Q311", v20)
                 same_kind = [t for t in held if _held_literal(t) == _is_literal(tokens, span, lex)
                              and not (lex.is_place_relation(label) and t.value[:1].islower())
-                             and not _UNNAMED.fullmatch(t.value)]
+                             and not is_unlabelled(t)]
                 stated = fold(span_text(tokens, span).rstrip("."))
                 # "born in the United States" where the graph holds Chicago: a place that contains the held one
                 # is vaguer, not another place; so is one inside it ("born in Xikou" where the graph holds
@@ -677,9 +679,6 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 if same_kind:
                     return same_kind[0]
     return None
-
-
-_UNNAMED = re.compile(r"Q\d+")  # a value that is an item's id: the graph holds no name for it
 
 
 def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> list[tuple[int, int]]:

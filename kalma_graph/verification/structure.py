@@ -747,7 +747,9 @@ def life_span(ctx: Context, span: tuple[int, int]) -> tuple[str, int, frozenset[
 def life_span_opening(ctx: Context, span: tuple[int, int], relation: str, subject: str) -> int | None:
     """Where the parenthesis opens, when the date at `span` is `subject`'s `relation` said as an end of their life
     span (`life_span`): the cue of that relation; None otherwise."""
-    said = life_span(ctx, span) if ctx.lexicon.life_span_relations else None
+    if fold(relation) not in ctx.lexicon.life_span_relations:
+        return None  # most relations: no scan of the sentence's dates
+    said = life_span(ctx, span)
     return said[1] if said is not None and said[0] == fold(relation) and subject in said[2] else None
 
 

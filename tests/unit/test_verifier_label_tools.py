@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench"))
-from verifier_eval_v2 import verifier_kappa  # noqa: E402
+from verifier_eval_v2 import passes, verifier_kappa  # noqa: E402
 from verifier_label_export_v2 import dev_only  # noqa: E402
 
 
@@ -33,7 +33,7 @@ def test_the_verifiers_agreement_with_each_pass(tmp_path):
             "item_id,citation,label\n" + "".join(f"{i},full,{v}\n{i},contradicted,0\n" for i, v in labels),
             encoding="utf-8")
     predicted = {(i, "full"): v for i, v in rows["A"]}  # the verifier says what pass A says
-    agreement = verifier_kappa(predicted, tmp_path)
+    agreement = verifier_kappa(predicted, *passes(tmp_path))
     assert agreement["full"]["A"] == 1.0
     assert agreement["full"]["B"] == 0.5  # 3 of 4 agree; chance agreement 0.5
     assert "contradicted" not in agreement  # no verdict given for it
