@@ -312,6 +312,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
 
     graph = _UncitedJudge(ctx, values, store_triples)
     held_spans: list[tuple[int, int]] = []  # the values judged held, cited or not
+    held_labels: dict[tuple[int, int], str] = {}  # their relations, where the graph's evidence names one
     # the held places the sentence names (value span, place name): "St. Louis, Missouri" names where it lies
     places: list[tuple[tuple[int, int], str, ClaimStatus]] = [(s, c.value, "supported") for s, c in values
               if s is not None and ctx.lexicon.is_place_relation(c.relation)]
@@ -354,6 +355,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         used.update(range(*span))
         if status.startswith("supported"):
             held_spans.append(span)
+            if evidence is not None:
+                held_labels[span] = evidence.label
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
                             evidence=evidence_text(evidence.subject, evidence.label, evidence.value)
@@ -373,7 +376,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
-    return claims + _leftover_words(ctx, used, values, claims, held_spans)
+    held = [(s, held_labels.get(s)) for s in held_spans] + [(s, c.relation) for s, c in values if s is not None]
+    return claims + _leftover_words(ctx, used, values, claims, held)
 
 
 def _triples_of(ctx: Context, store_triples: dict[str, list[GraphTriple]], sid: str) -> list[GraphTriple]:
@@ -1170,14 +1174,14 @@ def _evaluations(ctx: Context, used: set[int]) -> list[Claim]:
 
 
 def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
-                    claims: Sequence[Claim], held_spans: Sequence[tuple[int, int]]) -> list[Claim]:
+                    claims: Sequence[Claim], held: Sequence[tuple[tuple[int, int], str | None]]) -> list[Claim]:
     """The content words nothing else accounts for (not the question's, not a relation's cue), as one claim.
     A relation's verb ("born", "studied") introduces the value that is the claim, so it is never one itself; a
     relation's noun ("country", "position", "professional") is one, unless the sentence states a value of that
     relation (a supported citation's or a held claim's) or it introduces a held value (`_governing_cues`):
     "received the Order of the British Empire for his service to the country" says more than the award."""
     lex = ctx.lexicon
-    used = used | _governing_cues(ctx, [*held_spans, *(s for s, _ in values if s is not None)])
+    used = used | _governing_cues(ctx, held)
     stated = {c.relation for _, c in values} | {c.relation for c in claims if c.relation}
     stop = lex.stop_and_glue
     any_cue, own_cue = _all_cue_stems(lex), _cue_stems_of(lex, stated)
@@ -1201,12 +1205,14 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
                   reason="words no cited triple accounts for")]
 
 
-def _governing_cues(ctx: Context, spans: Sequence[tuple[int, int]]) -> set[int]:
+def _governing_cues(ctx: Context, spans: Sequence[tuple[tuple[int, int], str | None]]) -> set[int]:
     """A relation's word before "of" and a held value ("a member of the Catholic Church" says `religion: Catholic
-    Church`): it introduces that value, whichever relation it is the cue of; or right after a held person's
+    Church`): it introduces that value, whichever relation it is the cue of, unless the value is a field or style
+    ("a member of the performing arts", "of the Western genre": v8's and v19's passes call both unsupported; "the
+    title of", "a member of" before a religion, label or position they accept); or right after a held person's
     possessive ("Jonathan Swift's work")."""
     tokens, stems, out = ctx.tokens, _all_cue_stems(ctx.lexicon), set()
-    for start, end in spans:
+    for (start, end), label in spans:
         after = tokens[end] if end < len(tokens) else None
         if tokens[end - 1].possessive and after is not None and after.word and after.norm.startswith(stems):
             out.add(end)  # "influenced by Jonathan Swift's work": the person's work stands for the person
@@ -1215,7 +1221,9 @@ def _governing_cues(ctx: Context, spans: Sequence[tuple[int, int]]) -> set[int]:
             k -= 1
         # only across "of": a word right before the value modifies it ("a professional tennis player")
         if k >= 0 and tokens[k].word and any(t.norm == "of" for t in tokens[k + 1:start]) \
-                and tokens[k].norm.startswith(stems) and tokens[k].norm not in ctx.lexicon.role_words:
+                and tokens[k].norm.startswith(stems) and tokens[k].norm not in ctx.lexicon.role_words \
+                and (label is None or fold(label) not in ctx.lexicon.field_relations
+                     or tokens[k].norm.startswith(_cue_stems_of(ctx.lexicon, {label}))):
             out.add(k)
     return out
 
