@@ -311,8 +311,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used: set[int] = covered(subject_spans)
 
     graph = _UncitedJudge(ctx, values, store_triples)
-    held_spans: list[tuple[int, int]] = []  # the values judged held, cited or not
-    held_labels: dict[tuple[int, int], str] = {}  # their relations, where the graph's evidence names one
+    held_spans: list[tuple[tuple[int, int], str | None]] = []  # the values judged held, cited or not; their relation
     # the held places the sentence names (value span, place name): "St. Louis, Missouri" names where it lies
     places: list[tuple[tuple[int, int], str, ClaimStatus]] = [(s, c.value, "supported") for s, c in values
               if s is not None and ctx.lexicon.is_place_relation(c.relation)]
@@ -354,9 +353,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                 places.append((span, evidence.value, "supported_uncited"))
         used.update(range(*span))
         if status.startswith("supported"):
-            held_spans.append(span)
-            if evidence is not None:
-                held_labels[span] = evidence.label
+            held_spans.append((span, evidence.label if evidence else None))
         claims.append(Claim(text=text, kind=kind, about=next(iter(who)) if len(who) == 1 else None,
                             relation=evidence.label if evidence else None, status=status,
                             evidence=evidence_text(evidence.subject, evidence.label, evidence.value)
@@ -376,8 +373,8 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
     used |= _implied(ctx, values)  # "an Anglican Christian": "Christian" is said by Anglicanism
     used |= _relation_words(ctx, values)  # "notable works include V" names the relation: "notable" judges nothing
     claims += _evaluations(ctx, used)
-    held = [(s, held_labels.get(s)) for s in held_spans] + [(s, c.relation) for s, c in values if s is not None]
-    return claims + _leftover_words(ctx, used, values, claims, held)
+    return claims + _leftover_words(ctx, used, values, claims,
+                                    held_spans + [(s, c.relation) for s, c in values if s is not None])
 
 
 def _triples_of(ctx: Context, store_triples: dict[str, list[GraphTriple]], sid: str) -> list[GraphTriple]:
@@ -1017,13 +1014,13 @@ def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Ci
 
 
 def _ordinals(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
-              held: Sequence[tuple[int, int]], used: set[int]) -> list[Claim]:
+              held: Sequence[tuple[tuple[int, int], str | None]], used: set[int]) -> list[Claim]:
     """"Takelot II was the third pharaoh": an ordinal right before a held value's words (cited or not: "the third
     Tokugawa shogun") says where in a series it stands, which no triple holds (unless the question says it); so
     does an ordinal or a birth-order word before a family word ("his first wife", "the youngest child of");
     marks its token used."""
     lex = ctx.lexicon
-    starts = {span[0] for span, _ in values if span is not None} | {span[0] for span in held}
+    starts = {span[0] for span, _ in values if span is not None} | {span[0] for span, _ in held}
     out = []
     tokens = ctx.tokens
     for i, t in enumerate(tokens[:-1]):
@@ -1181,7 +1178,7 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     relation (a supported citation's or a held claim's) or it introduces a held value (`_governing_cues`):
     "received the Order of the British Empire for his service to the country" says more than the award."""
     lex = ctx.lexicon
-    used = used | _governing_cues(ctx, held)
+    used = used | _governing_cues(ctx, held) | _apposed_kinds(ctx, held)
     stated = {c.relation for _, c in values} | {c.relation for c in claims if c.relation}
     stop = lex.stop_and_glue
     any_cue, own_cue = _all_cue_stems(lex), _cue_stems_of(lex, stated)
@@ -1226,6 +1223,14 @@ def _governing_cues(ctx: Context, spans: Sequence[tuple[tuple[int, int], str | N
                      or tokens[k].norm.startswith(_cue_stems_of(ctx.lexicon, {label}))):
             out.add(k)
     return out
+
+
+def _apposed_kinds(ctx: Context, spans: Sequence[tuple[tuple[int, int], str | None]]) -> set[int]:
+    """A group's kind between "the" and its held name ("a member of the band Toto", "of the band Die Happy": both
+    passes of v7 and v21 accept each): it names what the value is, no claim beside it."""
+    tokens, kinds = ctx.tokens, ctx.lexicon.apposed_kinds
+    return {start - 1 for (start, _), _ in spans
+            if start >= 2 and tokens[start - 1].norm in kinds and tokens[start - 2].norm == "the"}
 
 
 def _single_valued_objects(tokens: Sequence[Token], lex: Lexicon) -> list[tuple[int, int]]:

@@ -94,6 +94,7 @@ class Lexicon:
     human_values: frozenset[str] = frozenset()
     gender_values: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f"
     parent_relations: tuple[str, ...] = ()
+    apposed_kinds: frozenset[str] = frozenset()  # "the band Toto": a group's kind before its name
     field_relations: frozenset[str] = frozenset()  # folded relations whose values are fields or styles ("genre")
     life_span_relations: tuple[str, ...] = ()  # "Carl Sagan (1934–1996)": the relations of a life span's two dates
     suffix_forms: tuple[tuple[str, str], ...] = ()  # (ending, ending of the other form), in the file's order
@@ -329,15 +330,14 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         coordinators=own.words("coordinators"),
         clause_verbs=own.words("clause_verbs"),
         name_connectors=own.words("name_connectors"),
-        generic_heads=own.words("generic_heads"),
-        place_words=own.words("place_words"),
+        generic_heads=own.words("generic_heads"), place_words=own.words("place_words"),
         glue=own.words("glue"),
         adjacent_nouns={fold(w): label for w, label in own["adjacent_nouns"].items()},
         noun_followers=own.words("noun_followers"),
         human_values=own.words("human_values"),
         gender_values={fold(v): g for v, g in own["gender_values"].items()},
         parent_relations=own.ordered("parent_relations"), life_span_relations=own.ordered("life_span_relations"),
-        field_relations=own.words("field_relations"),
+        field_relations=own.words("field_relations"), apposed_kinds=own.words("apposed_kinds"),
         suffix_forms=tuple((fold(a), fold(b)) for a, b in own["suffix_forms"].items()),
         kind_heads=own.words("kind_heads"),
         forward_followers=forward.words("followers"),

@@ -125,8 +125,10 @@ from .text import fold
 # reads a life span after the name that opens a sentence ("Alessandro Marcello (1673 to 1747)") as the birth and death
 # years, an item the graph names nowhere ("place of burial: Q311") as contradicting nothing, "known for", "famous for"
 # and "best known" as evaluations (no longer cues of `genre`, `field of work`, `notable work`), "share" as talk, and
-# "taught at X" as a role of its own beside `employer` (as "a professor at X" since 24).
-VERIFIER_VERSION = "27"
+# "taught at X" as a role of its own beside `employer` (as "a professor at X" since 24); 28 reads "known as a X" as
+# an evaluation (as "best known"), a relation's word before "of" a field or style ("a member of the performing arts")
+# as no wording of it, and a group's kind between "the" and its held name ("the band Toto") as no claim.
+VERIFIER_VERSION = "28"
 
 
 class VerifierStore(Protocol):

@@ -1,0 +1,54 @@
+"""Verifier 28's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our own), both
+scored once before: "known as a X" praises as "best known" does (it names no relation), and a relation's word
+before "of" a field or a style ("a member of the performing arts") does not introduce it, while before a religion,
+a label or a title it still does ("a member of the Catholic Church", "the title of Druk Gyalpo"); a group's kind
+between "the" and its held name ("the band Toto") is no claim."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.test_verifier_readings_v12_v13 import check
+
+
+@pytest.mark.parametrize("start, version", [
+    # citing `occupation`: v21's passes settle all five "known as a X" sentences not fully supported
+    ("Percy Shelley is known as a potter", "v21"),
+    ("Avicenna is also known as a chemist and a mathematician", "v21"),
+    ("Steve Porcaro is also known as a songwriter", "v21"),
+])
+def test_known_as_a_kind_is_an_evaluation(start, version):
+    sentence = check(start, version)
+    assert not sentence.fully_supported
+    assert any(c.kind == "evaluation" for c in sentence.claims), sentence.claims
+
+
+@pytest.mark.parametrize("start, version", [
+    # citing `field of work: performing arts` / `genre: Western`: both passes call each not fully supported
+    ("Nino Rota was a member of the performing arts", "v19"),
+    ("Lionel Barrymore was a member of the Western genre", "v8"),
+])
+def test_a_member_of_a_field_or_style_is_no_membership_the_graph_holds(start, version):
+    sentence = check(start, version)
+    assert not sentence.fully_supported
+    assert any(c.status == "absent" and "member" in c.text for c in sentence.claims), sentence.claims
+
+
+@pytest.mark.parametrize("start, version", [
+    # both passes accept each: the word before "of" introduces the cited religion, label, position or award
+    ("He was a member of the Catholic Church", "v2"),
+    ("Elvis Presley was a member of the RCA Records label", "v14"),
+    ("Jigme Singye Wangchuck holds the title of Druk Gyalpo", "v7"),
+    ("Christabel Pankhurst received the title of Dame Commander", "v16"),
+])
+def test_a_relation_word_before_a_held_body_or_title_still_introduces_it(start, version):
+    assert check(start, version).fully_supported
+
+
+@pytest.mark.parametrize("start, version", [
+    # citing `member of`: both passes of v7 and v21 accept "the band" before the held name
+    ("Steve Porcaro is a member of the band Toto", "v21"),
+    ("Marta Jandová is a member of the band Die Happy", "v7"),
+])
+def test_a_groups_kind_before_its_held_name_is_no_claim(start, version):
+    assert check(start, version).fully_supported
