@@ -956,8 +956,12 @@ def _another_clause(ctx: Context, cue_end: int, span: tuple[int, int]) -> bool:
     # "born and raised in V" shares V; a comma does not ("his tomb, described in the Abbott Papyrus")
     first = cue_end + 1 if cue_end < len(tokens) and tokens[cue_end].word and tokens[cue_end].norm in lex.coordinators \
         else cue_end
+    # a participle after a comma opens a clause of its own too ("died in 1847, living in the Waldviertel": where he
+    # lived, not where he died)
     return any(tokens[k].word and k not in in_dates and tokens[k].norm not in lex.elapsed_time_words
-               and lex.verb_like(tokens[k].norm) for k in range(first + 1, span[0]))
+               and (lex.verb_like(tokens[k].norm) or tokens[k - 1].text == "," and tokens[k].norm.endswith("ing")
+                    and tokens[k].norm not in lex.stop_and_glue)
+               for k in range(first + 1, span[0]))
 
 
 def _subject_of_own_clause(ctx: Context, span: tuple[int, int]) -> bool:
@@ -1005,6 +1009,8 @@ def _claim_spans(ctx: Context, values: Sequence[tuple[tuple[int, int] | None, Ci
     for a, b, _ in numbers_in(tokens):
         spans.append(((a, b), "number"))
     for m in ctx.mentions:
+        if m.text.casefold() in ctx.lexicon.speaker_pronouns:
+            continue  # "I'm not certain of her exact birthplace": the answerer, no name (v24)
         if m.kind == "name" or (m.kind == "entity" and (not m.subject or m not in leading)):
             spans.append(((m.start, m.end), "name"))
     date_starts = {a for a, _, _ in ctx.dates}
@@ -1194,6 +1200,7 @@ def _leftover_words(ctx: Context, used: set[int], values: Sequence[tuple[tuple[i
     # states what the question presupposed (v17; on v2-v17 dropping the excuse caught 21 more sentences)
     rest = [t.text for i, t in enumerate(ctx.tokens) if t.word and i not in used and t.norm not in stop
             and t.norm not in lex.hedge_words and t.norm not in talk and t.norm not in lex.frame_words
+            and t.norm not in lex.speaker_pronouns
             and not t.norm.isdigit() and (t.norm not in verbs or t.norm in lex.role_words)
             and not a_cue(t.norm)]
     if not rest:

@@ -232,6 +232,7 @@ def _era_year(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], froze
 
 
 _ORDINAL = re.compile(r"([1-9]\d?)(?:st|nd|rd|th)")
+_HALF_ORDINAL = re.compile(r"([a-z]+)-((?:[1-9]\d?)(?:st|nd|rd|th))")
 _ORDINAL_PAIR = re.compile(r"([1-9]\d?)(?:st|nd|rd|th)[-–]([1-9]\d?)(?:st|nd|rd|th)")
 
 
@@ -244,8 +245,11 @@ class CenturyWords:
     halves: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # "early" -> the years 0-49 of the century
 
     def has(self, word: str) -> bool:
-        """A folded word of a century as `dates_in` reads one ("13th", "5th-6th", "century", "or", "early")."""
+        """A folded word of a century as `dates_in` reads one ("13th", "5th-6th", "century", "or", "early",
+        "mid-16th")."""
+        joined = _HALF_ORDINAL.fullmatch(word)
         return (_ORDINAL.fullmatch(word) is not None or _ORDINAL_PAIR.fullmatch(word) is not None
+                or joined is not None and joined.group(1) in self.halves
                 or word in self.nouns or word in self.joins or word in self.halves)
 
 
@@ -259,12 +263,17 @@ def _centuries(tokens: Sequence[Token], i: int, bc_words: frozenset[str], words:
     while True:
         half = tokens[k].norm if k < n and tokens[k].norm in words.halves else None
         k += half is not None
+        joined = _HALF_ORDINAL.fullmatch(tokens[k].norm) if k < n and half is None else None
+        if joined is not None and joined.group(1) in words.halves:  # "the mid-16th century BC": one token
+            half, ordinal = joined.group(1), _ORDINAL.fullmatch(joined.group(2))
+        else:
+            ordinal = None
         pair = _ORDINAL_PAIR.fullmatch(tokens[k].norm) if k < n and not parts and half is None else None
         if pair is not None:  # "the 5th-6th centuries": one token
             parts = [(None, int(pair.group(1))), (None, int(pair.group(2)))]
             k += 1
             break
-        ordinal = _ORDINAL.fullmatch(tokens[k].norm) if k < n else None
+        ordinal = ordinal or (_ORDINAL.fullmatch(tokens[k].norm) if k < n else None)
         if ordinal is None:
             return None
         parts.append((half, int(ordinal.group(1))))

@@ -127,8 +127,10 @@ from .text import fold
 # and "best known" as evaluations (no longer cues of `genre`, `field of work`, `notable work`), "share" as talk, and
 # "taught at X" as a role of its own beside `employer` (as "a professor at X" since 24); 28 reads "known as a X" as
 # an evaluation (as "best known"), a relation's word before "of" a field or style ("a member of the performing arts")
-# as no wording of it, and a group's kind between "the" and its held name ("the band Toto") as no claim.
-VERIFIER_VERSION = "28"
+# as no wording of it, and a group's kind between "the" and its held name ("the band Toto") as no claim; 29 reads a
+# participle after a comma as another clause ("died in 1847, living in the Waldviertel"), "the mid-16th century BC" as
+# a century, and "I'm", "not sure", "days", "dates" and "birthplace" in the answerer's talk as no claim.
+VERIFIER_VERSION = "29"
 
 
 class VerifierStore(Protocol):

@@ -1,14 +1,17 @@
-"""Verifier 28's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our own), both
-scored once before: "known as a X" praises as "best known" does (it names no relation), and a relation's word
+"""Verifiers 28 and 29's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our
+own), both scored once before: "known as a X" praises as "best known" does (it names no relation), and a relation's word
 before "of" a field or a style ("a member of the performing arts") does not introduce it, while before a religion,
 a label or a title it still does ("a member of the Catholic Church", "the title of Druk Gyalpo"); a group's kind
-between "the" and its held name ("the band Toto") is no claim."""
+between "the" and its held name ("the band Toto") is no claim. From v24 (a chatbot's answers on birth, death and
+family, scored once with verifier 28), verifier 29: a participle after a comma opens another clause ("died in 1847,
+living in the Waldviertel"), "the mid-16th century BC" is a century, and "I'm" and the answerer's talk of days, dates
+and birthplaces are no claim."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.unit.test_verifier_readings_v12_v13 import check
+from tests.unit.test_verifier_readings_v12_v13 import check, statuses
 
 
 @pytest.mark.parametrize("start, version", [
@@ -52,3 +55,29 @@ def test_a_relation_word_before_a_held_body_or_title_still_introduces_it(start, 
 ])
 def test_a_groups_kind_before_its_held_name_is_no_claim(start, version):
     assert check(start, version).fully_supported
+
+
+# Verifier 29, from v24 (chatbot answers on birth, death and family), read after it was scored once with verifier 28.
+
+def test_a_participle_after_a_comma_opens_another_clause():
+    # "died in 1847, living in the Waldviertel": where he lived, not where he died (the graph holds Kleinmotten);
+    # both passes: not contradicted
+    claims = statuses("Johann Schicklgruber, the father of Maria Anna Schicklgruber", "v24")
+    assert claims.get("Waldviertel") == "absent", claims
+    assert claims.get("1847") == "supported_uncited", claims
+
+
+def test_a_hyphenated_part_of_a_century_is_a_century():
+    # the graph holds death in -1600 (1601 BC): "the mid-16th century BC" is 1575-1526 BC; both passes: contradicted
+    claims = statuses("He reigned only briefly and died in the mid-16th century BC", "v24")
+    assert claims.get("mid-16th century BC") == "contradicted", claims
+
+
+@pytest.mark.parametrize("start", [
+    "She was born in 1959, but I'm not certain",  # "I'm" is the answerer, not a name
+    "I don't know his exact birth and death days",
+])
+def test_the_answerers_talk_about_what_it_knows_is_no_claim(start):
+    # both passes: fully held (the held year; nothing else is stated)
+    claims = statuses(start, "v24")
+    assert all(s in ("supported", "supported_uncited") for s in claims.values()), claims
