@@ -81,3 +81,13 @@ def test_the_answerers_talk_about_what_it_knows_is_no_claim(start):
     # both passes: fully held (the held year; nothing else is stated)
     claims = statuses(start, "v24")
     assert all(s in ("supported", "supported_uncited") for s in claims.values()), claims
+
+
+@pytest.mark.parametrize("start, version", [
+    # citing genres only: both passes of v23 call "musician" a claim of its own (the occupation is held, uncited)
+    ("Levon Helm was an American country and rock musician", "v23"),
+])
+def test_musician_is_a_role_not_a_cue_of_genre(start, version):
+    sentence = check(start, version)
+    assert not sentence.fully_supported
+    assert any("musician" in c.text for c in sentence.claims if c.status == "absent"), sentence.claims
