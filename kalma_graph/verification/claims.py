@@ -614,6 +614,8 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                    lo: int) -> GraphTriple | None:
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, lex = ctx.tokens, ctx.lexicon
+    if _aside_about_another(ctx):
+        return None
     start = _cue_window(ctx, lo, span[0])
     # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
     # said beside it ("born around 1431 (some sources say 1433)")
@@ -634,6 +636,9 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 continue  # "buried in the cathedral of …": a common noun names no other place
             if lex.is_place_relation(label) and span[0] > 0 and tokens[span[0] - 1].norm in lex.reference_prepositions:
                 continue  # "at Croydon, near London": a place to find it by, not where he died
+            if lex.is_place_relation(label) and span[1] < len(tokens) and tokens[span[1]].word \
+                    and not tokens[span[1]].capital and tokens[span[1]].norm in lex.area_words:
+                continue  # "born in the Moscow region": an area that may hold the held town (v26)
             if not rel.kin and _relative_speaks(ctx, lo, span[0], max(end for _, end in cues)):
                 continue  # "on their father's death in 1638": the father's date, not theirs
             cue_end = max(end for _, end in cues)
@@ -680,6 +685,13 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                 if same_kind:
                     return same_kind[0]
     return None
+
+
+def _aside_about_another(ctx: Context) -> bool:
+    """The sentence opens as an aside about someone else the asker may mean ("If you mean Richard Wright of Pink
+    Floyd, he was born on …"): the passes of v18, v20, v22 and v26 call none of these contradicted."""
+    words = [t.norm for t in ctx.tokens[:6] if t.word]
+    return any(tuple(words[:len(opener)]) == opener for opener in ctx.lexicon.aside_openers)
 
 
 def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -1272,6 +1284,8 @@ def _fits(label: str, tokens: Sequence[Token], span: tuple[int, int], lex: Lexic
     place = lex.is_place_relation(label)
     if before in lex.place_prepositions:
         return place or label.startswith("date of")
+    if before in lex.cause_prepositions and k > 0 and tokens[k - 1].norm in lex.place_words:
+        return place  # "born in the village of Cetireni": the village is the place (v26)
     if before in lex.cause_prepositions:
         return not place
     # a place follows "in", "at", "near" or a copula ("his birthplace was V"): "killed the chieftain V", "by

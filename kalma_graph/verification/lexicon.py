@@ -94,6 +94,7 @@ class Lexicon:
     human_values: frozenset[str] = frozenset()
     gender_values: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f"
     parent_relations: tuple[str, ...] = ()
+    aside_openers: tuple[tuple[str, ...], ...] = ()  # "if you mean": an aside about another person
     apposed_kinds: frozenset[str] = frozenset()  # "the band Toto": a group's kind before its name
     field_relations: frozenset[str] = frozenset()  # folded relations whose values are fields or styles ("genre")
     life_span_relations: tuple[str, ...] = ()  # "Carl Sagan (1934–1996)": the relations of a life span's two dates
@@ -312,11 +313,9 @@ def _century_words(own: _Keys) -> CenturyWords:
     return words
 
 
-def _word_fields(own: _Keys) -> dict[str, Any]:
-    """The Lexicon's fields from verifier_words.json (each key read once; one no code reads is an error)."""
-    forward, places, fields = own.sub("reads_forward"), own.sub("place_relations"), own.sub("person_fields")
-    months = own.ordered("months")
-    out = dict(
+def _pronoun_fields(own: _Keys) -> dict[str, Any]:
+    """The Lexicon's pronoun tables (who a pronoun may stand for, and the answerer's own "I")."""
+    return dict(
         singular_pronouns=own.words("singular_pronouns"),
         pronoun_gender={fold(w): g for w, g in own["pronoun_gender"].items()},
         subject_pronouns=own.words("subject_pronouns"),
@@ -324,6 +323,16 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         object_pronouns=own.words("object_pronouns"),
         possessive_pronouns=own.words("possessive_pronouns"),
         relative_pronouns=own.words("relative_pronouns"),
+        speaker_pronouns=own.words("speaker_pronouns"),
+    )
+
+
+def _word_fields(own: _Keys) -> dict[str, Any]:
+    """The Lexicon's fields from verifier_words.json (each key read once; one no code reads is an error)."""
+    forward, places, fields = own.sub("reads_forward"), own.sub("place_relations"), own.sub("person_fields")
+    months = own.ordered("months")
+    out = dict(
+        **_pronoun_fields(own),
         articles=own.words("articles"),
         copulas=own.words("copulas"),
         copula_adverbs=own.words("copula_adverbs"),
@@ -338,6 +347,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         gender_values={fold(v): g for v, g in own["gender_values"].items()},
         parent_relations=own.ordered("parent_relations"), life_span_relations=own.ordered("life_span_relations"),
         field_relations=own.words("field_relations"), apposed_kinds=own.words("apposed_kinds"),
+        aside_openers=tuple(tuple(fold(w) for w in o.split()) for o in own.ordered("aside_openers")),
         suffix_forms=tuple((fold(a), fold(b)) for a, b in own["suffix_forms"].items()),
         kind_heads=own.words("kind_heads"),
         forward_followers=forward.words("followers"),
@@ -356,7 +366,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         distributive_words=own.words("distributive_words"),
         ordinals=own.words("ordinals"), role_words=own.words("role_words"),
         centuries=_century_words(own.sub("centuries")),
-        speaker_pronouns=own.words("speaker_pronouns"), talk_words=own.words("talk_words"),
+        talk_words=own.words("talk_words"),
         frame_words=own.words("frame_words"), birth_order_words=own.words("birth_order_words"),
         value_phrases={fold(v): tuple(ps) for v, ps in own["value_phrases"].items()},
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},

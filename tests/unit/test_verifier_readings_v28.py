@@ -1,11 +1,12 @@
-"""Verifiers 28 and 29's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our
+"""Verifiers 28 to 31's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our
 own), both scored once before: "known as a X" praises as "best known" does (it names no relation), and a relation's word
 before "of" a field or a style ("a member of the performing arts") does not introduce it, while before a religion,
 a label or a title it still does ("a member of the Catholic Church", "the title of Druk Gyalpo"); a group's kind
 between "the" and its held name ("the band Toto") is no claim. From v24 (a chatbot's answers on birth, death and
 family, scored once with verifier 28), verifier 29: a participle after a comma opens another clause ("died in 1847,
 living in the Waldviertel"), "the mid-16th century BC" is a century, and "I'm" and the answerer's talk of days, dates
-and birthplaces are no claim."""
+and birthplaces are no claim. Verifier 30: "musician" is a role, not a cue of `genre` (v23). Verifier 31 (v26): "the
+village of X" is the place X, "the Moscow region" an area, "If you mean …" an aside that contradicts nothing."""
 
 from __future__ import annotations
 
@@ -91,3 +92,28 @@ def test_musician_is_a_role_not_a_cue_of_genre(start, version):
     sentence = check(start, version)
     assert not sentence.fully_supported
     assert any("musician" in c.text for c in sentence.claims if c.status == "absent"), sentence.claims
+
+
+# Verifier 31, from v26 (chatbot answers on birth, death and family, second draw), read after it was scored once with
+# verifier 30.
+
+def test_the_village_of_a_place_is_that_place():
+    # the graph holds `place of birth: Chișinău`; both passes: contradicted
+    claims = statuses("He is from Moldova and was born in the village of Cetireni", "v26")
+    assert claims.get("Cetireni") == "contradicted", claims
+
+
+def test_a_place_named_as_a_region_is_an_area_not_the_town():
+    # the graph holds `place of birth: Butyn` (in Moscow Oblast); both passes: not contradicted
+    claims = statuses("Oleg Navalny, the younger brother of Russian opposition leader", "v26")
+    assert "contradicted" not in claims.values(), claims
+
+
+@pytest.mark.parametrize("start, version", [
+    ("If you mean Richard Wright of Pink Floyd", "v26"),
+    ("If you mean him, he was born on 15 July 1895 in Strasbourg", "v18"),
+])
+def test_an_aside_about_someone_the_asker_may_mean_contradicts_nothing(start, version):
+    # both passes of each: not contradicted (another person's dates and places)
+    claims = statuses(start, version)
+    assert "contradicted" not in claims.values(), claims
