@@ -211,20 +211,20 @@ class _UncitedJudge:
     def __init__(self, ctx: Context, values: Sequence[tuple[tuple[int, int] | None, CitedTriple]],
                  store_triples: dict[str, list[GraphTriple]]) -> None:
         self.ctx, self.values, self.store_triples = ctx, values, store_triples
-        self.judged: dict[tuple[str, str, str], tuple[str, list, str]] = {}
+        self.judged: dict[tuple[str, str, str], tuple[str, list, str, str]] = {}
 
     def triples(self, sid: str) -> list[GraphTriple]:
         if sid in self.ctx.namesakes:  # a namesake's triples hold nothing about the person asked of
             return []
         return _triples_of(self.ctx, self.store_triples, sid)
 
-    def judge(self, t: GraphTriple) -> tuple[str, list, str]:
-        """The check a citation of the uncited triple `t` would get: verdict, spans, outcome."""
+    def judge(self, t: GraphTriple) -> tuple[str, list, str, str]:
+        """The check a citation of the uncited triple `t` would get: verdict, spans, outcome, reason."""
         key = (t.subject, t.label, t.value)
         if key not in self.judged:
             check, spans = check_citation(self.ctx, CitedTriple(subject=t.subject, relation=t.label, value=t.value),
                                           True, t.object_id)
-            self.judged[key] = (check.verdict, spans, check.outcome)
+            self.judged[key] = (check.verdict, spans, check.outcome, check.reason)
         return self.judged[key]
 
     def held_by(self, span: tuple[int, int], who: set[str]) -> tuple[ClaimStatus, GraphTriple | None]:
@@ -242,7 +242,7 @@ class _UncitedJudge:
         uncited = None
         for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
             for t in self.triples(sid):
-                verdict, spans, _ = self.judge(t)
+                verdict, spans, _, _ = self.judge(t)
                 if t.label != "name" and verdict == "supported" and any(spans_overlap(x, span) for x in spans[:1]):
                     if cited is None:
                         return "supported_uncited", t
@@ -346,7 +346,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
                     and not _kin_before(ctx, span):
                 return  # a name the question itself gives: restating the premise (not "the father of" it)
         elif status == "supported_uncited" and (flipped := graph.outweighing_inversion(span, who, evidence)):
-            status, evidence, reason = "contradicted", flipped, _inversion(view, flipped)
+            status, evidence, reason = "contradicted", flipped, _inversion(view, flipped, graph.judge(flipped)[3])
         elif status == "supported_uncited":
             reason = "held by the graph but not cited"
             if evidence is not None and ctx.lexicon.is_place_relation(evidence.label):
@@ -392,7 +392,7 @@ def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[
         return "contradicted", bad, f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
     flipped = graph.inverted(span, who)
     if flipped is not None:
-        return "contradicted", flipped, _inversion(view, flipped)
+        return "contradicted", flipped, _inversion(view, flipped, graph.judge(flipped)[3])
     return "absent", None, ("the graph shown holds no such statement"
                             + (f" about {', '.join(view.label(i) for i in sorted(who))}" if who else ""))
 
@@ -465,8 +465,10 @@ def _kin_before(ctx: Context, span: tuple[int, int]) -> bool:
     return any(ctx.lexicon.kin_class_of(t.norm) for t in ctx.tokens[max(0, span[0] - 3):span[0]])
 
 
-def _inversion(view: GraphView, t: GraphTriple) -> str:
-    return f"the sentence inverts the graph's {t.label}: {t.value} of {view.label(t.subject)}"
+def _inversion(view: GraphView, t: GraphTriple, why: str) -> str:
+    """The reason of a claim the graph holds the other way round, or denied ("was not a writer")."""
+    verb = "denies" if why.startswith("the sentence denies") else "inverts"
+    return f"the sentence {verb} the graph's {t.label}: {t.value} of {view.label(t.subject)}"
 
 
 def _lies_in(ctx: Context, span: tuple[int, int], text: str,

@@ -94,6 +94,7 @@ class Lexicon:
     human_values: frozenset[str] = frozenset()
     gender_values: dict[str, str] = field(default_factory=dict)  # folded `sex or gender` value -> "m" / "f"
     parent_relations: tuple[str, ...] = ()
+    negations: frozenset[str] = frozenset()  # "not", "never": a held value denied
     aside_openers: tuple[tuple[str, ...], ...] = ()  # "if you mean": an aside about another person
     apposed_kinds: frozenset[str] = frozenset()  # "the band Toto": a group's kind before its name
     field_relations: frozenset[str] = frozenset()  # folded relations whose values are fields or styles ("genre")
@@ -347,6 +348,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         gender_values={fold(v): g for v, g in own["gender_values"].items()},
         parent_relations=own.ordered("parent_relations"), life_span_relations=own.ordered("life_span_relations"),
         field_relations=own.words("field_relations"), apposed_kinds=own.words("apposed_kinds"),
+        negations=own.words("negations"),
         aside_openers=tuple(tuple(fold(w) for w in o.split()) for o in own.ordered("aside_openers")),
         suffix_forms=tuple((fold(a), fold(b)) for a, b in own["suffix_forms"].items()),
         kind_heads=own.words("kind_heads"),

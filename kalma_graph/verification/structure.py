@@ -60,7 +60,7 @@ SCORE = {
     "partial_vaguer": 0.3,
     "partial_date": 0.3,
     "unsupported_bystander": 0.1,
-    "unsupported_inverted": 0.08,
+    "unsupported_inverted": 0.08,  # the triple's inverse: its other direction, or a denial ("was not a writer")
     "unsupported_naming": 0.05,
     "unsupported_person": 0.06,
     "unsupported_absent_near": 0.08,
@@ -652,6 +652,8 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("unsupported_bystander",
                    f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
     lo, hi = _between(found, how, hit.span, len(tokens))
+    if (denied := _denial(ctx, lo, hit.span, rel)) is not None:
+        return out("unsupported_inverted", f"the sentence denies it ('{denied}'): the graph holds it")
     spans = [hit.span]
     if rel.not_as_region and _as_region(tokens, hit.span, lex):
         return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
@@ -709,6 +711,27 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
+
+
+def _denial(ctx: Context, lo: int, span: tuple[int, int], rel: RelationCues) -> str | None:
+    """A negation in the value's own clause, between its holder and it ("Charles was not a writer", "He was not a
+    member of the Church of England": v25's passes call each citation unsupported): the word, or None. Not "not
+    only"; not a negation of another verb ("should not be confused with X"; the relation's own verb may stand
+    between: "was not born in X"), nor in reported or hedged words ("Rumors that he was not really …'s son"); the
+    clause ends at a comma or a coordinator ("born not in Paris but in London")."""
+    tokens, lex = ctx.tokens, ctx.lexicon
+    if any(t.word and t.norm in lex.hedge_words for t in tokens[:span[0]]):
+        return None
+    stems = tuple(c[0] for c in rel.cues if len(c) == 1)
+    for k in range(span[0] - 1, max(lo, span[0] - 7) - 1, -1):
+        t = tokens[k]
+        if not t.word and t.text == "," or t.word and t.norm in lex.coordinators:
+            return None
+        if t.word and lex.verb_like(t.norm) and t.norm not in lex.copulas and not t.norm.startswith(stems):
+            return None
+        if t.word and t.norm in lex.negations and not (k + 1 < span[0] and tokens[k + 1].norm in ("only", "just")):
+            return t.text
+    return None
 
 
 def _between(found: Sequence[Mention], how: str, span: tuple[int, int], n: int) -> tuple[int, int]:

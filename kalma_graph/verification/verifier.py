@@ -132,8 +132,9 @@ from .text import fold
 # a century, and "I'm", "not sure", "days", "dates" and "birthplace" in the answerer's talk as no claim; 30 reads
 # "musician" as a role of its own, no longer a cue of `genre` ("an American country and rock musician"); 31 reads "the
 # village of X" as the place X, a place followed by an area word ("the Moscow region") as an area that may hold the
-# held town, and a sentence opening "If you mean …" as an aside about someone else: none of it contradicts.
-VERIFIER_VERSION = "31"
+# held town, and a sentence opening "If you mean …" as an aside about someone else: none of it contradicts; 32 reads
+# a value denied in its own clause ("Charles was not a writer") as unsupported and contradicted (the triple's inverse).
+VERIFIER_VERSION = "32"
 
 
 class VerifierStore(Protocol):

@@ -1,17 +1,21 @@
-"""Verifiers 28 to 31's readings (issue 44), from v19 and v21 (`grounded` answers to natural questions of our
-own), both scored once before: "known as a X" praises as "best known" does (it names no relation), and a relation's word
-before "of" a field or a style ("a member of the performing arts") does not introduce it, while before a religion,
-a label or a title it still does ("a member of the Catholic Church", "the title of Druk Gyalpo"); a group's kind
-between "the" and its held name ("the band Toto") is no claim. From v24 (a chatbot's answers on birth, death and
-family, scored once with verifier 28), verifier 29: a participle after a comma opens another clause ("died in 1847,
-living in the Waldviertel"), "the mid-16th century BC" is a century, and "I'm" and the answerer's talk of days, dates
-and birthplaces are no claim. Verifier 30: "musician" is a role, not a cue of `genre` (v23). Verifier 31 (v26): "the
-village of X" is the place X, "the Moscow region" an area, "If you mean …" an aside that contradicts nothing."""
+"""Verifiers 28 to 32's readings (issue 44), each from labelled sets already scored once.
+
+Verifier 28 (v19, v21): "known as a X" praises as "best known" does; a relation's word before "of" a field or a
+style ("a member of the performing arts") does not introduce it, while before a religion, a label or a title it
+still does ("a member of the Catholic Church", "the title of Druk Gyalpo"); a group's kind between "the" and its held
+name ("the band Toto") is no claim. Verifier 29 (v24): a participle after a comma opens another clause ("died in
+1847, living in the Waldviertel"); "the mid-16th century BC" is a century; "I'm" and the answerer's talk of days,
+dates and birthplaces are no claim. Verifier 30 (v23): "musician" is a role, not a cue of `genre`. Verifier 31
+(v26): "the village of X" is the place X, "the Moscow region" an area, "If you mean …" an aside that contradicts
+nothing. Verifier 32 (v25): a value the sentence denies in its own clause ("Charles was not a writer") is
+unsupported and contradicted."""
 
 from __future__ import annotations
 
 import pytest
 
+from kalma_graph.verification import Verifier
+from kalma_graph.verification.records import AnswerInput, GraphEntity, GraphTriple
 from tests.unit.test_verifier_readings_v12_v13 import check, statuses
 
 
@@ -117,3 +121,41 @@ def test_an_aside_about_someone_the_asker_may_mean_contradicts_nothing(start, ve
     # both passes of each: not contradicted (another person's dates and places)
     claims = statuses(start, version)
     assert "contradicted" not in claims.values(), claims
+
+
+# Verifier 32, from v25 (`grounded` answers to natural questions, fourth draw), read after it was scored once with
+# verifier 31: a cited value the sentence denies was called supported.
+
+@pytest.mark.parametrize("start", [
+    "Charles, was not a writer",  # citing `occupation: writer`
+    "He was not a member of the Church of England",  # citing `religion: Church of England`
+])
+def test_a_denied_value_is_unsupported_and_contradicted(start):
+    # both passes of v25: the citation is not supported, the sentence not fully supported
+    sentence = check(start, "v25")
+    assert not sentence.fully_supported
+    assert all(c.verdict == "unsupported" for c in sentence.citations), sentence.citations
+    assert any(c.status == "contradicted" and "denies" in c.reason for c in sentence.claims), sentence.claims
+
+
+# Ada Madssen as the bundled graph holds her (v19's shown triples)
+MADSSEN = [GraphTriple(subject="Q4678280", label="occupation", value="sculptor"),
+           GraphTriple(subject="Q4678280", label="place of birth", value="Oslo")]
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("Ada Madssen was not a sculptor.", "contradicted"),
+    ("Ada Madssen was never a sculptor.", "contradicted"),
+    ("Ada Madssen was not born in Oslo.", "contradicted"),
+    # not a denial of the value: "not only", another verb negated, a reported rumour
+    ("Ada Madssen was not only a sculptor but also a painter.", "supported_uncited"),
+    ("Ada Madssen should not be confused with another sculptor.", "supported_uncited"),
+    ("Rumors said Ada Madssen was not a sculptor.", "supported_uncited"),
+])
+def test_a_negation_denies_only_the_value_of_its_own_clause(answer, expected):
+    value = "Oslo" if "Oslo" in answer else "sculptor"
+    checked = Verifier().verify(AnswerInput(question="Who was Ada Madssen?", shown=MADSSEN,
+                                            entities=[GraphEntity(id="Q4678280", name="Ada Madssen")],
+                                            sentences=[(answer, [])]))
+    claims = {c.text: c.status for c in checked.sentences[0].claims}
+    assert claims.get(value) == expected, claims
