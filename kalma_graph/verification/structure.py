@@ -294,7 +294,8 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
 
 def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
     """The words right after a mention say something of it: a relative or appositive clause, a verb, a nickname,
-    a possessive (`M, who`, `M, a poet`, `M, born on`, `M, son of`, `M, often called`, `M was`, `M's father`)."""
+    a possessive (`M, who`, `M, a poet`, `M, also a footballer`, `M, born on`, `M, son of`, `M, often called`,
+    `M was`, `M's father`)."""
     if end >= len(tokens):
         return False
     t = tokens[end]
@@ -307,7 +308,8 @@ def opens_clause(tokens: Sequence[Token], end: int, lexicon: Lexicon) -> bool:
                                                  or nxt.norm in lexicon.nickname_words
                                                  or _kin_apposed(tokens, end, lexicon)
                                                  or (nxt.norm in lexicon.copula_adverbs and end + 2 < len(tokens)
-                                                     and tokens[end + 2].norm in lexicon.nickname_words))
+                                                     and (tokens[end + 2].norm in lexicon.nickname_words
+                                                          or tokens[end + 2].norm in lexicon.articles)))
     if not t.word:
         return False
     return (t.norm in lexicon.relative_pronouns or t.norm in lexicon.copulas or t.norm.endswith("ed")

@@ -133,7 +133,8 @@ from .text import fold
 # "musician" as a role of its own, no longer a cue of `genre` ("an American country and rock musician"); 31 reads "the
 # village of X" as the place X, a place followed by an area word ("the Moscow region") as an area that may hold the
 # held town, and a sentence opening "If you mean …" as an aside about someone else: none of it contradicts; 32 reads
-# a value denied in its own clause ("Charles was not a writer") as unsupported and contradicted (the triple's inverse).
+# a value denied in its own clause ("Charles was not a writer") as unsupported and contradicted (the triple's inverse),
+# and "X, also a footballer, was born …" as said of X (an appositive opened by "also", from v26).
 VERIFIER_VERSION = "32"
 
 

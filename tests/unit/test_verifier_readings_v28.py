@@ -8,7 +8,7 @@ name ("the band Toto") is no claim. Verifier 29 (v24): a participle after a comm
 dates and birthplaces are no claim. Verifier 30 (v23): "musician" is a role, not a cue of `genre`. Verifier 31
 (v26): "the village of X" is the place X, "the Moscow region" an area, "If you mean …" an aside that contradicts
 nothing. Verifier 32 (v25): a value the sentence denies in its own clause ("Charles was not a writer") is
-unsupported and contradicted."""
+unsupported and contradicted; and (v26) "X, also a Y, was born …" keeps X's clause."""
 
 from __future__ import annotations
 
@@ -159,3 +159,11 @@ def test_a_negation_denies_only_the_value_of_its_own_clause(answer, expected):
                                             sentences=[(answer, [])]))
     claims = {c.text: c.status for c in checked.sentences[0].claims}
     assert claims.get(value) == expected, claims
+
+
+def test_an_apposition_opened_by_also_keeps_the_names_clause():
+    # "Simon Thern, also a footballer, was born …": the values are his, not Sweden's (the graph holds Värnamo; both
+    # passes of v26: contradicted)
+    claims = statuses("Simon Thern, also a footballer, was born on September 18, 1992", "v26")
+    assert claims.get("September 18, 1992") == "supported_uncited", claims
+    assert claims.get("Falköping") == "contradicted", claims
