@@ -48,7 +48,8 @@ def asked_readings(question: str, entities: Sequence[Entity], shown: Sequence[Tr
     clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
     found = [_named(tokens, entities) for tokens in clauses]
     everyone = {i for people in found for i in people}
-    found = _pronouns_resolved(clauses, found)
+    persons = {t.subject for t in shown if t.label == "instance of" and t.value.casefold() == "human"}
+    found = _pronouns_resolved(clauses, found, persons)
     names = {e.name.casefold(): e.id for e in entities if e.name}
     out: dict[Triple, tuple[int, int, bool]] = {}  # triple -> (clause, token naming its relation, by its label?)
     for index, (tokens, people) in enumerate(zip(clauses, found)):
@@ -99,10 +100,13 @@ def name_spans(tokens: Sequence[Any], names: dict[str, str]) -> dict[str, list[t
             for key, own in spans.items()}
 
 
-def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, int]]) -> list[dict[str, int]]:
+def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, int]],
+                       persons: set[str] | None = None) -> list[dict[str, int]]:
     """A clause that names no person but speaks of "he"/"his"/"her" asks of the person named last before it
     ("What were Bukowski's influences, and in which period did Kafka live, and what was his medical
-    condition?" asks Kafka's); one without such a pronoun (a list after a colon) still asks of everyone."""
+    condition?" asks Kafka's), a human where the graph shown says who is one ("Was Alex Van Halen born in the
+    Netherlands, and who was his father?" asks Alex's father, not the Netherlands'); one without such a pronoun (a
+    list after a colon) still asks of everyone."""
     singular = load_lexicon().singular_pronouns
     out: list[dict[str, int]] = []
     last: str | None = None
@@ -110,7 +114,8 @@ def _pronouns_resolved(clauses: Sequence[Sequence[Any]], found: list[dict[str, i
         if not people and last is not None and any(t.norm in singular for t in tokens):
             people = {last: -1}  # named before this clause: never after a relation's words in it
         elif people:
-            last = max(people, key=people.__getitem__)
+            humans = {i: at for i, at in people.items() if i in (persons or ())} or people
+            last = max(humans, key=humans.__getitem__)
         out.append(people)
     return out
 

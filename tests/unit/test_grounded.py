@@ -28,6 +28,17 @@ def test_what_a_question_asks_is_a_named_persons_named_relation_the_graph_holds(
     assert asked_facts("Tell me a story.", entities, shown) == set()
 
 
+def test_a_pronoun_after_a_place_asks_of_the_person_before_it():
+    # "Was Alex Van Halen born in the Netherlands, and who was his father?": "his" is Alex's (the graph shown says
+    # he is human), not the Netherlands' (named last); before, the father went unasked and unanswered
+    entities = [Entity("Q1949093", name="Alex Van Halen"), Entity("Q55", name="Netherlands")]
+    shown = [Triple("Q1949093", "P31", "instance of", "human"),
+             Triple("Q1949093", "P19", "place of birth", "Amsterdam"),
+             Triple("Q1949093", "P22", "father", "Jan van Halen"), Triple("Q55", "P30", "continent", "Europe")]
+    asked = asked_facts("Was Alex Van Halen born in the Netherlands, and who was his father?", entities, shown)
+    assert ("Q1949093", "father") in asked and ("Q1949093", "place of birth") in asked
+
+
 def test_what_a_question_asks_comes_in_its_order():
     entities = [Entity("Q5879", name="Johann Wolfgang von Goethe"), Entity("Q22670", name="Friedrich Schiller")]
     shown = [Triple("Q22670", "P69", "educated at", "University of Jena"),
