@@ -610,6 +610,12 @@ def grounded_generate(llm: Generator, prompt: str, grammar: Any, params: Generat
                                     f"of (its {part['lead']} is {part['does']}).", part["lead"],
                                     "[NA]: the graph holds only a namesake; the loop's words")
             loop.slot += 1
+        elif "relation" in part:
+            # one relation the graph lacks ("Joan Rivers's date of death"): whatever the model adds is a guess at
+            # its value ("… was on December 1, 2011 [NA]"), so the loop says it is not held, in its own words
+            candidate = loop.own_na(f"{part['lead']} is not in the knowledge graph.", part["lead"],
+                                    "[NA]: one relation the graph lacks; the loop's words")
+            loop.slot += 1
         else:
             candidate = loop.write_na(part["lead"], text_grammar)
         if candidate is not None:

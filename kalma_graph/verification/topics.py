@@ -67,6 +67,8 @@ class Topics:
     unread: tuple[str, ...] = ()  # relevant to a question that asks, in words no reading knows, of a person
     connection_cues: tuple[tuple[str, ...], ...] = ()  # "connected", "relationship": the question asks a link
     value_not_asked: frozenset[str] = frozenset()
+    # "when" / "where" -> (a life event's words, the relation asked): "When did she die?" asks the date of death
+    wh_asks: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = field(default_factory=dict)
 
     def asks_connection(self, question: str) -> bool:
         """Whether the question asks how the persons it names are connected (`connection_cues`)."""
@@ -139,7 +141,9 @@ def load_topics() -> Topics:
                   version=data["version"], verbs=frozenset(data.get("verbs", ())),
                   leads=dict(data.get("leads", {})), unread=tuple(data.get("unread", {}).get("relevant", ())),
                   connection_cues=tuple(cue(c) for c in data.get("connection_cues", ())),
-                  value_not_asked=frozenset(data.get("value_not_asked", ())))
+                  value_not_asked=frozenset(data.get("value_not_asked", ())),
+                  wh_asks={fold(wh): tuple((cue(words), label) for words, label in events.items())
+                           for wh, events in data.get("wh_asks", {}).items()})
 
 
 def _relation_spans(tokens: Sequence[Token], labels: set[str]) -> list[tuple[int, int]]:
@@ -288,9 +292,39 @@ def question_asks(question: str, entities: Sequence[Entity], shown: Sequence[Tri
         for subject in _biography_subjects(tokens, people, entities):
             for relation in table.biography:
                 add(subject, relation, 1, "biography", (index, -1))
+    _mark_wh_missing(out, clauses, found, people_ids, held, table)
     if not out:
         out = {(a.subject, a.relation): a for a in _unread(clauses, found, entities)}
     return sorted(out.values(), key=lambda a: (-a.tier, a.position))
+
+
+def _mark_wh_missing(out: dict[tuple[str, str], Ask], clauses: Sequence[Sequence[Token]],
+                     found: Sequence[dict[str, int]], people_ids: Sequence[str], held: set[tuple[str, str]],
+                     table: Topics) -> None:
+    """"when did she die" asks the date itself: one the graph lacks is a part to mark [NA] (`MISSING`), even where
+    the death topic is answered by a held cause or burial (the topic's reading would otherwise stand)."""
+    for index, relation in _wh_asked(clauses, table):
+        for subject in sorted(found[index], key=found[index].__getitem__) or people_ids:
+            if (subject, relation) not in held:  # held: `asked_in_order` reads it by its cue already
+                old = out.get((subject, relation))
+                out[(subject, relation)] = Ask(subject, relation, 2, MISSING,
+                                               old.position if old else (index, len(clauses[index])))
+
+
+def _wh_asked(clauses: Sequence[Sequence[Token]], table: Topics) -> list[tuple[int, str]]:
+    """(clause, relation) a question word asks with a life event's word (`wh_asks`): "When did Joan Rivers die?"
+    asks the date of death; "…, and where?" (the word alone) asks the place of the event the clause before named."""
+    out: list[tuple[int, str]] = []
+    before: set[tuple[str, ...]] = set()  # the life-event words of the last clause that had some
+    for index, tokens in enumerate(clauses):
+        norms = {t.norm for t in tokens if t.word}
+        here = {cue for pairs in table.wh_asks.values() for cue, _ in pairs if find_phrase(tokens, cue)}
+        for wh, pairs in table.wh_asks.items():
+            if wh in norms:
+                cues = here or (before if len(norms) <= 2 else set())
+                out += [(index, label) for cue, label in pairs if cue in cues]
+        before = here or before
+    return list(dict.fromkeys(out))
 
 
 def _unread(clauses: Sequence[Sequence[Token]], found: Sequence[dict[str, int]],
@@ -426,7 +460,8 @@ def unanswered_parts(asks: Sequence[Ask], shown: Sequence[Triple], names: dict[s
                         **({"label": f"what the question asks of {name}"} if a.words == name else {})})
         elif a.topic == MISSING and name:
             noun = (lexicon.relation(a.relation).nouns or (a.relation,))[0]
-            out.append({"subject": a.subject, "topic": a.relation, "lead": f"{name}'s {noun}", "position": a.position})
+            out.append({"subject": a.subject, "topic": a.relation, "lead": f"{name}'s {noun}", "position": a.position,
+                        "relation": a.relation})
     named = {(p["subject"], p["topic"]) for p in out}
     # a person another shown person names as kin has family in the graph ("How did Kamal Haasan's family shape
     # Akshara Haasan's career?" with `Akshara Haasan, father: Kamal Haasan` shown): the kin asks are held for them

@@ -130,8 +130,31 @@ def test_the_plan_groups_facts_of_one_kind_and_puts_asked_before_relevant():
 
 def test_the_plan_marks_what_the_graph_lacks():
     plan = plan_answer("What awards did Akshara Haasan win, and where is she buried?", AKSHARA, AKSHARA_FACTS)
-    assert [p["topic"] for p in plan.unanswered] == ["recognition", "death"]
+    # "where is she buried" asks the place of burial itself (`wh_asks`), not the whole death topic: its [NA]
+    # sentence starts "Akshara Haasan's place of burial", not "Akshara Haasan died" (she is alive)
+    assert [p["topic"] for p in plan.unanswered] == ["recognition", "place of burial"]
+    assert [p["lead"] for p in plan.unanswered][1] == "Akshara Haasan's place of burial"
     assert plan.asked == []
+
+
+def test_when_or_where_with_a_life_event_asks_its_date_or_place():
+    # the graph holds Joan Rivers's cause of death and burial, no date of death: the death topic alone counted the
+    # question answered and `grounded` left the date unsaid; now the date is a part to mark [NA]
+    rivers = [Entity("Q240933", name="Joan Rivers")]
+    facts = [Triple("Q240933", "P31", "instance of", "human"),
+             Triple("Q240933", "P509", "cause of death", "cardiac arrest"),
+             Triple("Q240933", "P119", "place of burial", "Forest Lawn Memorial Park"),
+             Triple("Q240933", "P19", "place of birth", "Brooklyn")]
+    names = {"Q240933": "Joan Rivers"}
+
+    def lacking(question: str) -> list[str]:
+        return [p["lead"] for p in unanswered_parts(question_asks(question, rivers, facts), facts, names)]
+
+    assert lacking("Who was Joan Rivers, and when did she die?") == ["Joan Rivers's date of death"]
+    # "…, and where?": the word alone asks the place of the event the clause before named
+    assert lacking("When did Joan Rivers die, and where?") == ["Joan Rivers's date of death",
+                                                              "Joan Rivers's place of death"]
+    assert lacking("Where was Joan Rivers born?") == []  # held
 
 
 def test_every_topic_relation_is_a_wikidata_or_biokalma_label():
