@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from kalma_graph.kg.triples import Entity, Triple
 
 from .lexicon import load_lexicon
-from .text import find_phrase, find_stem, phrase, tokenize
+from .text import find_phrase, find_stem, fold, phrase, tokenize
 
 _CLAUSE_RE = re.compile(r",\s*and\s+|;|:|\?\s+")
 
@@ -48,7 +48,7 @@ def asked_readings(question: str, entities: Sequence[Entity], shown: Sequence[Tr
     clauses = [tokenize(c) for c in _CLAUSE_RE.split(question) if c.strip()]
     found = [_named(tokens, entities) for tokens in clauses]
     everyone = {i for people in found for i in people}
-    persons = {t.subject for t in shown if t.label == "instance of" and t.value.casefold() == "human"}
+    persons = {t.subject for t in shown if t.label == "instance of" and fold(t.value) in lexicon.human_values}
     found = _pronouns_resolved(clauses, found, persons)
     names = {e.name.casefold(): e.id for e in entities if e.name}
     out: dict[Triple, tuple[int, int, bool]] = {}  # triple -> (clause, token naming its relation, by its label?)

@@ -25,6 +25,7 @@ from .records import (
     evidence_triple,
 )
 from .structure import (
+    DENIES,
     MAX_SENTENCE_CHARS,
     SCORE,
     Context,
@@ -467,7 +468,7 @@ def _kin_before(ctx: Context, span: tuple[int, int]) -> bool:
 
 def _inversion(view: GraphView, t: GraphTriple, why: str) -> str:
     """The reason of a claim the graph holds the other way round, or denied ("was not a writer")."""
-    verb = "denies" if why.startswith("the sentence denies") else "inverts"
+    verb = "denies" if why.startswith(DENIES) else "inverts"
     return f"the sentence {verb} the graph's {t.label}: {t.value} of {view.label(t.subject)}"
 
 

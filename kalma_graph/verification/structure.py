@@ -50,6 +50,9 @@ MAX_SENTENCE_CHARS = 2000  # a longer "sentence" is cut here: the checks are per
 # The words the checks read (pronouns, copulas, the words of names and places, ...) are the lexicon's
 # (`kalma_graph/data/verifier_words.json`, hashed into the verifier's id), never tables here.
 
+# How a denied value's reason starts ("Charles was not a writer"): claims.py words its claim from it.
+DENIES = "the sentence denies it"
+
 # Score of each outcome (the calibrated second stage refines them when a model is given).
 SCORE = {
     "supported_cue": 0.95,
@@ -655,7 +658,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
                    f"'{cited.value}' is said of {subject_name}'s {relative}, not of {subject_name}")
     lo, hi = _between(found, how, hit.span, len(tokens))
     if (denied := _denial(ctx, lo, hit.span, rel)) is not None:
-        return out("unsupported_inverted", f"the sentence denies it ('{denied}'): the graph holds it")
+        return out("unsupported_inverted", f"{DENIES} ('{denied}'): the graph holds it")
     spans = [hit.span]
     if rel.not_as_region and _as_region(tokens, hit.span, lex):
         return out("partial_near", f"'{span_text(tokens, hit.span)}' says where the place before it lies, not "
@@ -722,17 +725,16 @@ def _denial(ctx: Context, lo: int, span: tuple[int, int], rel: RelationCues) -> 
     between: "was not born in X"), nor in reported or hedged words ("Rumors that he was not really …'s son"); the
     clause ends at a comma or a coordinator ("born not in Paris but in London")."""
     tokens, lex = ctx.tokens, ctx.lexicon
-    if any(t.word and t.norm in lex.hedge_words for t in tokens[:span[0]]):
-        return None
-    stems = tuple(c[0] for c in rel.cues if len(c) == 1)
+    # runs for every value of every triple judged: the sentence's words are read only once a negation is found
     for k in range(span[0] - 1, max(lo, span[0] - 7) - 1, -1):
         t = tokens[k]
         if not t.word and t.text == "," or t.word and t.norm in lex.coordinators:
             return None
-        if t.word and lex.verb_like(t.norm) and t.norm not in lex.copulas and not t.norm.startswith(stems):
+        if t.word and lex.verb_like(t.norm) and t.norm not in lex.copulas \
+                and not t.norm.startswith(tuple(c[0] for c in rel.cues if len(c) == 1)):
             return None
         if t.word and t.norm in lex.negations and not (k + 1 < span[0] and tokens[k + 1].norm in ("only", "just")):
-            return t.text
+            return None if any(w.word and w.norm in lex.hedge_words for w in tokens[:span[0]]) else t.text
     return None
 
 
