@@ -106,7 +106,8 @@ def cited_items(source: str, run: Path, test_share: float, seen: set[str]) -> li
     return items
 
 
-def chatbot_items(answers: Path, verify: Path, store_uri: str | None, test_share: float, seen: set[str]) -> list[dict]:
+def chatbot_items(answers: Path, verify: Path, store_uri: str | None, test_share: float, seen: set[str],
+                  context: bool = False) -> list[dict]:
     from kalma_graph.evaluation.verify import read_items, to_input
     from kalma_graph.store import open_store
 
@@ -130,6 +131,9 @@ def chatbot_items(answers: Path, verify: Path, store_uri: str | None, test_share
             about = {q for s in check["sentences"] for q in s["about"]}
             shown = [{"qid": t.subject, "subject": names.get(t.subject) or t.subject, "relation": t.label,
                       "value": t.value} for t in given.shown if t.subject in persons]
+            if context:
+                shown += graph_context(store, [t for t in given.shown if t.subject in persons],
+                                       {q: names.get(q) or q for q in persons})
             key = answer_key(CHATBOT, answer["id"], text)
             previous = ""
             for s in check["sentences"]:
@@ -151,6 +155,42 @@ def chatbot_items(answers: Path, verify: Path, store_uri: str | None, test_share
     finally:
         store.close()
     return items
+
+
+def graph_context(store, shown: list, persons: dict[str, str]) -> list[dict]:
+    """What the verifier also reads beyond the persons' own triples (v28 on): where each shown place lies (its
+    containment relations, `places.DEPTH` steps up) and the family triples of others that name the persons
+    ("Subhas Chandra Bose, father: Janakinath Bose"), marked `"context": true`. Annotators of v24–v27 saw
+    neither, and called "born in Amsterdam, Netherlands" not held where the graph says where Amsterdam lies."""
+    from kalma_graph.verification.lexicon import load_lexicon
+    from kalma_graph.verification.places import DEPTH
+
+    lexicon = load_lexicon()
+    out: list[dict] = []
+    frontier = {t.object_id for t in shown if t.object_id and lexicon.is_place_relation(t.label)}
+    seen = set(frontier)
+    for _ in range(DEPTH):
+        nxt = set()
+        for pid, triples in sorted(store.one_hop_many(sorted(frontier)).items()):
+            for t in triples:
+                if t.object_id and t.label.casefold() in lexicon.containment_labels:
+                    place = store.get_entity(pid)
+                    out.append({"qid": pid, "subject": place.name if place else pid, "relation": t.label,
+                                "value": str(t.value), "context": True})
+                    if t.object_id not in seen:
+                        nxt.add(t.object_id)
+        seen |= nxt
+        frontier = nxt
+    # others' family triples naming a person: by the person's item, or by the bare name (a value with no item)
+    for qid, name in persons.items():
+        incoming = [(r["mid"], r["mid_name"], r["label"]) for r in store.query("caqa_hop_in", {"id": qid})]
+        incoming += [(t.subject, None, t.label) for t in store.value_holders([name])]
+        for subject, subject_name, label in incoming:
+            if subject not in persons and lexicon.relation(label).kin:
+                entity = None if subject_name else store.get_entity(subject)
+                out.append({"qid": subject, "subject": subject_name or (entity.name if entity else subject),
+                            "relation": label, "value": name, "context": True})
+    return list({(d["qid"], d["relation"], d["value"]): d for d in out}.values())
 
 
 def select(items: list[dict], citations: int | None) -> list[dict]:
@@ -179,14 +219,11 @@ def write_markdown(path: Path, items: list[dict]) -> int:
             answer = key
             lines += [f"# Answer {key} ({item['answer_id']})", "", f"Question: {item['question']}", "",
                       "Shown triples (what the graph holds):", ""]
-            by_subject: dict[tuple[str, str], dict[str, list[str]]] = {}
-            for t in item["shown"]:
-                by_subject.setdefault((t["subject"], t["qid"]), {}).setdefault(t["relation"], []).append(t["value"])
-            for (subject, qid), relations in by_subject.items():
-                lines.append(f"- {subject} ({qid})")
-                lines += [f"  - {relation}: {'; '.join(values)}" for relation, values in relations.items()]
-            if not item["shown"]:
-                lines.append("- (none)")
+            lines += _triple_lines([t for t in item["shown"] if not t.get("context")]) or ["- (none)"]
+            context = [t for t in item["shown"] if t.get("context")]
+            if context:
+                lines += ["", "Also in the graph (where the shown places lie; others' family triples naming the "
+                          "persons):", "", *_triple_lines(context)]
             lines.append("")
         lines += [f"## {item['item_id']}", ""]
         if item["previous_sentence"]:
@@ -201,6 +238,18 @@ def write_markdown(path: Path, items: list[dict]) -> int:
                                          + (["contradicted (0/1)"] if not item["citations"] else [])), ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(lines)
+
+
+def _triple_lines(triples: list[dict]) -> list[str]:
+    """Triples grouped by subject, then relation, as markdown list lines."""
+    by_subject: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for t in triples:
+        by_subject.setdefault((t["subject"], t["qid"]), {}).setdefault(t["relation"], []).append(t["value"])
+    lines = []
+    for (subject, qid), relations in by_subject.items():
+        lines.append(f"- {subject} ({qid})")
+        lines += [f"  - {relation}: {'; '.join(values)}" for relation, values in relations.items()]
+    return lines
 
 
 def counts(items: list[dict], sources: tuple[str, ...] | list[str] = SOURCES) -> dict[str, dict[str, dict[str, int]]]:
@@ -292,6 +341,9 @@ def main() -> None:
     only.add_argument("--cited-only", action="store_true", help="no chatbot answers: the cited sources alone (v14)")
     parser.add_argument("--skip", type=Path, action="append", default=[],
                         help="an items.jsonl already labelled: its sentences (with their marks) are not exported again")
+    parser.add_argument("--context", action="store_true",
+                        help="show chatbot items where the shown places lie and others' family triples naming the "
+                             "persons (`graph_context`; v28 on)")
     parser.add_argument("--readme", action=argparse.BooleanOptionalAction, default=True,
                         help="write the v2 README.md (a later set writes its own)")
     args = parser.parse_args()
@@ -307,7 +359,8 @@ def main() -> None:
     if not args.cited_only:
         items += [i for i in chatbot_items(Path(args.chatbot or out / "chatbot_answers.jsonl"),
                                            Path(args.verify or out / "chatbot_verify.json"), args.store,
-                                           args.test_share, seen) if i["sentence_with_marks"] not in labelled]
+                                           args.test_share, seen, args.context)
+                  if i["sentence_with_marks"] not in labelled]
     for item in items:
         if item["source"] != CHATBOT:
             dev_only(item["answer_id"])
