@@ -175,8 +175,8 @@ def graph_context(store, shown: list, persons: dict[str, str]) -> list[dict]:
             for t in triples:
                 if t.object_id and t.label.casefold() in lexicon.containment_labels:
                     place = store.get_entity(pid)
-                    out.append({"qid": pid, "subject": place.name if place else pid, "relation": t.label,
-                                "value": str(t.value), "context": True})
+                    out.append({"qid": pid, "subject": place.name if place and place.name else pid,
+                                "relation": t.label, "value": str(t.value or t.object_id), "context": True})
                     if t.object_id not in seen:
                         nxt.add(t.object_id)
         seen |= nxt

@@ -650,13 +650,16 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
             if any(tokens[k].norm in lex.hedge_words for k in range(cue_end, span[0])):
                 continue  # "born around 1558, probably in West Ham": hedged
             held = [t for t in triples if fold(t.label) == label]
+            # the person's own name is not a relative's of that name ("William Adams, …; his father was John
+            # Adams" where the graph holds William Adams `father: William Adams`, v27)
+            own = [(m.start, m.end) for m in ctx.mentions if m.kind == "entity" and sid in m.ids] if rel.kin else []
             # another full date in the held year is another date ("16 January 1947" where the graph holds the 17th),
             # even where the sentence gives the year alone elsewhere ("In late 1072 … he died … in November 1072");
             # the held value said in another verb's clause is not said here ("born … in New York City and raised
             # largely in Montreal" where the graph holds Montreal; "died … in Paris …, and Toulouse honoured him")
             # a parent's family name inside the span is no shield: `_names_share_word` decides ("His father was
             # Giuseppe Castiglioni" where the graph holds Giacomo Castiglioni)
-            if held and not any(h.how != "date_wrong" and h.span not in years_alone
+            if held and not any(h.how != "date_wrong" and h.span not in years_alone and h.span not in own
                                 and not (rel.kin and h.how == "vaguer" and spans_overlap(h.span, span))
                                 and not (h.span[0] > span[0] and (_another_clause(ctx, cue_end, h.span)
                                                                   or _subject_of_own_clause(ctx, h.span)))
@@ -801,7 +804,10 @@ def _names_share_word(ctx: Context, span: tuple[int, int], held: GraphTriple) ->
         rest = [w for w in theirs if w not in family]
         # with no word but the family's on one side, the whole names: "Jan Amor Tarnowski" may be Jan Tarnowski,
         # "Popillia" is not Lucius Julius Caesar (the son's own name)
-        if _alike(mine, rest) if mine and rest else _alike(list(said), theirs):
+        # a relative named as the person is ("father: William Adams" of William Adams): the words the said name
+        # lacks tell them apart ("John Adams" is not William Adams, v27)
+        unsaid = [w for w in theirs if w not in said] if mine and not rest else []
+        if _alike(mine, rest) if mine and rest else _alike(mine, unsaid) if unsaid else _alike(list(said), theirs):
             return True
     return False
 

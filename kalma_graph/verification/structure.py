@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -402,9 +403,17 @@ def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[in
     after = [m for m in mentions if m.start >= span[1] and (m.subject or m.kind == "pronoun")]
     if after:
         return [after[0]], "right"
-    if before and before[0].start == 0 and before[0].subject and not before[0].thing:
+    if before and _opens_sentence(tokens, before[0], lexicon) and before[0].subject and not before[0].thing:
         return [before[0]], "left"  # "Mustafa II, Ottoman sultan from 1695 to 1703, was born on V": the opener's
     return [], "none"
+
+
+def _opens_sentence(tokens: Sequence[Token], m: Mention, lexicon: Lexicon) -> bool:
+    """The mention opens the sentence, alone or after an article and lower-case words ("The best-known Decimus
+    Junius Silanus, consul in 62 BC …, was the son of V", v27)."""
+    head = tokens[:m.start]
+    return not head or (head[0].norm in lexicon.articles
+                        and all(t.word and (k == 0 or not t.capital) for k, t in enumerate(head)))
 
 
 def _object_clause_antecedent(tokens: Sequence[Token], before: Sequence[Mention], span: tuple[int, int],
@@ -497,12 +506,34 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
             if w in lexicon.generic_heads or w in lexicon.stop_and_glue or len(w) < 4:
                 continue
             for a, b in find_phrase(tokens, (w,)):
-                # not a part of another name: "Jackson" of "La Toya Jackson" is no vaguer "Randy Jackson"
-                other = [t for t in (tokens[a - 1] if a else None, tokens[b] if b < len(tokens) else None)
-                         if t is not None and t.word and t.capital and t.norm not in words]
-                if tokens[a].capital and not other:
+                # not a part of another name: "Jackson" of "La Toya Jackson" is no vaguer "Randy Jackson", nor
+                # "Silanus" of "Marcus Junius Silanus" a vaguer "Lucius Junius Silanus Manlianus" (v27): any word
+                # of the capitalised run around it that the value lacks makes it another name
+                if tokens[a].capital and not _another_name_around(tokens, a, b, words):
                     hits.append(_ValueHit((a, b), "vaguer"))
     return hits
+
+
+def _another_name_around(tokens: Sequence[Token], a: int, b: int, words: tuple[str, ...]) -> bool:
+    """A capitalised word next to `tokens[a:b]`, or further along the run of capitalised words it stands in
+    (a possessive ends the run), that is not one of the value's `words` nor spelled like one ("Michal" for
+    "Michał", v9)."""
+    def foreign(word: str) -> bool:
+        return word not in words and not any(SequenceMatcher(None, word, w).ratio() >= 0.8 for w in words)
+
+    k = a - 1
+    while k >= 0 and tokens[k].word and tokens[k].capital and not tokens[k].possessive:
+        if foreign(tokens[k].norm):
+            return True
+        k -= 1
+    k = b
+    while k < len(tokens) and tokens[k].word and tokens[k].capital:
+        if foreign(tokens[k].norm):
+            return True
+        if tokens[k].possessive:
+            break
+        k += 1
+    return False
 
 
 def _a_noun_here(tokens: Sequence[Token], span: tuple[int, int], lexicon: Lexicon) -> bool:

@@ -134,8 +134,12 @@ from .text import fold
 # village of X" as the place X, a place followed by an area word ("the Moscow region") as an area that may hold the
 # held town, and a sentence opening "If you mean …" as an aside about someone else: none of it contradicts; 32 reads
 # a value denied in its own clause ("Charles was not a writer") as unsupported and contradicted (the triple's inverse),
-# and "X, also a footballer, was born …" as said of X (an appositive opened by "also", from v26).
-VERIFIER_VERSION = "32"
+# and "X, also a footballer, was born …" as said of X (an appositive opened by "also", from v26); 33 (from v27) reads
+# part of a longer name as no vaguer value when its run of capitalised words has a word the value lacks ("Silanus" of
+# "Marcus Junius Silanus"), a sentence opened by an article and lower-case words before its first name as that
+# person's ("The best-known X, …, was the son of V"), and a relative the graph names as the person is named as not
+# named by the person's own name ("his father was John Adams" against `father: William Adams` of William Adams).
+VERIFIER_VERSION = "33"
 
 
 class VerifierStore(Protocol):
