@@ -326,16 +326,18 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
         text = span_text(tokens, span).rstrip(".")
         reason = ""
         own = _own_relative(ctx, span, found)
-        lies_in = _lies_in(ctx, span, text, places) if status == "absent" else None
+        lies_in = (_lies_in(ctx, span, text, places) or _renamed_as(ctx, graph, span, who)) \
+            if status == "absent" else None
         if own is not None:  # held for the others of the group, never for the person named as their own relative
             status, evidence, reason = "contradicted", None, f"names {own} as {own}'s own relative"
         elif lies_in is not None:  # as held as the place it says where of: cited, or held uncited
-            place, held = lies_in
+            place, held, renamed = lies_in
             places.append((span, place, held))  # "Memphis, Tennessee, United States"
             used.update(range(*span))
-            claims.append(Claim(text=text, kind=kind, relation="located in", status=held,
-                                evidence=f"{place}, located in: {text}",
-                                reason=f"names where {place} lies (the graph's containment)"))
+            claims.append(Claim(text=text, kind=kind, relation="other name" if renamed else "located in",
+                                status=held, evidence=f"{place}, {'other name' if renamed else 'located in'}: {text}",
+                                reason=f"names {place} as it was or is called" if renamed
+                                else f"names where {place} lies (the graph's containment)"))
             return
         elif status == "absent":
             status, evidence, reason = _unheld(ctx, graph, store_triples, span, who,
@@ -388,6 +390,8 @@ def _unheld(ctx: Context, graph: "_UncitedJudge", store_triples: dict[str, list[
     """A value no triple of `who` holds: contradicted where the graph holds another value of a single-valued
     relation cued before it, or holds it the other way round; absent otherwise. Status, evidence, reason."""
     view = ctx.view
+    if _aside_about_another(ctx):  # "If you meant Faustina the Younger, her parents were V": nothing here (v28)
+        return "absent", None, "an aside about someone the asker may mean"
     bad = _contradiction(ctx, store_triples, span, who, lo) or _another_parent(ctx, store_triples, span, who)
     if bad is not None:
         return "contradicted", bad, f"the graph holds {bad.label}: {bad.value} for {view.label(bad.subject)}"
@@ -473,15 +477,37 @@ def _inversion(view: GraphView, t: GraphTriple, why: str) -> str:
 
 
 def _lies_in(ctx: Context, span: tuple[int, int], text: str,
-             places: Sequence[tuple[tuple[int, int], str, ClaimStatus]]) -> tuple[str, ClaimStatus] | None:
-    """The held place that `span` names the whereabouts of, and how it is held: right after "<place>," and one
-    of the places the graph says contain it (`Context.containers`); else None."""
-    start = span[0]
-    if start < 1 or ctx.tokens[start - 1].text != ",":
+             places: Sequence[tuple[tuple[int, int], str, ClaimStatus]]) -> tuple[str, ClaimStatus, bool] | None:
+    """The held place that `span` names the whereabouts of, or another name of, and how it is held: right after
+    "<place>," (or "<place> (…),") and one of the places the graph says contain it (`Context.containers`); or right
+    after "<place> (now", "<place>, then" (`Lexicon.rename_words`): "Bombay (now Mumbai)", "Mumbai (then Bombay)",
+    which the passes of v24r and v28, shown the containment, hold. (place, held, renamed), else None."""
+    tokens, start = ctx.tokens, span[0]
+    if start >= 2 and tokens[start - 1].norm in ctx.lexicon.rename_words and tokens[start - 2].text in ("(", ","):
+        return next(((place, held, True) for (_, end), place, held in places if end == start - 2), None)
+    if start < 1 or tokens[start - 1].text != ",":
         return None
+    end_at = start - 1
+    if end_at > 0 and tokens[end_at - 1].text == ")":  # "Mumbai (then Bombay), India": past the parenthesis
+        end_at = next((k for k in range(end_at - 2, max(end_at - 8, -1), -1) if tokens[k].text == "("), end_at)
     for (_, end), place, held in places:
-        if end == start - 1 and fold(text) in ctx.containers.get(fold(place), ()):
-            return place, held
+        if end == end_at and fold(text) in ctx.containers.get(fold(place), ()):
+            return place, held, False
+    return None
+
+
+def _renamed_as(ctx: Context, graph: "_UncitedJudge", span: tuple[int, int],
+                who: set[str]) -> tuple[str, ClaimStatus, bool] | None:
+    """The held place named right after `span` as its other name ("born in Bombay, now Mumbai", where the graph
+    holds Mumbai), as `_lies_in` returns it; else None."""
+    tokens, k = ctx.tokens, span[1]
+    if k + 2 >= len(tokens) or tokens[k].text not in ("(", ",") or tokens[k + 1].norm not in ctx.lexicon.rename_words:
+        return None
+    for m in ctx.mentions:
+        if m.start == k + 2:
+            status, held = graph.held_by((m.start, m.end), who)
+            if held is not None and status != "absent" and ctx.lexicon.is_place_relation(held.label):
+                return held.value, status, True
     return None
 
 
@@ -617,8 +643,6 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                    lo: int) -> GraphTriple | None:
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, lex = ctx.tokens, ctx.lexicon
-    if _aside_about_another(ctx):
-        return None
     start = _cue_window(ctx, lo, span[0])
     # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
     # said beside it ("born around 1431 (some sources say 1433)")
@@ -762,9 +786,10 @@ def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
         return False
     k = span[0] - 1
     while True:
-        words = 0
+        words, owned = 0, False
         while k >= 0 and words < 3 and tokens[k].word and not tokens[k].capital and tokens[k].norm not in ("of", "to") \
                 and tokens[k].norm not in lex.copulas and tokens[k].norm not in lex.coordinators:
+            owned = owned or tokens[k].norm in lex.possessive_pronouns
             k, words = k - 1, words + 1
         if k < 1:
             return False
@@ -775,7 +800,7 @@ def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
         if child_of or t.norm in lex.copulas and tokens[k - 1].norm == "parents":
             return True
         earlier = next((m for m in ctx.mentions if m.end == k and m.kind != "pronoun"), None) \
-            if t.norm == "and" else None
+            if t.norm == "and" and not owned else None  # "the son of Thutmose III and his queen V": his queen (v28)
         if earlier is None:
             return False
         k = earlier.start - 1
@@ -1138,31 +1163,33 @@ def _ages(ctx: Context, leading: Sequence[Mention], graph: "_UncitedJudge",
     who = [i for m in leading for i in m.ids]
     if not _cue_spans(tokens, ctx.lexicon.relation("date of death"), 0, len(tokens)):
         return out  # "at the age of 20 he moved to Paris" is an age at another event: not read here
-    for cue in ctx.lexicon.age_cues:
-        for _start, end in find_phrase(tokens, cue):
-            number = number_of(tokens[end].norm) if end < len(tokens) and tokens[end].word else None
-            if number is None or any(k in used for k in range(_start, end + 1)):
+    # (claim start, claim end, the number's position): "at the age of 102", "28 years old"
+    said = [(a, b + 1, b) for cue in ctx.lexicon.age_cues for a, b in find_phrase(tokens, cue) if b < len(tokens)]
+    said += [(a - 1, b, a - 1) for cue in ctx.lexicon.age_after_cues for a, b in find_phrase(tokens, cue) if a > 0]
+    for _start, end, k in said:
+        number = number_of(tokens[k].norm) if tokens[k].word else None
+        if number is None or any(j in used for j in range(_start, end)):
+            continue
+        for sid in who:
+            dates = {t.label: parse_iso_date(t.value) for t in graph.triples(sid)
+                     if t.label in ("date of birth", "date of death")}
+            born, died = dates.get("date of birth"), dates.get("date of death")
+            if born is None or died is None:
                 continue
-            for sid in who:
-                dates = {t.label: parse_iso_date(t.value) for t in graph.triples(sid)
-                         if t.label in ("date of birth", "date of death")}
-                born, died = dates.get("date of birth"), dates.get("date of death")
-                if born is None or died is None:
-                    continue
-                age = died.year - born.year
-                exact = None not in (born.month, born.day, died.month, died.day)
-                if exact and (died.month, died.day) < (born.month, born.day):  # type: ignore[operator]
-                    age -= 1
-                fits = number == age if exact else age - 1 <= number <= age
-                cited = {c.relation for span, c in values if span is not None and c.subject == sid}
-                status: ClaimStatus = ("supported" if {"date of birth", "date of death"} <= cited
-                                       else "supported_uncited") if fits else "contradicted"
-                used.update(range(_start, end + 1))
-                out.append(Claim(text=span_text(tokens, (_start, end + 1)).rstrip("."), kind="number", about=sid,
-                                 relation="age at death", status=status,
-                                 evidence=f"{sid}, date of birth: {born.year}, date of death: {died.year}",
-                                 reason=f"the dates give {age if exact else f'{age - 1} or {age}'}"))
-                break
+            age = died.year - born.year
+            exact = None not in (born.month, born.day, died.month, died.day)
+            if exact and (died.month, died.day) < (born.month, born.day):  # type: ignore[operator]
+                age -= 1
+            fits = number == age if exact else age - 1 <= number <= age
+            cited = {c.relation for span, c in values if span is not None and c.subject == sid}
+            status: ClaimStatus = ("supported" if {"date of birth", "date of death"} <= cited
+                                   else "supported_uncited") if fits else "contradicted"
+            used.update(range(_start, end))
+            out.append(Claim(text=span_text(tokens, (_start, end)).rstrip("."), kind="number", about=sid,
+                             relation="age at death", status=status,
+                             evidence=f"{sid}, date of birth: {born.year}, date of death: {died.year}",
+                             reason=f"the dates give {age if exact else f'{age - 1} or {age}'}"))
+            break
     return out
 
 

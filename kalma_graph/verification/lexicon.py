@@ -126,6 +126,8 @@ class Lexicon:
     implied_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> folded values implying it
     none_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)  # folded phrase -> relation it denies
     age_cues: tuple[tuple[str, ...], ...] = ()  # "at the age of": the number after it is an age
+    age_after_cues: tuple[tuple[str, ...], ...] = ()  # "years old": the number before it is an age
+    rename_words: frozenset[str] = frozenset()  # "Bombay (now Mumbai)": another name of the place before
     lives_determiners: frozenset[str] = frozenset()
     months: frozenset[str] = frozenset()  # month names
     month_index: dict[str, int] = field(default_factory=dict)  # month names and their first three letters -> 1..12
@@ -374,6 +376,8 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         implied_words={fold(w): frozenset(fold(v) for v in vs) for w, vs in own["implied_words"].items()},
         none_phrases={tuple(fold(w) for w in p.split()): label for p, label in own["none_phrases"].items()},
         age_cues=tuple(tuple(fold(w) for w in cue.split()) for cue in own["age_cues"]),
+        age_after_cues=tuple(tuple(fold(w) for w in cue.split()) for cue in own["age_after_cues"]),
+        rename_words=own.words("rename_words"),
         lives_determiners=own.words("lives_determiners"),
         months=frozenset(months),
         month_index={m: i + 1 for i, m in enumerate(months)} | {m[:3]: i + 1 for i, m in enumerate(months)},

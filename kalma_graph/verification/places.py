@@ -174,5 +174,9 @@ def _spelled_alike(said: str, held: str, ratio: float = 0.65) -> bool:
     """Two folded place names that differ as transliterations do: about two thirds of their letters in common runs
     (difflib's ratio; "grodno"/"hrodna" 0.67, "nafplio"/"nauplion" 0.80, "paris"/"toulouse" 0.15), the said name
     read up to each of its words ("Nafplio outside the church": "nafplio")."""
-    words = said.split()
+    words, held_words = said.split(), held.split()
+    shared = set(words) & set(held_words)
+    if shared and len(shared) < min(len(words), len(held_words)):
+        # a word both names share tells nothing: "San Anselmo" is no spelling of "San Francisco" (0.67 whole; v28)
+        words, held = [w for w in words if w not in shared], " ".join(w for w in held_words if w not in shared)
     return any(SequenceMatcher(None, " ".join(words[:k]), held).ratio() >= ratio for k in range(1, len(words) + 1))

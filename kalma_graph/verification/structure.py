@@ -218,18 +218,22 @@ def entity_mentions(tokens: Sequence[Token], view: GraphView, prefer: Sequence[s
                 continue
             if (not full or (len(words) == 1 and eid in subject_set)) and _in_another_name(tokens, span, view):
                 continue  # a person's alias of one word is a surname too ("Rousseau": "the son of Isaac Rousseau")
+            if full and len(words) == 1 and _in_another_name(tokens, span, view, through_connectors=False):
+                continue  # whoever's it is: "Bach" (Johann Sebastian's) in "his wife, Anna Magdalena Bach" (v28)
             taken.update(range(*span))
             out.append(Mention(span[0], span[1], "entity", (eid,), span_text(tokens, span), eid in subject_set))
     return sorted(out, key=lambda m: m.start)
 
 
-def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], view: GraphView) -> bool:
+def _in_another_name(tokens: Sequence[Token], span: tuple[int, int], view: GraphView,
+                     through_connectors: bool = True) -> bool:
     """A surname or first name alone that a capitalised word joins into another's name: "Louis Joxe" is not
     Pierre Joxe, nor "Pierre Mendès" Pierre Joxe (a word of the glue, "The Joxe family", does not join, unless
-    capitalised inside the sentence: "One Bull" is not Sitting Bull)."""
+    capitalised inside the sentence: "One Bull" is not Sitting Bull). Without `through_connectors`, only a word right
+    before or after the span joins it."""
     start = span[0]
-    while start > 1 and tokens[start - 1].word and tokens[start - 1].norm in view.connectors:
-        start -= 1  # "Hans-Georg von Friedeburg" is not Karl von Friedeburg
+    while through_connectors and start > 1 and tokens[start - 1].word and tokens[start - 1].norm in view.connectors:
+        start -= 1  # "Hans-Georg von Friedeburg" is not Karl von Friedeburg ("the President of Ireland" is Ireland)
     before = tokens[start - 1] if start > 0 else None
     after = tokens[span[1]] if span[1] < len(tokens) else None
     return any(t is not None and t.word and t.capital and not t.possessive
@@ -363,7 +367,17 @@ def _closed_apposition(tokens: Sequence[Token], m: Mention, lexicon: Lexicon) ->
     if m.start == 0 or tokens[m.start - 1].text != "," or m.end + 1 >= len(tokens) or tokens[m.end].text != ",":
         return False
     nxt = tokens[m.end + 1]
-    return nxt.word and (nxt.norm in lexicon.copulas or nxt.norm in lexicon.clause_verbs)
+    if nxt.word and (nxt.norm in lexicon.copulas or nxt.norm in lexicon.clause_verbs):
+        return True
+    # a second appositive before the verb: "His son, Gaius Laelius Sapiens, consul in 140 BC, died after 129 BC" (v28)
+    for k in range(m.end + 1, min(m.end + 8, len(tokens) - 1)):
+        if not tokens[k].word:
+            after = tokens[k + 1]
+            return tokens[k].text == "," and after.word and (after.norm in lexicon.copulas
+                                                              or after.norm in lexicon.clause_verbs)
+        if tokens[k].norm in lexicon.copulas or tokens[k].norm in lexicon.clause_verbs or tokens[k].norm == "and":
+            return False
+    return False
 
 
 def holders(tokens: Sequence[Token], mentions: Sequence[Mention], span: tuple[int, int],
@@ -516,10 +530,11 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
 
 def _another_name_around(tokens: Sequence[Token], a: int, b: int, words: tuple[str, ...]) -> bool:
     """A capitalised word next to `tokens[a:b]`, or further along the run of capitalised words it stands in
-    (a possessive ends the run), that is not one of the value's `words` nor spelled like one ("Michal" for
-    "Michał", v9)."""
+    (a possessive ends the run), that is not one of the value's `words` nor one letter off one ("Michal" for
+    "Michał", v9; "Engelke" is not "Engel")."""
     def foreign(word: str) -> bool:
-        return word not in words and not any(SequenceMatcher(None, word, w).ratio() >= 0.8 for w in words)
+        return word not in words and not any(len(word) == len(w) and SequenceMatcher(None, word, w).ratio() >= 0.8
+                                             for w in words)
 
     k = a - 1
     while k >= 0 and tokens[k].word and tokens[k].capital and not tokens[k].possessive:

@@ -138,8 +138,14 @@ from .text import fold
 # part of a longer name as no vaguer value when its run of capitalised words has a word the value lacks ("Silanus" of
 # "Marcus Junius Silanus"), a sentence opened by an article and lower-case words before its first name as that
 # person's ("The best-known X, …, was the son of V"), and a relative the graph names as the person is named as not
-# named by the person's own name ("his father was John Adams" against `father: William Adams` of William Adams).
-VERIFIER_VERSION = "33"
+# named by the person's own name ("his father was John Adams" against `father: William Adams` of William Adams); 34
+# (from v24r, v26r, v28) reads "the son of X and his queen V" as V his queen (no parent weighed against the graph's),
+# a person's one-word alias beside another capitalised word as part of another name ("Anna Magdalena Bach"), "If you
+# meant …" as an aside whatever its values, a name between commas before a second appositive as the clause's subject
+# ("His son, X, consul in 140 BC, died …"), a place sharing a word with the held one as no spelling of it ("San
+# Anselmo"), "N years old" as an age, advice to check a source as talk, and a place's other name after "(now", ",
+# then" as held as the place ("Bombay (now Mumbai)").
+VERIFIER_VERSION = "34"
 
 
 class VerifierStore(Protocol):

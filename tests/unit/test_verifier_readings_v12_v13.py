@@ -26,9 +26,10 @@ def _items(version: str) -> tuple[list[dict], dict[str, str]]:
     """A labelled set's items and its chatbot questions (read once per version)."""
     folder = VERIFIER_SETS / f"labels_{version}"
     items = [json.loads(line) for line in (folder / "items.jsonl").open(encoding="utf-8")]
-    chatbot = folder / "chatbot_answers.jsonl"  # a set of cited sources alone has none (v14)
+    # a set of cited sources alone has no chatbot answers (v14); a set labelled again reads its answers' file (v24r)
+    runs = {VERIFIER_SETS.parents[2] / i["run"] for i in items if i.get("source") == "chatbot"}
     questions = {json.loads(line)["id"]: json.loads(line)["question"]
-                 for line in (chatbot.open(encoding="utf-8") if chatbot.exists() else ())}
+                 for run in runs for line in run.open(encoding="utf-8")}
     return items, questions
 
 
