@@ -12,7 +12,7 @@ from kalma_graph.kg.knowledge import is_unlabelled
 
 from .lexicon import Lexicon, RelationCues, load_lexicon
 from .namesakes import namesakes
-from .places import SaidPlaces
+from .places import SaidPlaces, spelled_alike
 from .records import (
     AnswerCheck,
     AnswerInput,
@@ -708,6 +708,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
                     # here, past the containment already walked, as it costs store round trips
                     same_kind = [t for t in same_kind if ctx.said_places.contradicts(stated, t.value)]
                 same_kind = [t for t in same_kind if not _near_year(ctx, span, t) and not _in_decade(ctx, span, t)
+                             and not _held_place_beside(ctx, span, t)
                              and not _held_year_as_number(ctx, span, t)
                              and not _within_bound(ctx, span, t)
                              and not _in_said_range(ctx, span, t)
@@ -853,6 +854,19 @@ def _words(name: str) -> dict[str, None]:
     """The words of a name longer than two letters, hyphenated parts apart ("Steenfeldt-Foss": steenfeldt, foss), in
     their order (a dict's keys: a set that keeps it)."""
     return dict.fromkeys(w for w in re.split(r"[-\s]", " ".join(phrase(name))) if len(w) > 2)
+
+
+def _held_place_beside(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
+    """The place said is followed by ", <the held place in another spelling>": it lies there, more precise ("born in
+    Wuxi, Jiangsu Province" where the graph holds the name Kiangsu, v29). The held place spelled as held is a hit
+    of its own, already counted."""
+    tokens, k = ctx.tokens, span[1]
+    if k + 1 >= len(tokens) or tokens[k].text != "," or not ctx.lexicon.is_place_relation(held.label):
+        return False
+    end = k + 1
+    while end < min(k + 4, len(tokens)) and tokens[end].word and tokens[end].capital:
+        end += 1
+    return end > k + 1 and spelled_alike(fold(span_text(tokens, (k + 1, end))), fold(held.value), 0.8)
 
 
 def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:

@@ -136,7 +136,8 @@ class SaidPlaces:
         graph puts `held` inside ("born in Tennessee" where it holds Memphis, "county seat of …, Tennessee"): vaguer;
         nor an area the graph cannot place where it cannot place `held` either ("born in Fuping County" where it
         holds Zhonghe: the county may hold it), nor any place where `held` is part of a town the graph cannot
-        place ("died in Stockholm" where it holds Oscar Parish), nor a nation where the graph cannot place `held`
+        place ("died in Stockholm" where it holds Oscar Parish), nor a building or part of a town it cannot place
+        ("died … at Henry Ford Hospital" where it holds Detroit, v29), nor a nation where the graph cannot place `held`
         ("died in Greece" where it holds the Balkans as a name only)."""
         held_in = self.inside(held, name)
         if held_in or (held_in is None and fold(name) in self._lexicon.demonyms):
@@ -145,7 +146,7 @@ class SaidPlaces:
         if held_in is None and held_words & self._lexicon.inner_place_words:
             return False
         inside = self.inside(name, held)
-        if (inside is None or held_in is None) and _spelled_alike(fold(name), fold(held),
+        if (inside is None or held_in is None) and spelled_alike(fold(name), fold(held),
                                                                   0.65 if inside is None else 0.8):
             # another spelling of a place the graph cannot locate ("Nafplio": Nauplion); a place it locates said
             # where it holds one it cannot, spelled closer ("Chengdu": Chengtu 0.86, not "Amsterdam": Rotterdam 0.67)
@@ -153,6 +154,8 @@ class SaidPlaces:
         if inside is None:
             if held_in is None and set(fold(name).split()) & self._lexicon.area_words:
                 return False
+            if set(fold(name).split()) & self._lexicon.inner_place_words:
+                return False  # a building or part of a town the graph cannot place: "died at Henry Ford Hospital"
             return not (held_words & self._lexicon.area_words or fold(held) in self._lexicon.demonyms
                         or self._an_area(held))
         if not inside and self.lies_in(held) is None and (held_words & self._lexicon.area_words or self._an_area(held)):
@@ -170,7 +173,7 @@ class SaidPlaces:
         return any(k == a or k.startswith(a + " of ") for k in kinds for a in self._lexicon.area_kinds)
 
 
-def _spelled_alike(said: str, held: str, ratio: float = 0.65) -> bool:
+def spelled_alike(said: str, held: str, ratio: float = 0.65) -> bool:
     """Two folded place names that differ as transliterations do: about two thirds of their letters in common runs
     (difflib's ratio; "grodno"/"hrodna" 0.67, "nafplio"/"nauplion" 0.80, "paris"/"toulouse" 0.15), the said name
     read up to each of its words ("Nafplio outside the church": "nafplio")."""

@@ -144,8 +144,11 @@ from .text import fold
 # meant …" as an aside whatever its values, a name between commas before a second appositive as the clause's subject
 # ("His son, X, consul in 140 BC, died …"), a place sharing a word with the held one as no spelling of it ("San
 # Anselmo"), "N years old" as an age, advice to check a source as talk, and a place's other name after "(now", ",
-# then" as held as the place ("Bombay (now Mumbai)").
-VERIFIER_VERSION = "34"
+# then" as held as the place ("Bombay (now Mumbai)"); 35 (from v29) reads "If you instead mean …" as an aside, a
+# building or part of a town the graph cannot place ("Henry Ford Hospital") as no other place than the held town, a
+# place followed by ", <the held place in another spelling>" as inside it ("Wuxi, Jiangsu Province" for Kiangsu),
+# "after contracting typhus" as the cause of death, and "honestly", "wouldn't want to guess" as talk.
+VERIFIER_VERSION = "35"
 
 
 class VerifierStore(Protocol):
