@@ -646,8 +646,11 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
     start = _cue_window(ctx, lo, span[0])
     # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
     # said beside it ("born around 1431 (some sources say 1433)")
-    full_date = any((a, b) == span and d.month is not None for a, b, d in ctx.dates)
-    years_alone = {(a, b) for a, b, d in ctx.dates if d.month is None and (a, b) != span} if full_date else set()
+    said = next((d for a, b, d in ctx.dates if (a, b) == span), None)
+    # a date less precise than the one at `span` shields it no more: "died in December 1855, I believe on 19 December"
+    # where the graph holds 25 December (v30)
+    years_alone = {(a, b) for a, b, d in ctx.dates if (a, b) != span and (
+        d.month is None or (said.day is not None and d.day is None))} if said is not None and said.month else set()
     for sid in sorted(who):
         triples = _triples_of(ctx, store_triples, sid)
         for label in {fold(t.label) for t in triples}:
@@ -720,9 +723,19 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
 
 def _aside_about_another(ctx: Context) -> bool:
     """The sentence opens as an aside about someone else the asker may mean ("If you mean Richard Wright of Pink
-    Floyd, he was born on …"): the passes of v18, v20, v22 and v26 call none of these contradicted."""
+    Floyd, he was born on …"): the passes of v18, v20, v22 and v26 call none of these contradicted; or it assumes
+    the asker means a person named otherwise than the graph's (`assumed_openers`)."""
     words = [t.norm for t in ctx.tokens[:6] if t.word]
-    return any(tuple(words[:len(opener)]) == opener for opener in ctx.lexicon.aside_openers)
+    if any(tuple(words[:len(opener)]) == opener for opener in ctx.lexicon.aside_openers):
+        return True
+    # "Assuming you mean Thomas Adolphus Trollope, …" where the graph's person is Thomas Trollope: someone else;
+    # "Assuming you mean the Croatian basketball guard Marko Popović" names the graph's person (v28, v30)
+    opener = next((o for o in ctx.lexicon.assumed_openers if tuple(words[:len(o)]) == o), None)
+    if opener is None:
+        return False
+    named = next((m for m in ctx.mentions if m.kind in ("entity", "name") and m.start >= len(opener)), None)
+    return named is not None and not (named.kind == "entity" and named.subject
+                                      and fold(named.text) == fold(ctx.view.label(named.ids[0])))
 
 
 def _parent_noun(ctx: Context, label: str, lo: int, span: tuple[int, int]) -> list[tuple[int, int]]:
@@ -857,16 +870,20 @@ def _words(name: str) -> dict[str, None]:
 
 
 def _held_place_beside(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:
-    """The place said is followed by ", <the held place in another spelling>": it lies there, more precise ("born in
-    Wuxi, Jiangsu Province" where the graph holds the name Kiangsu, v29). The held place spelled as held is a hit
-    of its own, already counted."""
+    """The place said is followed by ", <the held place in another spelling>" (it lies there: "born in Wuxi, Jiangsu
+    Province" where the graph holds the name Kiangsu, v29) or by "(modern <it>)" (it is its other name: "Qiantang
+    (modern Hangzhou)" where it holds Hangchow, v30), spelled as transliterations differ (`spelled_alike`). The held
+    place spelled as held is a hit of its own, already counted."""
     tokens, k = ctx.tokens, span[1]
-    if k + 1 >= len(tokens) or tokens[k].text != "," or not ctx.lexicon.is_place_relation(held.label):
+    if k + 1 >= len(tokens) or tokens[k].text not in (",", "(") or not ctx.lexicon.is_place_relation(held.label):
         return False
-    end = k + 1
-    while end < min(k + 4, len(tokens)) and tokens[end].word and tokens[end].capital:
+    start = k + 1 + (tokens[k + 1].norm in ctx.lexicon.rename_words)
+    if tokens[k].text == "(" and start == k + 1:
+        return False  # "(1887)", "(Dadu …)": no other name said to be the place's
+    end = start
+    while end < min(start + 3, len(tokens)) and tokens[end].word and tokens[end].capital:
         end += 1
-    return end > k + 1 and spelled_alike(fold(span_text(tokens, (k + 1, end))), fold(held.value), 0.8)
+    return end > start and spelled_alike(fold(span_text(tokens, (start, end))), fold(held.value))
 
 
 def _near_year(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:

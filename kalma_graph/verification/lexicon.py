@@ -96,6 +96,7 @@ class Lexicon:
     parent_relations: tuple[str, ...] = ()
     negations: frozenset[str] = frozenset()  # "not", "never": a held value denied
     aside_openers: tuple[tuple[str, ...], ...] = ()  # "if you mean": an aside about another person
+    assumed_openers: tuple[tuple[str, ...], ...] = ()  # "assuming you mean": an aside when another is named
     apposed_kinds: frozenset[str] = frozenset()  # "the band Toto": a group's kind before its name
     field_relations: frozenset[str] = frozenset()  # folded relations whose values are fields or styles ("genre")
     life_span_relations: tuple[str, ...] = ()  # "Carl Sagan (1934–1996)": the relations of a life span's two dates
@@ -352,6 +353,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         field_relations=own.words("field_relations"), apposed_kinds=own.words("apposed_kinds"),
         negations=own.words("negations"),
         aside_openers=tuple(tuple(fold(w) for w in o.split()) for o in own.ordered("aside_openers")),
+        assumed_openers=tuple(tuple(fold(w) for w in o.split()) for o in own.ordered("assumed_openers")),
         suffix_forms=tuple((fold(a), fold(b)) for a, b in own["suffix_forms"].items()),
         kind_heads=own.words("kind_heads"),
         forward_followers=forward.words("followers"),

@@ -192,6 +192,7 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
             end, year, bc = era if era is not None else (j + 1, int(tokens[j].norm), False)
             out.append((start, end, DateValue(year, month, day, bc)))
             used.update(range(start, end))
+    out += _days_of_said_months(tokens, month_index, out, used)
     for i, t in enumerate(tokens):
         if i in used or not t.word:
             continue
@@ -212,6 +213,30 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
         elif re.fullmatch(r"[1-9]\d\d", t.norm) and _short_year(tokens, i, *short_year):
             out.append((i, i + 1, DateValue(int(t.norm))))
     return sorted(out, key=lambda d: d[0])
+
+
+def _days_of_said_months(tokens: Sequence[Token], month_index: Mapping[str, int],
+                         dates: Sequence[tuple[int, int, DateValue]],
+                         used: set[int]) -> list[tuple[int, int, DateValue]]:
+    """A day and month with no year after a date of that month and year ("He died in December 1855, I believe on 19
+    December"): that day of the month said before (marks its tokens used)."""
+    out = []
+    for i, t in enumerate(tokens):
+        if i in used or not t.word or t.norm not in month_index or (len(t.norm) == 3 and not t.capital):
+            continue
+        month = month_index[t.norm]
+        known = [d for _, b, d in dates if b <= i and d.month == month and d.day is None]
+        if not known:
+            continue
+        if i > 0 and i - 1 not in used and tokens[i - 1].norm.isdigit() and len(tokens[i - 1].norm) <= 2:
+            start, end, day = i - 1, i + 1, int(tokens[i - 1].norm)
+        elif i + 1 < len(tokens) and tokens[i + 1].norm.isdigit() and len(tokens[i + 1].norm) <= 2:
+            start, end, day = i, i + 2, int(tokens[i + 1].norm)
+        else:
+            continue
+        out.append((start, end, DateValue(known[-1].year, month, day, known[-1].bc)))
+        used.update(range(start, end))
+    return out
 
 
 def _era_year(tokens: Sequence[Token], i: int, eras: tuple[frozenset[str], frozenset[str]],

@@ -147,8 +147,11 @@ from .text import fold
 # then" as held as the place ("Bombay (now Mumbai)"); 35 (from v29) reads "If you instead mean …" as an aside, a
 # building or part of a town the graph cannot place ("Henry Ford Hospital") as no other place than the held town, a
 # place followed by ", <the held place in another spelling>" as inside it ("Wuxi, Jiangsu Province" for Kiangsu),
-# "after contracting typhus" as the cause of death, and "honestly", "wouldn't want to guess" as talk.
-VERIFIER_VERSION = "35"
+# "after contracting typhus" as the cause of death, and "honestly", "wouldn't want to guess" as talk; 36 (from v30)
+# reads "do" as a name's connector ("Diante do Trono"), a day and month after a date of that month and year as that
+# day ("died in December 1855, I believe on 19 December"), "X (modern Y)" with Y another spelling of the held place as
+# that place, and "Assuming you mean <a name not the graph's person's>" as an aside.
+VERIFIER_VERSION = "36"
 
 
 class VerifierStore(Protocol):
