@@ -334,10 +334,7 @@ def sentence_claims(ctx: Context, values: Sequence[tuple[tuple[int, int] | None,
             place, held, renamed = lies_in
             places.append((span, place, held))  # "Memphis, Tennessee, United States"
             used.update(range(*span))
-            claims.append(Claim(text=text, kind=kind, relation="other name" if renamed else "located in",
-                                status=held, evidence=f"{place}, {'other name' if renamed else 'located in'}: {text}",
-                                reason=f"names {place} as it was or is called" if renamed
-                                else f"names where {place} lies (the graph's containment)"))
+            claims.append(_place_claim(text, kind, place, held, renamed))
             return
         elif status == "absent":
             status, evidence, reason = _unheld(ctx, graph, store_triples, span, who,
@@ -412,6 +409,12 @@ def _held_of_whom(ctx: Context, graph: "_UncitedJudge", span: tuple[int, int], f
         who = {i for m in leading for i in m.ids}
         evidence = graph.holds_at(span, who)
         status = "supported_uncited" if evidence is not None else "absent"
+    elif status == "absent" and _parents_cue(ctx, span, spouse_of_parent=True):
+        # "the son of Stellan Skarsgård and his first wife, My Skarsgård": his wife and the subject's mother (v30)
+        subject = {i for m in leading for i in m.ids}
+        parent = graph.holds_at(span, subject)
+        if parent is not None and ctx.lexicon.relation(parent.label).kin == "parent":
+            return subject, "supported_uncited", parent
     return who, status, evidence
 
 
@@ -494,6 +497,17 @@ def _lies_in(ctx: Context, span: tuple[int, int], text: str,
         if end == end_at and fold(text) in ctx.containers.get(fold(place), ()):
             return place, held, False
     return None
+
+
+def _place_claim(text: str, kind: str, place: str, held: ClaimStatus, renamed: bool) -> Claim:
+    """The claim of a name that says where a held place lies, or names it otherwise (`_lies_in`, `_renamed_as`)."""
+    if renamed and fold(text) == fold(place):  # "Calcutta (now Kolkata)", the graph's Kolkata: named again
+        return Claim(text=text, kind=kind, relation="other name", status=held, evidence=place,
+                     reason=f"names {place} again, by its held name")
+    how = "other name" if renamed else "located in"
+    return Claim(text=text, kind=kind, relation=how, status=held, evidence=f"{place}, {how}: {text}",
+                 reason=f"names {place} as it was or is called" if renamed
+                 else f"names where {place} lies (the graph's containment)")
 
 
 def _renamed_as(ctx: Context, graph: "_UncitedJudge", span: tuple[int, int],
@@ -791,18 +805,22 @@ def _a_persons_name(ctx: Context, span: tuple[int, int]) -> bool:
                                                      and nxt.norm not in lex.relative_pronouns))
 
 
-def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
+def _parents_cue(ctx: Context, span: tuple[int, int], spouse_of_parent: bool = False) -> bool:
     """The name at `span` is a person's name in a list of the sentence's subject's parents: after "parents were" or
     "was a/the son (daughter, child) of", past up to three lower-case words ("the famous censor") and the parents
-    named before it ("X and"); not a word that modifies what follows ("the British Army officer")."""
+    named before it ("X and"); not a word that modifies what follows ("the British Army officer"). With
+    `spouse_of_parent`, only a name the parent before it owns ("the son of Stellan Skarsgård and his first wife, V")."""
     tokens, lex = ctx.tokens, ctx.lexicon
     if not _a_persons_name(ctx, span):
         return False
+    demonyms = demonym_words(lex)
     k = span[0] - 1
+    k -= k > 0 and tokens[k].text == "," and spouse_of_parent  # "and his first wife, V"
     while True:
         words, owned = 0, False
-        while k >= 0 and words < 3 and tokens[k].word and not tokens[k].capital and tokens[k].norm not in ("of", "to") \
-                and tokens[k].norm not in lex.copulas and tokens[k].norm not in lex.coordinators:
+        while k >= 0 and words < 3 and tokens[k].word and (not tokens[k].capital or tokens[k].norm in demonyms) \
+                and tokens[k].norm not in ("of", "to") and tokens[k].norm not in lex.copulas \
+                and tokens[k].norm not in lex.coordinators:  # "the son of Swedish actor X"
             owned = owned or tokens[k].norm in lex.possessive_pronouns
             k, words = k - 1, words + 1
         if k < 1:
@@ -814,7 +832,8 @@ def _parents_cue(ctx: Context, span: tuple[int, int]) -> bool:
         if child_of or t.norm in lex.copulas and tokens[k - 1].norm == "parents":
             return True
         earlier = next((m for m in ctx.mentions if m.end == k and m.kind != "pronoun"), None) \
-            if t.norm == "and" and not owned else None  # "the son of Thutmose III and his queen V": his queen (v28)
+            if t.norm == "and" and owned == spouse_of_parent else None  # "the son of X and his queen V" (v28):
+        # his queen, not a parent of the sentence's subject to weigh; with `spouse_of_parent`, only such a V
         if earlier is None:
             return False
         k = earlier.start - 1

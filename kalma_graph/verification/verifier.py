@@ -150,8 +150,10 @@ from .text import fold
 # "after contracting typhus" as the cause of death, and "honestly", "wouldn't want to guess" as talk; 36 (from v30)
 # reads "do" as a name's connector ("Diante do Trono"), a day and month after a date of that month and year as that
 # day ("died in December 1855, I believe on 19 December"), "X (modern Y)" with Y another spelling of the held place as
-# that place, and "Assuming you mean <a name not the graph's person's>" as an aside.
-VERIFIER_VERSION = "36"
+# that place, and "Assuming you mean <a name not the graph's person's>" as an aside; 37 (from ten v30 answers read by
+# hand) reads "the son of X and his queen V" as V the subject's mother where the graph holds her so, and a held
+# place named again after its old name ("Calcutta (now Kolkata)") as the place, not another name of itself.
+VERIFIER_VERSION = "37"
 
 
 class VerifierStore(Protocol):
