@@ -658,12 +658,11 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
     """A single-valued relation cued just before `span` whose value the graph holds otherwise for one of `who`."""
     tokens, lex = ctx.tokens, ctx.lexicon
     start = _cue_window(ctx, lo, span[0])
-    # a full date's year said alone elsewhere does not shield it; a year said alone is shielded by the held year
-    # said beside it ("born around 1431 (some sources say 1433)")
+    # a full date's year said alone elsewhere does not shield it, nor its month and year ("died in December 1855, I
+    # believe on 19 December" where the graph holds 25 December, v30); a year said alone is shielded by the held
+    # year said beside it ("born around 1431 (some sources say 1433)")
     said = next((d for a, b, d in ctx.dates if (a, b) == span), None)
-    # a date less precise than the one at `span` shields it no more: "died in December 1855, I believe on 19 December"
-    # where the graph holds 25 December (v30)
-    years_alone = {(a, b) for a, b, d in ctx.dates if (a, b) != span and (
+    vaguer_dates = {(a, b) for a, b, d in ctx.dates if (a, b) != span and (
         d.month is None or (said.day is not None and d.day is None))} if said is not None and said.month else set()
     for sid in sorted(who):
         triples = _triples_of(ctx, store_triples, sid)
@@ -700,7 +699,7 @@ def _contradiction(ctx: Context, store_triples: dict[str, list[GraphTriple]], sp
             # largely in Montreal" where the graph holds Montreal; "died … in Paris …, and Toulouse honoured him")
             # a parent's family name inside the span is no shield: `_names_share_word` decides ("His father was
             # Giuseppe Castiglioni" where the graph holds Giacomo Castiglioni)
-            if held and not any(h.how != "date_wrong" and h.span not in years_alone and h.span not in own
+            if held and not any(h.how != "date_wrong" and h.span not in vaguer_dates and h.span not in own
                                 and not (rel.kin and h.how == "vaguer" and spans_overlap(h.span, span))
                                 and not (h.span[0] > span[0] and (_another_clause(ctx, cue_end, h.span)
                                                                   or _subject_of_own_clause(ctx, h.span)))
