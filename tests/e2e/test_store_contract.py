@@ -7,11 +7,14 @@ test then compares the two and checks the answer against facts of the real data.
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
 from kalma_graph.ingest import ingest
 from kalma_graph.store.embedded import EmbeddedStore
+from kalma_graph.verification.records import GraphTriple
 from tests.conftest import ALL_GRAPH_DUMPS, open_neo4j
 
 pytestmark = pytest.mark.neo4j
@@ -173,3 +176,19 @@ def test_value_holders(both):
     assert found == neo4j.value_holders(names)
     assert ("Q219962", "child", "Ian Khama") in [(t.subject, t.label, t.value) for t in found]
     assert embedded.value_holders([]) == [] == neo4j.value_holders(["  "])
+
+
+def test_label_export_context_is_the_graphs_from_both_stores(both):
+    """`bench/verifier_label_export_v2.py --context` shows annotators where a shown place lies and others' family
+    triples naming a person (what the verifier reads): the same from both stores, and the real facts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from verifier_label_export_v2 import graph_context
+
+    embedded, neo4j, _ = both
+    shown = [GraphTriple(subject="Q-asked", label="place of birth", value="Amsterdam", object_id="Q727")]
+    persons = {"Q-asked": "Ian Khama"}
+    got = [sorted((d["qid"], d["relation"], d["value"]) for d in graph_context(store, shown, persons))
+           for store in (embedded, neo4j)]
+    assert got[0] == got[1]
+    assert ("Q727", "country", "Netherlands") in got[0]
+    assert ("Q219962", "child", "Ian Khama") in got[0]
