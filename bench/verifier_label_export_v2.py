@@ -158,29 +158,19 @@ def chatbot_items(answers: Path, verify: Path, store_uri: str | None, test_share
 
 
 def graph_context(store, shown: list, persons: dict[str, str]) -> list[dict]:
-    """What the verifier also reads beyond the persons' own triples (v28 on): where each shown place lies (its
-    containment relations, `places.DEPTH` steps up) and the family triples of others that name the persons
+    """What the verifier also reads beyond the persons' own triples (v28 on): where each shown place lies (the
+    verifier's own walk, `places.containment_edges`) and the family triples of others that name the persons
     ("Subhas Chandra Bose, father: Janakinath Bose"), marked `"context": true`. Annotators of v24–v27 saw
     neither, and called "born in Amsterdam, Netherlands" not held where the graph says where Amsterdam lies."""
     from kalma_graph.verification.lexicon import load_lexicon
-    from kalma_graph.verification.places import DEPTH
+    from kalma_graph.verification.places import containment_edges
 
     lexicon = load_lexicon()
-    out: list[dict] = []
-    frontier = {t.object_id for t in shown if t.object_id and lexicon.is_place_relation(t.label)}
-    seen = set(frontier)
-    for _ in range(DEPTH):
-        nxt = set()
-        for pid, triples in sorted(store.one_hop_many(sorted(frontier)).items()):
-            for t in triples:
-                if t.object_id and t.label.casefold() in lexicon.containment_labels:
-                    place = store.get_entity(pid)
-                    out.append({"qid": pid, "subject": place.name if place and place.name else pid,
-                                "relation": t.label, "value": str(t.value or t.object_id), "context": True})
-                    if t.object_id not in seen:
-                        nxt.add(t.object_id)
-        seen |= nxt
-        frontier = nxt
+    places = {t.object_id for t in shown if t.object_id and lexicon.is_place_relation(t.label)}
+    edges = containment_edges(places, store.one_hop_many, lexicon)
+    names = {e.id: e.name for e in store.get_entities(sorted({pid for pid, _ in edges}))}
+    out: list[dict] = [{"qid": pid, "subject": names.get(pid) or pid, "relation": t.label,
+                        "value": str(t.value or t.object_id), "context": True} for pid, t in edges]
     # others' family triples naming a person: by the person's item, or by the bare name (a value with no item)
     for qid, name in persons.items():
         incoming = [(r["mid"], r["mid_name"], r["label"]) for r in store.query("caqa_hop_in", {"id": qid})]

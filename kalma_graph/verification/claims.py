@@ -486,7 +486,7 @@ def _lies_in(ctx: Context, span: tuple[int, int], text: str,
     after "<place> (now", "<place>, then" (`Lexicon.rename_words`): "Bombay (now Mumbai)", "Mumbai (then Bombay)",
     which the passes of v24r and v28, shown the containment, hold. (place, held, renamed), else None."""
     tokens, start = ctx.tokens, span[0]
-    if start >= 2 and tokens[start - 1].norm in ctx.lexicon.rename_words and tokens[start - 2].text in ("(", ","):
+    if start >= 2 and _renaming_at(ctx, start - 2):
         return next(((place, held, True) for (_, end), place, held in places if end == start - 2), None)
     if start < 1 or tokens[start - 1].text != ",":
         return None
@@ -497,6 +497,13 @@ def _lies_in(ctx: Context, span: tuple[int, int], text: str,
         if end == end_at and fold(text) in ctx.containers.get(fold(place), ()):
             return place, held, False
     return None
+
+
+def _renaming_at(ctx: Context, k: int) -> bool:
+    """A bracket or comma at `k` and a word giving a place's other name after it ("(now", ", then":
+    `Lexicon.rename_words`)."""
+    return k + 1 < len(ctx.tokens) and ctx.tokens[k].text in ("(", ",") \
+        and ctx.tokens[k + 1].norm in ctx.lexicon.rename_words
 
 
 def _place_claim(text: str, kind: str, place: str, held: ClaimStatus, renamed: bool) -> Claim:
@@ -514,8 +521,8 @@ def _renamed_as(ctx: Context, graph: "_UncitedJudge", span: tuple[int, int],
                 who: set[str]) -> tuple[str, ClaimStatus, bool] | None:
     """The held place named right after `span` as its other name ("born in Bombay, now Mumbai", where the graph
     holds Mumbai), as `_lies_in` returns it; else None."""
-    tokens, k = ctx.tokens, span[1]
-    if k + 2 >= len(tokens) or tokens[k].text not in ("(", ",") or tokens[k + 1].norm not in ctx.lexicon.rename_words:
+    k = span[1]
+    if not _renaming_at(ctx, k):
         return None
     for m in ctx.mentions:
         if m.start == k + 2:
@@ -895,9 +902,10 @@ def _held_place_beside(ctx: Context, span: tuple[int, int], held: GraphTriple) -
     tokens, k = ctx.tokens, span[1]
     if k + 1 >= len(tokens) or tokens[k].text not in (",", "(") or not ctx.lexicon.is_place_relation(held.label):
         return False
-    start = k + 1 + (tokens[k + 1].norm in ctx.lexicon.rename_words)
-    if tokens[k].text == "(" and start == k + 1:
+    renamed = _renaming_at(ctx, k)
+    if tokens[k].text == "(" and not renamed:
         return False  # "(1887)", "(Dadu …)": no other name said to be the place's
+    start = k + 1 + renamed
     end = start
     while end < min(start + 3, len(tokens)) and tokens[end].word and tokens[end].capital:
         end += 1

@@ -34,20 +34,12 @@ def place_containers(shown: Sequence[GraphTriple], lookup: Lookup, lexicon: Lexi
         return {}
     parents: dict[str, set[str]] = {}
     names: dict[str, str] = dict(places)
-    frontier, seen = set(places), set(places)
-    for _ in range(depth):
-        if not frontier:
-            break
-        nxt: set[str] = set()
-        for pid, triples in lookup(sorted(frontier)).items():
-            for t in triples:
-                if t.object_id and fold(t.label) in lexicon.containment_labels:
-                    parents.setdefault(pid, set()).add(t.object_id)
-                    names.setdefault(t.object_id, t.value)
-                    if t.object_id not in seen:
-                        nxt.add(t.object_id)
-        seen |= nxt
-        frontier = nxt
+    seen = set(places)
+    for pid, t in containment_edges(places, lookup, lexicon, depth):
+        assert t.object_id is not None  # `containment_edges` yields only statements about an item
+        parents.setdefault(pid, set()).add(t.object_id)
+        names.setdefault(t.object_id, t.value)
+        seen.add(t.object_id)
     said: dict[str, set[str]] = {i: {fold(n)} for i, n in names.items()}
     if entities is not None:
         for e in entities(sorted(seen - set(places))):
@@ -62,6 +54,29 @@ def place_containers(shown: Sequence[GraphTriple], lookup: Lookup, lexicon: Lexi
         if above:
             out[fold(name)] = frozenset(w for p in above for w in said.get(p, ()))
     return out
+
+
+def containment_edges(places: Iterable[str], lookup: Lookup, lexicon: Lexicon,
+                      depth: int = DEPTH) -> list[tuple[str, GraphTriple]]:
+    """(place id, its statement saying what contains it) for the places and those containing them, `depth` steps up
+    (`Lexicon.containment_labels`), level by level in id order: the walk `place_containers` reads, and what the
+    labelled sets' export shows annotators (`bench/verifier_label_export_v2.py --context`)."""
+    edges: list[tuple[str, GraphTriple]] = []
+    frontier = set(places)
+    seen = set(frontier)
+    for _ in range(depth):
+        if not frontier:
+            break
+        nxt: set[str] = set()
+        for pid, triples in sorted(lookup(sorted(frontier)).items()):
+            for t in triples:
+                if t.object_id and fold(t.label) in lexicon.containment_labels:
+                    edges.append((pid, t))
+                    if t.object_id not in seen:
+                        nxt.add(t.object_id)
+        seen |= nxt
+        frontier = nxt
+    return edges
 
 
 def shown_lookup(shown: Sequence[GraphTriple]) -> Lookup:

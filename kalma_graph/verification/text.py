@@ -171,11 +171,9 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
     used: set[int] = set()
     n = len(tokens)
     for i, t in enumerate(tokens):
-        if not t.word or t.norm not in month_index or (len(t.norm) == 3 and not t.capital):
+        month = _month_of(t, month_index)
+        if month is None:
             continue
-        if t.norm == "may" and not t.capital:
-            continue
-        month = month_index[t.norm]
         # Month D, YYYY / Month YYYY
         j = i + 1
         day = None
@@ -215,6 +213,13 @@ def dates_in(tokens: Sequence[Token], month_index: Mapping[str, int],
     return sorted(out, key=lambda d: d[0])
 
 
+def _month_of(t: Token, month_index: Mapping[str, int]) -> int | None:
+    """The month a word names (1..12), or None: a three-letter one only capitalised ("may", "mar" are words)."""
+    if not t.word or t.norm not in month_index or (len(t.norm) == 3 and not t.capital):
+        return None
+    return month_index[t.norm]
+
+
 def _days_of_said_months(tokens: Sequence[Token], month_index: Mapping[str, int],
                          dates: Sequence[tuple[int, int, DateValue]],
                          used: set[int]) -> list[tuple[int, int, DateValue]]:
@@ -222,9 +227,9 @@ def _days_of_said_months(tokens: Sequence[Token], month_index: Mapping[str, int]
     December"): that day of the month said before (marks its tokens used)."""
     out = []
     for i, t in enumerate(tokens):
-        if i in used or not t.word or t.norm not in month_index or (len(t.norm) == 3 and not t.capital):
+        month = _month_of(t, month_index) if i not in used else None
+        if month is None:
             continue
-        month = month_index[t.norm]
         known = [d for _, b, d in dates if b <= i and d.month == month and d.day is None]
         if not known:
             continue
