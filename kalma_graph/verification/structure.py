@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -36,10 +35,12 @@ from .text import (
     DateValue,
     Token,
     find_phrase,
+    find_spelled,
     find_stem,
     fold,
     number_of,
     numbers_in,
+    one_letter_off,
     parse_iso_date,
     phrase,
     span_text,
@@ -493,6 +494,10 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
         written = written_phrase(_without_parenthesis(name)) if k == 0 else words
         for span in find_phrase(tokens, words) + (find_phrase(tokens, written) if "," in written else []):
             hits.append(_ValueHit(span, "name" if k == 0 else "alias"))
+    if not hits:  # "Queen Ashi Kesang Choden Wangchuck" names the held Kesang Choden Wangchuk (v30)
+        for k, name in enumerate(names):
+            hits += [_ValueHit(span, "name" if k == 0 else "alias")
+                     for span in find_spelled(tokens, phrase(_without_parenthesis(name)), lexicon.name_connectors)]
     # "took his own life", "committed suicide": the value in other words, in place of its name inside them
     worded = [_ValueHit(span, "phrase") for wording in lexicon.value_phrases.get(fold(value), ())
               for span in find_phrase(tokens, phrase(wording))]
@@ -533,8 +538,7 @@ def _another_name_around(tokens: Sequence[Token], a: int, b: int, words: tuple[s
     (a possessive ends the run), that is not one of the value's `words` nor one letter off one ("Michal" for
     "Michał", v9; "Engelke" is not "Engel")."""
     def foreign(word: str) -> bool:
-        return word not in words and not any(len(word) == len(w) and SequenceMatcher(None, word, w).ratio() >= 0.8
-                                             for w in words)
+        return word not in words and not any(one_letter_off(word, w) for w in words)
 
     k = a - 1
     while k >= 0 and tokens[k].word and tokens[k].capital and not tokens[k].possessive:

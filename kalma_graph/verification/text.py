@@ -105,6 +105,48 @@ def find_phrase(tokens: Sequence[Token], words: Sequence[str]) -> list[tuple[int
     return out
 
 
+def one_letter_off(word: str, want: str) -> bool:
+    """Two folded words spelled one letter apart, the first kept: a letter added or dropped (the shorter of five
+    letters or more) or changed (six or more), as another spelling writes a name ("Michal" for "Michał", "Wangchuck"
+    for "Wangchuk", "Ramondina" for "Raimondina"); "Engelke" is not "Engel", nor "Maria" "Marta"."""
+    if word == want:
+        return True
+    if min(len(word), len(want)) < (5 if len(word) != len(want) else 6) or abs(len(word) - len(want)) > 1 \
+            or word[0] != want[0]:
+        return False
+    short, long = sorted((word, want), key=len)
+    i = next((k for k, (a, b) in enumerate(zip(short, long)) if a != b), len(short))
+    # the rest after the first difference: the same with that letter changed (same length) or skipped in the longer
+    return short[i + 1:] == long[i + 1:] if len(short) == len(long) else short[i:] == long[i + 1:]
+
+
+def find_spelled(tokens: Sequence[Token], words: Sequence[str], connectors: frozenset[str]) -> list[tuple[int, int]]:
+    """Spans naming a name of two or more words in another spelling: each word a capitalised word of the sentence, as
+    written or `one_letter_off` it, and the sentence's own lower-case connectors between them ("Ramondina di
+    Ventimiglia" for "Raimondina Ventimiglia"). At least one word as written: two words both spelled otherwise are
+    another name. A name with a lower-case word ("Pallottine mission to Kamerun") is no person's or place's: a word
+    in another form there says another thing ("the Pallottines mission", v6)."""
+    if len(words) < 2:
+        return []
+    out = []
+    for i, t in enumerate(tokens):
+        if not t.word or not t.capital:
+            continue
+        k, j, exact = 0, i, 0
+        while k < len(words) and j < len(tokens) and tokens[j].word:
+            u = tokens[j]
+            if u.capital and (u.norm == words[k] or one_letter_off(u.norm, words[k])):
+                exact += u.norm == words[k]
+                k, j = k + 1, j + 1
+            elif k > 0 and not u.capital and u.norm in connectors:
+                j += 1
+            else:
+                break
+        if k == len(words) and 0 < exact < len(words) or (k == len(words) and j - i > len(words) and exact):
+            out.append((i, j))
+    return out
+
+
 def find_stem(tokens: Sequence[Token], stems: Sequence[str], lo: int = 0,
               hi: int | None = None) -> list[tuple[int, int]]:
     """Spans in [lo, hi) where consecutive words start with the stems (`stud` matches `studied`)."""
