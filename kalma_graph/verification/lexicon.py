@@ -151,6 +151,7 @@ class Lexicon:
     hedge_words: frozenset[str] = frozenset()  # "probably in West Ham": a hedged value contradicts nothing
     count_words: frozenset[str] = frozenset()  # "wrote many works": a count no single cited value gives
     inner_place_words: frozenset[str] = frozenset()  # "Oscar Parish": part of a town a said town may hold
+    other_place_prefixes: frozenset[str] = frozenset()  # "Ancient Rome" is no Rome
     profile_relations: frozenset[str] = frozenset()  # person_fields: the relations that say what a person does
     person_fields: tuple[PersonField, ...] = ()
     verbs: frozenset[str] = frozenset()  # question_topics.json `verbs`: common verbs, no claim by themselves
@@ -402,6 +403,7 @@ def _word_fields(own: _Keys) -> dict[str, Any]:
         hedge_words=own.words("hedge_words"),
         count_words=own.words("count_words"),
         inner_place_words=own.words("inner_place_words"),
+        other_place_prefixes=own.words("other_place_prefixes"),
         profile_relations=fields.words("profile_relations"),
         person_fields=tuple(_person_field(name, spec) for name, spec in fields["fields"].items()),
     )

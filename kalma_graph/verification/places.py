@@ -122,6 +122,9 @@ class SaidPlaces:
                  entities: Callable[[list[str]], Iterable[GraphEntity]] | None = None) -> None:
         self._find, self._lookup, self._lexicon, self._entities = find, lookup, lexicon, entities
         self._said: dict[str, frozenset[str] | None] = {}
+        # `inside`: "Ancient Rome" is no Rome, "Los Angeles County" no Los Angeles
+        self._not_after = "".join(rf"(?<!{re.escape(w)} )" for w in sorted(lexicon.other_place_prefixes))
+        self._areas = "|".join(map(re.escape, sorted(lexicon.area_words)))
 
     def lies_in(self, name: str) -> frozenset[str] | None:
         key = fold(name)
@@ -142,7 +145,11 @@ class SaidPlaces:
         above = self.lies_in(name)
         if not above:
             return None
-        pattern = re.compile(rf"(?<!\w){re.escape(fold(held))}(?!\w)")
+        # the held name as a container's or in a description ("city in Oxfordshire, England", "inner-city area of
+        # central London"); not part of another place's name: after an `other_place_prefixes` word (the graph puts
+        # London in Ancient Rome, v32) or before an area's word ("city in Los Angeles County" is not in the city of
+        # Los Angeles, v32)
+        pattern = re.compile(rf"(?<!\w){self._not_after}{re.escape(fold(held))}(?!\w)(?! (?:{self._areas})(?!\w))")
         return any(pattern.search(d) for d in above)
 
     def contradicts(self, name: str, held: str) -> bool:
