@@ -244,7 +244,10 @@ class _UncitedJudge:
         for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
             for t in self.triples(sid):
                 verdict, spans, _, _ = self.judge(t)
-                if t.label != "name" and verdict == "supported" and any(spans_overlap(x, span) for x in spans[:1]):
+                # the value's span, or another part of a compound value ("singer, songwriter" of a singer-songwriter)
+                parts = (h.span for h in self.ctx.hits(t.value, t.object_id) if h.how == "part")
+                if t.label != "name" and verdict == "supported" and (
+                        any(spans_overlap(x, span) for x in spans[:1]) or any(spans_overlap(x, span) for x in parts)):
                     if cited is None:
                         return "supported_uncited", t
                     if spans[0] == span:  # "a stage actor", citing `field of work: acting`: held wider, not cited

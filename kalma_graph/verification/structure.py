@@ -254,7 +254,7 @@ def name_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) ->
     while i < n:
         t = tokens[i]
         if (not (t.word and t.capital and i not in taken) or t.norm in demonyms
-            or (t.norm in stop and t.norm not in ("may",))):
+            or (t.norm in stop and t.norm not in ("may",) and not _pronoun_as_name(tokens, i, lexicon))):
             i += 1
             continue
         j = i + 1
@@ -282,6 +282,14 @@ def demonym_words(lexicon: Lexicon) -> frozenset[str]:
     return _DEMONYM_WORDS[lexicon.sha256]
 
 
+def _pronoun_as_name(tokens: Sequence[Token], i: int, lexicon: Lexicon) -> bool:
+    """A pronoun's word written with a capital inside the sentence and before a name's capitalised word is a name:
+    "He Yan's father was He Sheng", "two children: He Shu and He Zhi" (v33) name He Sheng, He Shu, not "he"."""
+    t = tokens[i]
+    return (t.capital and i > 0 and t.norm in lexicon.singular_pronouns and i + 1 < len(tokens)
+            and tokens[i + 1].word and tokens[i + 1].capital and tokens[i + 1].norm not in lexicon.stop_and_glue)
+
+
 def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon) -> list[Mention]:
     singular, plural, copulas = lexicon.singular_pronouns, lexicon.plural_pronouns, lexicon.copulas
     out = []
@@ -290,7 +298,7 @@ def pronoun_mentions(tokens: Sequence[Token], taken: set[int], lexicon: Lexicon)
             continue
         if t.norm == "both" and i + 1 < len(tokens) and (tokens[i + 1].capital or (i + 1) in taken):
             continue  # "influenced by both Poe and Dickens": a determiner of the names after it, not "the two"
-        if t.norm in singular or t.norm in plural:
+        if (t.norm in singular or t.norm in plural) and not _pronoun_as_name(tokens, i, lexicon):
             out.append(Mention(i, i + 1, "pronoun", (), t.text))
         elif t.norm == "two" and i > 0 and tokens[i - 1].norm == "the" and (
                 i + 1 >= len(tokens) or not tokens[i + 1].word or tokens[i + 1].norm in copulas):
@@ -455,7 +463,8 @@ def joined(tokens: Sequence[Token], first: Mention, second: Mention, lexicon: Le
 @dataclass
 class _ValueHit:
     span: tuple[int, int]
-    how: str  # "name", "alias", "phrase", "form", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
+    # "name", "alias", "phrase", "form", "part", "demonym", "vaguer", "date", "date_year", "date_wrong", "number"
+    how: str
 
 
 def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view: GraphView, lexicon: Lexicon,
@@ -520,6 +529,12 @@ def value_hits(tokens: Sequence[Token], value: str, object_id: str | None, view:
             # a genre by its kind alone ("pop" of "pop music") is only its name
             how = "form" if len(variant) == len(words) else "name"
             hits += [_ValueHit(span, how) for span in find_phrase(tokens, variant)]
+    if not hits and len(words) == 1 and value[:1].islower() and len(parts := words[0].split("-")) == 2 \
+            and min(map(len, parts)) >= 5:
+        # a held "singer-songwriter" is a singer and a songwriter, each said alone (v32: "an American singer,
+        # songwriter, and record producer"); two words of five letters or more ("anti-communism", "left-handedness"
+        # are no such pair)
+        hits += [_ValueHit(span, "part") for part in parts for span in find_phrase(tokens, (part,))]
     if not hits and len(words) >= 2:
         for w in words:
             if w in lexicon.generic_heads or w in lexicon.stop_and_glue or len(w) < 4:
@@ -762,7 +777,7 @@ def _judge_hit(ctx: Context, cited: CitedTriple, rel: RelationCues, hit: _ValueH
                        f"'{span_text(tokens, hit.span)}' states {subject_name}'s {cited.relation}", spans)
         return out("partial_no_cue",
                    f"'{span_text(tokens, hit.span)}' names the value but does not state '{cited.relation}'", spans)
-    if rel.implied or hit.how in ("phrase", "form"):  # "took his own life" says the manner of death itself
+    if rel.implied or hit.how in ("phrase", "form", "part"):  # "took his own life" says the manner of death itself
         return out("supported_implied", f"'{span_text(tokens, hit.span).rstrip('.')}' is said of {subject_name}", spans)
     return out("partial_no_cue",
                f"'{cited.value}' is said of {subject_name} without a word for '{cited.relation}'", spans)
