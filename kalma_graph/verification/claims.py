@@ -892,9 +892,12 @@ def _alike(said: Sequence[str], held: Sequence[str]) -> bool:
 
 
 def _words(name: str) -> dict[str, None]:
-    """The words of a name longer than two letters, hyphenated parts apart ("Steenfeldt-Foss": steenfeldt, foss), in
-    their order (a dict's keys: a set that keeps it)."""
-    return dict.fromkeys(w for w in re.split(r"[-\s]", " ".join(phrase(name))) if len(w) > 2)
+    """The words of a name longer than two letters, or of two written with a capital ("Cao Pi": cao, pi, v34; not
+    "de", "la"), hyphenated parts apart ("Steenfeldt-Foss": steenfeldt, foss), folded, in their order (a dict's keys:
+    a set that keeps it)."""
+    short = {fold(w) for w in (w.strip(".,;:()") for w in re.split(r"[-\s]", name))
+             if len(w) == 2 and w[0].isupper() and w[1].islower()}
+    return dict.fromkeys(w for w in re.split(r"[-\s]", " ".join(phrase(name))) if len(w) > 2 or w in short)
 
 
 def _held_place_beside(ctx: Context, span: tuple[int, int], held: GraphTriple) -> bool:

@@ -160,8 +160,9 @@ from .text import fold
 # whole names: a held place inside another place's name ("Ancient Rome", "Los Angeles County") does not contain it;
 # 40 (from v32, v33 and twenty of their answers read by hand) reads each word of a held compound occupation said
 # alone as held ("singer, songwriter" of a singer-songwriter) and a capitalised pronoun's word inside a sentence
-# before a capitalised word as a name ("He Yan's father was He Sheng").
-VERIFIER_VERSION = "40"
+# before a capitalised word as a name ("He Yan's father was He Sheng"); 41 (from v34) counts a two-letter given name
+# written with a capital when two names are weighed as maybe one person ("Cao Pi" is not the held Cao Shiliang).
+VERIFIER_VERSION = "41"
 
 
 class VerifierStore(Protocol):
