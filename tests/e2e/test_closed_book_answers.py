@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from kalma_graph.cli.main import cli
 from kalma_graph.models.llm import resolve_model_path
+from kalma_graph.records import AnswerRecord
 from tests.e2e.test_retrieval_linking import release_sample_store, sample_store_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,8 +33,12 @@ def test_answers_are_written_resumed_and_readable_by_verify(tmp_path, tmp_path_f
     assert main(args) == 0
     first = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in first] == ["q0", "q1"]
-    assert all(r["answer"] and r["model"] == Path(resolve_model_path("smollm2-135m")).name for r in first)
-    assert len({r["prompt_sha256"] for r in first}) == 1
+    # each line is an AnswerRecord, written as the pipeline writes one (byte for byte)
+    assert all(json.dumps(AnswerRecord.model_validate(r).to_json_dict(), ensure_ascii=False) == line
+               for r, line in zip(first, out.read_text(encoding="utf-8").splitlines()))
+    assert all(r["answer"] and r["model"]["model_file"] == Path(resolve_model_path("smollm2-135m")).name
+               for r in first)
+    assert {r["params"]["prompt"] for r in first} == {"chatbot/closed_book"}
     # a third question: the two answered are kept as they are, only the new one is answered
     with questions.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"id": "q2", "question": "Who was Edgar Allan Poe?"}) + "\n")
@@ -41,7 +46,7 @@ def test_answers_are_written_resumed_and_readable_by_verify(tmp_path, tmp_path_f
     second = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert second[:2] == first and [r["id"] for r in second] == ["q0", "q1", "q2"]
     # answers made with another model are not mixed in
-    other = [json.dumps({**r, "model_sha256": "0" * 64}) + "\n" for r in second]
+    other = [json.dumps({**r, "model": {**r["model"], "model_sha256": "0" * 64}}) + "\n" for r in second]
     out.write_text("".join(other), encoding="utf-8")
     with pytest.raises(SystemExit, match="other settings"):
         main(args)
