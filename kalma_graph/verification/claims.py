@@ -244,10 +244,7 @@ class _UncitedJudge:
         for sid in sorted(who or set(self.ctx.view.subjects)):  # sorted: the same evidence in every process
             for t in self.triples(sid):
                 verdict, spans, _, _ = self.judge(t)
-                # the value's span, or another part of a compound value ("singer, songwriter" of a singer-songwriter)
-                parts = (h.span for h in self.ctx.hits(t.value, t.object_id) if h.how == "part")
-                if t.label != "name" and verdict == "supported" and (
-                        any(spans_overlap(x, span) for x in spans[:1]) or any(spans_overlap(x, span) for x in parts)):
+                if t.label != "name" and verdict == "supported" and self._names_value_at(t, spans, span):
                     if cited is None:
                         return "supported_uncited", t
                     if spans[0] == span:  # "a stage actor", citing `field of work: acting`: held wider, not cited
@@ -255,6 +252,12 @@ class _UncitedJudge:
         if uncited is not None:
             return "supported_uncited", uncited
         return ("supported", cited) if cited is not None else ("absent", None)
+
+    def _names_value_at(self, t: GraphTriple, spans: list, span: tuple[int, int]) -> bool:
+        """`span` is where the judged value `t` is said (its check's first span), or another part of a compound value
+        ("singer, songwriter" of a held singer-songwriter: each word its own hit, the check keeps one)."""
+        return any(spans_overlap(x, span) for x in spans[:1]) or any(
+            h.how == "part" and spans_overlap(h.span, span) for h in self.ctx.hits(t.value, t.object_id))
 
     def holds_at(self, span: tuple[int, int], who: set[str]) -> GraphTriple | None:
         """A triple of `who` whose value is named at `span`, whoever the sentence says it of."""

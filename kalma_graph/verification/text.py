@@ -142,7 +142,8 @@ def find_spelled(tokens: Sequence[Token], words: Sequence[str], connectors: froz
                 j += 1
             else:
                 break
-        if k == len(words) and 0 < exact < len(words) or (k == len(words) and j - i > len(words) and exact):
+        # every word found, one as written, and a word spelled otherwise or a connector between (else `find_phrase`)
+        if k == len(words) and exact and (exact < len(words) or j - i > len(words)):
             out.append((i, j))
     return out
 
